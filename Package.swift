@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+// GraphStore: an embedded object-graph store for Swift. No package dependencies by design:
+// only the toolchain's own libraries (see Docs/ARCHITECTURE.md).
+import PackageDescription
+
+let package = Package(
+    name: "GraphStore",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "GraphStore", targets: ["GraphStore"]),
+        .library(name: "GraphStoreMacrosFree", targets: ["GraphStoreMacrosFree"]),
+        .library(name: "EnrouteModels", targets: ["EnrouteModels"]),
+        .executable(name: "enroute", targets: ["enroute"]),
+        .executable(name: "graphstore", targets: ["graphstore"]),
+    ],
+    targets: [
+        .target(name: "GraphStore"),
+        .target(name: "GraphStoreMacrosFree", dependencies: ["GraphStore"]),
+        .target(name: "EnrouteModels", dependencies: ["GraphStoreMacrosFree"]),
+        // Argument parsing and output shared by the command-line tools.
+        .target(name: "ToolSupport"),
+        .executableTarget(name: "enroute", dependencies: ["EnrouteModels", "ToolSupport"]),
+        .executableTarget(name: "graphstore", dependencies: ["GraphStore", "ToolSupport"]),
+        // A child process for the crash tests: commits in a loop until it is killed.
+        .executableTarget(name: "graphstore-crashtest", dependencies: ["GraphStore", "GraphStoreTestSupport"]),
+        // Workloads and reference models shared by the tests and the crash-test child.
+        .target(name: "GraphStoreTestSupport", dependencies: ["GraphStore"]),
+
+        .testTarget(name: "GraphStoreTests", dependencies: ["GraphStore", "GraphStoreTestSupport"]),
+        .testTarget(name: "GraphStoreMacrosFreeTests", dependencies: ["GraphStoreMacrosFree"]),
+        .testTarget(name: "EnrouteModelsTests", dependencies: ["EnrouteModels"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["GraphStore", "GraphStoreTestSupport", "graphstore", "graphstore-crashtest", "enroute"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

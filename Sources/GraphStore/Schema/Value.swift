@@ -1,0 +1,46 @@
+import Foundation
+
+/// A stored attribute value: the closed set of shapes the log and the graph hold.
+///
+/// Model property types map onto these (issue-level detail in Docs/guides/modelling.md):
+/// fixed-width integers onto `int`/`uint`, enums onto their raw value, Codable structs onto
+/// `array`/`dictionary` trees, Optional's nil onto `null`.
+public enum Value: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case uint(UInt64)
+    case double(Double)
+    case float(Float)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    case uuid(UUID)
+    case url(URL)
+    case decimal(Decimal)
+    case array([Value])
+    case dictionary([String: Value])
+}
+
+extension Value: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .null: return "nil"
+        case let .bool(v): return String(v)
+        case let .int(v): return String(v)
+        case let .uint(v): return String(v)
+        case let .double(v): return String(v)
+        case let .float(v): return String(v)
+        case let .string(v): return String(reflecting: v)
+        case let .data(v): return "<\(v.count) bytes>"
+        case let .date(v): return v.formatted(.iso8601)
+        case let .uuid(v): return v.uuidString
+        case let .url(v): return v.absoluteString
+        case let .decimal(v): return v.description
+        case let .array(v): return "[" + v.map(\.description).joined(separator: ", ") + "]"
+        case let .dictionary(v):
+            return "[" + v.sorted { $0.key < $1.key }.map { "\(String(reflecting: $0.key)): \($0.value)" }
+                .joined(separator: ", ") + "]"
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// When a commit's bytes must be on stable storage.
+public enum Durability: String, Sendable, CaseIterable {
+    /// `append` returns after the commit is written and fdatasync'd (the default for stores on disk).
+    case full
+    /// Concurrent commits share syncs: each `append` still returns only after a sync that covers it,
+    /// but one fdatasync serves every commit written while the previous sync ran.
+    case grouped
+    /// Written to the OS, never synced: a machine crash may lose recent commits (caches, tests).
+    case none
+}
+
+/// How a transaction log is opened.
+public struct LogOptions: Sendable {
+    public var durability: Durability
+    /// Segments are preallocated to this size and rolled when full (a larger record gets a segment
+    /// of its own that grows past it).
+    public var segmentSize: UInt64
+    /// Read-only opens take no lock, change no byte, and can `refresh()` to see newer commits.
+    public var readOnly: Bool
+    /// On damage in the middle of the log, keep the longest valid prefix instead of failing
+    /// (the dropped bytes are moved to a quarantine directory in the store).
+    public var salvage: Bool
+    public var fileIO: any FileIO
+
+    public init(
+        durability: Durability = .full,
+        segmentSize: UInt64 = 64 << 20,
+        readOnly: Bool = false,
+        salvage: Bool = false,
+        fileIO: any FileIO = PosixFileIO()
+    ) {
+        self.durability = durability
+        self.segmentSize = max(segmentSize, UInt64(SegmentFormat.headerSize + RecordFormat.headerSize + 64))
+        self.readOnly = readOnly
+        self.salvage = salvage
+        self.fileIO = fileIO
+    }
+}

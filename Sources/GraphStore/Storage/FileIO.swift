@@ -1,0 +1,73 @@
+/// The one seam through which the store touches the file system.
+///
+/// Every byte GraphStore reads or writes goes through a `FileIO`, so tests can swap in an
+/// in-memory file system (`MemoryFileIO`) or one that injects faults (`FaultInjectingFileIO`):
+/// short writes, EIO, ENOSPC, failed syncs and a crash after any byte.
+public protocol FileIO: Sendable {
+    /// Opens (and with `create`, creates) the file at `path`.
+    func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO
+    func fileExists(_ path: String) -> Bool
+    func isDirectory(_ path: String) -> Bool
+    /// The names (not paths) of the entries in a directory.
+    func listDirectory(_ path: String) throws -> [String]
+    /// Creates the directory and its missing parents.
+    func createDirectory(_ path: String) throws
+    func removeFile(_ path: String) throws
+    func rename(_ from: String, to: String) throws
+    /// Makes the directory's entries (created, renamed, removed files) durable.
+    func syncDirectory(_ path: String) throws
+}
+
+public enum FileOpenMode: Sendable {
+    case readOnly
+    case readWrite
+    /// Read-write, creating an empty file when there is none.
+    case create
+}
+
+/// An open file. Reads and writes are positional (pread/pwrite), so one handle serves several threads.
+public protocol FileHandleIO: AnyObject, Sendable {
+    var path: String { get }
+    /// Reads up to `count` bytes at `offset`; fewer at the end of the file.
+    func read(at offset: UInt64, count: Int) throws -> [UInt8]
+    /// Writes some prefix of `bytes` at `offset` and returns how many were written (may be short).
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int
+    /// Makes the file's data durable (fdatasync).
+    func sync() throws
+    func size() throws -> UInt64
+    func truncate(to size: UInt64) throws
+    /// Reserves disk space up to `size` bytes so later writes inside it need not grow the file.
+    func preallocate(to size: UInt64) throws
+    /// Takes an exclusive advisory lock without waiting; false when another holder has it.
+    func tryLockExclusive() throws -> Bool
+    func close()
+}
+
+extension FileHandleIO {
+    /// Writes all of `bytes`, continuing after short writes.
+    public func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
+        var done = 0
+        while done < bytes.count {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[done...])
+            let n = try write(rest, at: offset + UInt64(done))
+            if n <= 0 { throw StorageError.io(operation: "write", path: path, errno: 5) }
+            done += n
+        }
+    }
+
+    public func writeAll(_ bytes: [UInt8], at offset: UInt64) throws {
+        try bytes.withUnsafeBytes { try writeAll($0, at: offset) }
+    }
+
+    /// Reads the whole file.
+    public func readAll() throws -> [UInt8] {
+        let total = try size()
+        guard total > 0 else { return [] }
+        return try read(at: 0, count: Int(total))
+    }
+}
+
+/// Joins path components with "/".
+func joinPath(_ directory: String, _ name: String) -> String {
+    directory.hasSuffix("/") ? directory + name : directory + "/" + name
+}

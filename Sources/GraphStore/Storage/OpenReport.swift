@@ -1,0 +1,38 @@
+/// What opening a store found and did, for the caller to log or show (`graphstore info` prints it).
+public struct OpenReport: Sendable, Equatable, CustomStringConvertible {
+    /// A stretch of bytes that recovery did not keep.
+    public struct Drop: Sendable, Equatable, CustomStringConvertible {
+        public var segment: UInt64
+        public var offset: UInt64
+        /// Bytes from `offset` to the last non-zero byte of the segment (whole later segments count fully).
+        public var bytes: UInt64
+        public var reason: String
+
+        public var description: String {
+            "segment \(segment) offset \(offset): \(bytes) bytes dropped (\(reason))"
+        }
+    }
+
+    public var segments = 0
+    /// Transactions read from the log by this open.
+    public var transactionsRead = 0
+    public var lastTransaction: UInt64 = 0
+    /// Commit time of the last transaction, microseconds since 1970.
+    public var lastCommitMicros: Int64?
+    /// A torn or corrupt tail after the last good commit: cut off by a writer, ignored by a reader.
+    public var tornTail: Drop?
+    /// What a salvage open dropped after damage in the middle of the log.
+    public var salvaged: [Drop] = []
+    /// Where a salvage open moved the bytes it dropped (nothing is deleted).
+    public var quarantineDirectory: String?
+
+    public var isClean: Bool { tornTail == nil && salvaged.isEmpty }
+
+    public var description: String {
+        var lines = ["\(segments) segment(s), \(transactionsRead) transaction(s) read, last transaction \(lastTransaction)"]
+        if let tail = tornTail { lines.append("torn tail: \(tail)") }
+        for drop in salvaged { lines.append("salvaged: \(drop)") }
+        if let dir = quarantineDirectory { lines.append("dropped bytes kept in \(dir)") }
+        return lines.joined(separator: "\n")
+    }
+}

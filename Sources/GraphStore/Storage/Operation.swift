@@ -1,0 +1,48 @@
+/// The numbers the log uses for schema elements. The schema layer assigns them and records the
+/// mapping in schema operations; the log only carries them.
+public typealias EntityNumber = UInt32
+public typealias PropertyNumber = UInt32
+/// A row's number, unique within its store across all entities, never reused.
+public typealias RowNumber = UInt64
+
+/// One change inside a transaction.
+public enum LogOperation: Hashable, Sendable {
+    /// A new row with its initial attribute values.
+    case insert(entity: EntityNumber, row: RowNumber, values: [PropertyValue])
+    /// New values for some attributes of an existing row.
+    case update(entity: EntityNumber, row: RowNumber, values: [PropertyValue])
+    case delete(entity: EntityNumber, row: RowNumber)
+    /// Appends `target` to the relationship of `source` (to-many order is the order of links).
+    case link(relationship: PropertyNumber, source: RowNumber, target: RowNumber)
+    case unlink(relationship: PropertyNumber, source: RowNumber, target: RowNumber)
+    /// A schema record (its encoding belongs to the schema layer).
+    case schema(payload: [UInt8])
+}
+
+public struct PropertyValue: Hashable, Sendable {
+    public var property: PropertyNumber
+    public var value: Value
+
+    public init(_ property: PropertyNumber, _ value: Value) {
+        self.property = property
+        self.value = value
+    }
+}
+
+/// A committed transaction as it is in the log.
+public struct LogTransaction: Hashable, Sendable {
+    /// Monotonic from 1, without gaps, for the life of the store.
+    public var number: UInt64
+    /// Commit time, microseconds since 1970 (UTC).
+    public var timestampMicros: Int64
+    /// Who committed it (a context's name), empty when unnamed.
+    public var author: String
+    public var operations: [LogOperation]
+
+    public init(number: UInt64, timestampMicros: Int64, author: String = "", operations: [LogOperation]) {
+        self.number = number
+        self.timestampMicros = timestampMicros
+        self.author = author
+        self.operations = operations
+    }
+}

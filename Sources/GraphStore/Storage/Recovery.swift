@@ -1,0 +1,193 @@
+import Foundation
+
+/// Reads a store's segments in order at open, hands every good transaction to the caller, and
+/// decides what a damaged spot is:
+///
+/// - a *torn tail*: the first bad record of the last segment with no well-framed record after it.
+///   A writer cuts it off (zeroing the bytes) and reports it; a reader stops before it.
+/// - *damage in the middle*: anything else. The open fails with `StorageError.corruption` naming
+///   segment, offset and reason, unless `salvage` is set: then the longest valid prefix is kept,
+///   and the dropped bytes are moved into a quarantine directory, never deleted.
+struct Recovery {
+    let fileIO: any FileIO
+    let directory: String
+    /// Readers never change a byte.
+    let writable: Bool
+    let salvage: Bool
+    let segmentSize: UInt64
+
+    /// Where the next append goes.
+    struct Position {
+        var segment: UInt64
+        var offset: UInt64
+    }
+
+    struct Outcome {
+        var report = OpenReport()
+        /// The active segment and the end of its last good record; nil when there are no segments.
+        var end: Position?
+    }
+
+    func run(baseTransaction: UInt64 = 0, body: (LogTransaction) throws -> Void) throws -> Outcome {
+        var outcome = Outcome()
+        outcome.report.lastTransaction = baseTransaction
+        let segments = try listSegments(fileIO: fileIO, directory: directory)
+        outcome.report.segments = segments.count
+        var last = baseTransaction
+        var index = 0
+        while index < segments.count {
+            let number = segments[index]
+            let isLast = index == segments.count - 1
+            let path = joinPath(directory, SegmentFormat.fileName(segment: number))
+            if index > 0 && number != segments[index - 1] + 1 {
+                try damaged(segment: segments[index - 1] + 1, offset: 0, reason: "segment \(segments[index - 1] + 1) is missing",
+                            bytes: UnsafeRawBufferPointer(start: nil, count: 0), later: Array(segments[index...]), outcome: &outcome)
+                return outcome
+            }
+            let bytes = try readFile(path)
+            let done: Bool = try bytes.withUnsafeBytes { raw in
+                let header: SegmentFormat.Header
+                switch SegmentFormat.decodeHeader(raw) {
+                case let .success(h):
+                    header = h
+                case let .failure(.unsupportedVersion(found)):
+                    throw StorageError.unsupportedFormatVersion(path: path, found: found, supported: SegmentFormat.formatVersion)
+                case let .failure(problem):
+                    let reason = problem == .incomplete ? "incomplete segment header" : "\(problem)"
+                    if isLast && SegmentScanner.firstValidRecord(raw, after: -1) == nil {
+                        // A crash while creating the newest segment: nothing in it was ever committed.
+                        try dropIncompleteSegment(number, path: path, raw: raw, reason: reason, outcome: &outcome)
+                        return true
+                    }
+                    try damaged(segment: number, offset: 0, reason: reason, bytes: raw, later: Array(segments[(index + 1)...]),
+                                outcome: &outcome)
+                    return true
+                }
+                guard header.segment == number else {
+                    try damaged(segment: number, offset: 0, reason: "header names segment \(header.segment)",
+                                bytes: raw, later: Array(segments[(index + 1)...]), outcome: &outcome)
+                    return true
+                }
+                guard header.previousTransaction == last else {
+                    try damaged(segment: number, offset: 0,
+                                reason: "segment starts after transaction \(header.previousTransaction) but the log before it ends at \(last)",
+                                bytes: raw, later: Array(segments[(index + 1)...]), outcome: &outcome)
+                    return true
+                }
+                let scan = try SegmentScanner.scan(raw, from: SegmentFormat.headerSize, previousTransaction: last, body: body)
+                last = scan.lastTransaction
+                outcome.report.transactionsRead += scan.transactionCount
+                outcome.report.lastTransaction = last
+                if let time = scan.lastTimestampMicros { outcome.report.lastCommitMicros = time }
+                outcome.end = Position(segment: number, offset: UInt64(scan.end))
+                guard case let .damaged(offset, reason) = scan.stop else { return false }
+                let laterInSegment = SegmentScanner.firstValidRecord(raw, after: offset)
+                if isLast && laterInSegment == nil {
+                    try cutTornTail(number, path: path, raw: raw, offset: offset, reason: reason, outcome: &outcome)
+                    return true
+                }
+                let why = laterInSegment.map { "\(reason); a valid record follows at offset \($0)" } ?? reason
+                try damaged(segment: number, offset: offset, reason: why, bytes: raw,
+                            later: Array(segments[(index + 1)...]), outcome: &outcome)
+                return true
+            }
+            if done { return outcome }
+            index += 1
+        }
+        return outcome
+    }
+
+    private func readFile(_ path: String) throws -> [UInt8] {
+        let handle = try fileIO.open(path, mode: .readOnly)
+        defer { handle.close() }
+        return try handle.readAll()
+    }
+
+    private func droppedLength(_ raw: UnsafeRawBufferPointer, from offset: Int) -> UInt64 {
+        guard let lastByte = SegmentScanner.lastNonZero(raw, from: offset) else { return 0 }
+        return UInt64(lastByte - offset + 1)
+    }
+
+    private func dropIncompleteSegment(_ number: UInt64, path: String, raw: UnsafeRawBufferPointer, reason: String,
+                                       outcome: inout Outcome) throws {
+        outcome.report.tornTail = OpenReport.Drop(segment: number, offset: 0, bytes: droppedLength(raw, from: 0), reason: reason)
+        outcome.report.segments -= 1
+        if writable {
+            try fileIO.removeFile(path)
+            try fileIO.syncDirectory(directory)
+        }
+    }
+
+    private func cutTornTail(_ number: UInt64, path: String, raw: UnsafeRawBufferPointer, offset: Int, reason: String,
+                             outcome: inout Outcome) throws {
+        outcome.report.tornTail = OpenReport.Drop(segment: number, offset: UInt64(offset),
+                                                  bytes: droppedLength(raw, from: offset), reason: reason)
+        if writable { try zeroTail(path: path, from: UInt64(offset), fileSize: UInt64(raw.count)) }
+    }
+
+    /// Cuts a segment at `offset` and restores zeroed preallocated space after it, durably, so
+    /// that no stale bytes survive past the new end.
+    private func zeroTail(path: String, from offset: UInt64, fileSize: UInt64) throws {
+        let handle = try fileIO.open(path, mode: .readWrite)
+        defer { handle.close() }
+        try handle.truncate(to: offset)
+        try handle.preallocate(to: max(fileSize, segmentSize))
+        try handle.sync()
+    }
+
+    /// Damage in the middle of the log: fail, or (salvage) keep the prefix and quarantine the rest.
+    private func damaged(segment: UInt64, offset: Int, reason: String, bytes raw: UnsafeRawBufferPointer,
+                         later: [UInt64], outcome: inout Outcome) throws {
+        guard salvage else {
+            throw StorageError.corruption(segment: segment, offset: UInt64(offset), reason: reason)
+        }
+        var drops = [OpenReport.Drop(segment: segment, offset: UInt64(offset), bytes: droppedLength(raw, from: offset), reason: reason)]
+        var laterSizes: [UInt64: UInt64] = [:]
+        for number in later {
+            let path = joinPath(directory, SegmentFormat.fileName(segment: number))
+            var size: UInt64 = 0
+            if let handle = try? fileIO.open(path, mode: .readOnly) {
+                size = (try? handle.size()) ?? 0
+                handle.close()
+            }
+            laterSizes[number] = size
+            drops.append(OpenReport.Drop(segment: number, offset: 0, bytes: size, reason: "after damage in segment \(segment)"))
+        }
+        outcome.report.salvaged = drops
+        guard writable else { return }
+
+        let quarantine = joinPath(directory, "salvage-\(outcome.report.lastTransaction)-\(Int(Date().timeIntervalSince1970))")
+        try fileIO.createDirectory(quarantine)
+        outcome.report.quarantineDirectory = quarantine
+        let damagedPath = joinPath(directory, SegmentFormat.fileName(segment: segment))
+        if raw.count > 0 {
+            // Keep the dropped bytes of the damaged segment, then cut it.
+            let keep = try fileIO.open(joinPath(quarantine, SegmentFormat.fileName(segment: segment) + ".from-\(offset)"), mode: .create)
+            try keep.writeAll(UnsafeRawBufferPointer(rebasing: raw[offset...]), at: 0)
+            try keep.sync()
+            keep.close()
+        }
+        for number in later {
+            let name = SegmentFormat.fileName(segment: number)
+            try fileIO.rename(joinPath(directory, name), to: joinPath(quarantine, name))
+        }
+        try fileIO.syncDirectory(quarantine)
+        if raw.count > 0 {
+            if offset < SegmentFormat.headerSize {
+                // Not even the header is good: the whole segment went to quarantine.
+                try fileIO.removeFile(damagedPath)
+                outcome.report.segments -= 1
+            } else {
+                try zeroTail(path: damagedPath, from: UInt64(offset), fileSize: UInt64(raw.count))
+            }
+        }
+        outcome.report.segments -= later.count
+        try fileIO.syncDirectory(directory)
+        if offset < SegmentFormat.headerSize, outcome.end?.segment == segment { outcome.end = nil }
+    }
+}
+
+/// The segment numbers present in a store directory, ascending.
+func listSegments(fileIO: any FileIO, directory: String) throws -> [UInt64] {
+    try fileIO.listDirectory(directory).compactMap(SegmentFormat.segmentNumber(fileName:)).sorted()
+}

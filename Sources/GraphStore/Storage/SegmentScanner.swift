@@ -1,0 +1,125 @@
+/// Reads the records of one segment's bytes, in order, and says exactly where and why it stopped.
+///
+/// The scanner never trusts a length or count it read: every bound is checked, so any bytes
+/// produce transactions and a stop reason, never a trap.
+struct SegmentScanner {
+    enum Stop: Equatable {
+        /// Only zero bytes (preallocated space) or nothing follow the last record.
+        case cleanEnd
+        /// The bytes at `offset` are not a valid next record.
+        case damaged(offset: Int, reason: String)
+    }
+
+    struct Result {
+        /// The offset just past the last good record.
+        var end: Int
+        var stop: Stop
+        /// The number of the last good transaction (the starting one when there was none).
+        var lastTransaction: UInt64
+        var lastTimestampMicros: Int64?
+        var transactionCount: Int
+    }
+
+    /// Scans records from `start`, expecting transaction `previousTransaction + 1` first,
+    /// handing each good one to `body`.
+    static func scan(
+        _ bytes: UnsafeRawBufferPointer,
+        from start: Int,
+        previousTransaction: UInt64,
+        body: (LogTransaction) throws -> Void
+    ) rethrows -> Result {
+        var offset = start
+        var last = previousTransaction
+        var lastTime: Int64?
+        var count = 0
+        func result(_ stop: Stop) -> Result {
+            Result(end: offset, stop: stop, lastTransaction: last, lastTimestampMicros: lastTime, transactionCount: count)
+        }
+        while true {
+            let remaining = bytes.count - offset
+            if remaining == 0 { return result(.cleanEnd) }
+            if remaining < RecordFormat.headerSize {
+                return result(isZero(bytes, from: offset) ? .cleanEnd : .damaged(offset: offset, reason: "truncated record header"))
+            }
+            switch decodeRecord(bytes, at: offset) {
+            case .zeroHeader:
+                if isZero(bytes, from: offset) { return result(.cleanEnd) }
+                return result(.damaged(offset: offset, reason: "zero record header followed by data"))
+            case let .invalid(reason):
+                return result(.damaged(offset: offset, reason: reason))
+            case let .record(payload, next):
+                let transaction: LogTransaction
+                do {
+                    transaction = try TransactionCodec.decode(payload)
+                } catch {
+                    return result(.damaged(offset: offset, reason: "undecodable transaction: \(error)"))
+                }
+                guard transaction.number == last &+ 1 else {
+                    return result(.damaged(offset: offset, reason: "transaction \(transaction.number) where \(last &+ 1) was expected"))
+                }
+                try body(transaction)
+                last = transaction.number
+                lastTime = transaction.timestampMicros
+                count += 1
+                offset = next
+            }
+        }
+    }
+
+    enum RecordDecoding {
+        case zeroHeader
+        case invalid(String)
+        case record(payload: UnsafeRawBufferPointer, next: Int)
+    }
+
+    /// Frames and checks one record at `offset` (its header must fit).
+    static func decodeRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> RecordDecoding {
+        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        let storedCRC = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+        let kind = bytes[offset + 8]
+        if length == 0 && storedCRC == 0 && kind == 0 { return .zeroHeader }
+        guard RecordFormat.Kind(rawValue: kind) != nil else { return .invalid("unknown record kind \(kind)") }
+        let payloadStart = offset + RecordFormat.headerSize
+        guard length <= bytes.count - payloadStart else {
+            return .invalid("record length \(length) runs past the end of the segment")
+        }
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<(payloadStart + length)])
+        guard RecordFormat.checksum(kind: kind, payload: payload) == storedCRC else {
+            return .invalid("record checksum mismatch")
+        }
+        return .record(payload: payload, next: payloadStart + length)
+    }
+
+    /// The offset of the first well-framed record (valid checksum) strictly after `offset`, if any.
+    /// Used to tell a torn tail (nothing valid follows) from damage in the middle of the log.
+    static func firstValidRecord(_ bytes: UnsafeRawBufferPointer, after offset: Int) -> Int? {
+        var candidate = offset + 1
+        let transactionKind = RecordFormat.Kind.transaction.rawValue
+        while candidate + RecordFormat.headerSize <= bytes.count {
+            if bytes[candidate + 8] == transactionKind, case .record = decodeRecord(bytes, at: candidate) {
+                return candidate
+            }
+            candidate += 1
+        }
+        return nil
+    }
+
+    static func isZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Bool {
+        lastNonZero(bytes, from: offset) == nil
+    }
+
+    /// The offset of the last non-zero byte at or after `offset`.
+    static func lastNonZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Int? {
+        var i = bytes.count - 1
+        // Word-at-a-time from the end: preallocated tails are long runs of zeros.
+        while i - 7 >= offset {
+            if bytes.loadUnaligned(fromByteOffset: i - 7, as: UInt64.self) != 0 { break }
+            i -= 8
+        }
+        while i >= offset {
+            if bytes[i] != 0 { return i }
+            i -= 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,73 @@
+/// Every way the storage layer can fail, each naming what and where.
+///
+/// Storage never traps on bad input: a damaged file, a failed system call or a misuse all
+/// surface as one of these cases.
+public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The log is damaged before its last good commit (or the damage cannot be told from that).
+    case corruption(segment: UInt64, offset: UInt64, reason: String)
+    /// A file in the store directory is not what the store expects (bad header, unknown version).
+    case badSegmentHeader(path: String, reason: String)
+    /// The segment was written by a newer format than this build reads.
+    case unsupportedFormatVersion(path: String, found: UInt16, supported: UInt16)
+    /// Another process holds the writer lock.
+    case locked(path: String, holderPID: Int32?)
+    /// A write or sync failed earlier; the writer refuses every commit until the store is reopened.
+    case writerPoisoned(cause: String)
+    /// The disk is full (ENOSPC) while writing `path`.
+    case diskFull(path: String)
+    /// A system call failed.
+    case io(operation: String, path: String, errno: Int32)
+    /// The store was opened read-only and a write was attempted.
+    case readOnly
+    /// The store is closed.
+    case closed
+    /// There is no store at this path (read-only opens never create one).
+    case noStore(path: String)
+    /// A transaction could not be encoded (for example it exceeds the record size limit).
+    case transactionTooLarge(bytes: Int, limit: Int)
+    /// A simulated crash from the fault-injecting FileIO: the process "died" here.
+    case simulatedCrash
+
+    public var description: String {
+        switch self {
+        case let .corruption(segment, offset, reason):
+            return "log corrupt in segment \(segment) at offset \(offset): \(reason)"
+        case let .badSegmentHeader(path, reason):
+            return "bad segment header in \(path): \(reason)"
+        case let .unsupportedFormatVersion(path, found, supported):
+            return "\(path) has format version \(found); this build reads up to \(supported)"
+        case let .locked(path, pid):
+            let holder = pid.map { "process \($0)" } ?? "another process"
+            return "store is locked for writing by \(holder) (lock file \(path))"
+        case let .writerPoisoned(cause):
+            return "writer refuses commits after an earlier I/O failure (\(cause)); reopen the store"
+        case let .diskFull(path):
+            return "disk full while writing \(path)"
+        case let .io(operation, path, code):
+            return "\(operation) failed on \(path): \(errnoDescription(code)) (errno \(code))"
+        case .readOnly:
+            return "the store is open read-only"
+        case .closed:
+            return "the store is closed"
+        case let .noStore(path):
+            return "no store at \(path)"
+        case let .transactionTooLarge(bytes, limit):
+            return "transaction of \(bytes) bytes exceeds the record limit of \(limit) bytes"
+        case .simulatedCrash:
+            return "simulated crash (fault injection)"
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+func errnoDescription(_ code: Int32) -> String {
+    guard let message = strerror(code) else { return "unknown error" }
+    return String(cString: message)
+}

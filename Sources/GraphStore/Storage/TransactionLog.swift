@@ -1,0 +1,316 @@
+import Foundation
+
+/// The append-only transaction log of one store directory: recovery at open, appends with the
+/// chosen durability, segment rolling, and (for read-only opens) refresh.
+///
+/// One commit is one record; a transaction is on disk entirely or, after recovery, not at all.
+/// A failed write or sync *poisons* the log: that append and every later one throw until the
+/// store is reopened (retrying a failed fsync and carrying on can silently lose data).
+public final class TransactionLog: @unchecked Sendable {
+    // All mutable state below is guarded by `condition` (its lock), which also wakes group-commit waiters.
+    private let condition = NSCondition()
+
+    public let directory: String
+    public let options: LogOptions
+    /// What the open found (torn tail cut, salvage drops).
+    public let report: OpenReport
+    private let fileIO: any FileIO
+    private var lock: FileLock?
+
+    private var lastNumber: UInt64
+    private var lastCommitMicros: Int64?
+    private var closed = false
+    private var poison: StorageError?
+
+    // Writer state.
+    private var active: (any FileHandleIO)?
+    private var activeSegment: UInt64 = 0
+    private var writeOffset: UInt64 = 0
+    /// Bytes appended since open, and how many of them a completed sync covers (group commit).
+    private var appendedBytes: UInt64 = 0
+    private var syncedBytes: UInt64 = 0
+    private var syncInProgress = false
+
+    // Reader state: where refresh continues.
+    private var readSegment: UInt64 = 1
+    private var readOffset: UInt64 = 0
+
+    private init(directory: String, options: LogOptions, report: OpenReport, lock: FileLock?) {
+        self.directory = directory
+        self.options = options
+        self.report = report
+        self.fileIO = options.fileIO
+        self.lock = lock
+        self.lastNumber = report.lastTransaction
+        self.lastCommitMicros = report.lastCommitMicros
+    }
+
+    /// Opens (a writer creates) the store at `directory`, handing every recovered transaction to `body`
+    /// in order. Throws `StorageError` for damage, a held lock, or I/O failure.
+    public static func open(
+        directory: String,
+        options: LogOptions = LogOptions(),
+        body: (LogTransaction) throws -> Void = { _ in }
+    ) throws -> TransactionLog {
+        let fileIO = options.fileIO
+        var lock: FileLock?
+        if options.readOnly {
+            guard fileIO.isDirectory(directory) else { throw StorageError.noStore(path: directory) }
+        } else {
+            try fileIO.createDirectory(directory)
+            lock = try FileLock.acquire(directory: directory, fileIO: fileIO)
+        }
+        do {
+            let recovery = Recovery(fileIO: fileIO, directory: directory, writable: !options.readOnly,
+                                    salvage: options.salvage, segmentSize: options.segmentSize)
+            let outcome = try recovery.run(body: body)
+            let log = TransactionLog(directory: directory, options: options, report: outcome.report, lock: lock)
+            if options.readOnly {
+                log.readSegment = outcome.end?.segment ?? 1
+                log.readOffset = outcome.end?.offset ?? 0
+            } else if let end = outcome.end {
+                log.active = try fileIO.open(log.segmentPath(end.segment), mode: .readWrite)
+                log.activeSegment = end.segment
+                log.writeOffset = end.offset
+            } else {
+                try log.createSegment(1)
+            }
+            return log
+        } catch {
+            lock?.release()
+            throw error
+        }
+    }
+
+    deinit {
+        active?.close()
+        lock?.release()
+    }
+
+    /// The number of the newest transaction this log has (written or read).
+    public var lastTransaction: UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return lastNumber
+    }
+
+    /// Commit time of the newest transaction, microseconds since 1970.
+    public var lastCommitTime: Int64? {
+        condition.lock()
+        defer { condition.unlock() }
+        return lastCommitMicros
+    }
+
+    /// The error that poisoned the writer, if one did.
+    public var poisonedBy: StorageError? {
+        condition.lock()
+        defer { condition.unlock() }
+        return poison
+    }
+
+    func segmentPath(_ number: UInt64) -> String {
+        joinPath(directory, SegmentFormat.fileName(segment: number))
+    }
+
+    // MARK: Appending
+
+    /// The number and time a commit was given.
+    public struct Receipt: Sendable, Equatable {
+        public var number: UInt64
+        public var timestampMicros: Int64
+    }
+
+    /// Appends one transaction and returns once it is as durable as `options.durability` asks.
+    /// `timestampMicros` defaults to now (replay passes the original commit time).
+    @discardableResult
+    public func append(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil) throws -> Receipt {
+        let time = timestampMicros ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
+        var writer = ByteWriter(capacity: 64 + operations.count * 48)
+        writer.raw(repeatElement(0, count: RecordFormat.headerSize))
+        TransactionCodec.encode(operations: operations, author: author, timestampMicros: time, into: &writer)
+        let payloadLength = writer.count - RecordFormat.headerSize
+        guard payloadLength <= RecordFormat.maximumPayload else {
+            throw StorageError.transactionTooLarge(bytes: payloadLength, limit: RecordFormat.maximumPayload)
+        }
+
+        condition.lock()
+        var locked = true
+        defer { if locked { condition.unlock() } }
+        try checkWritable()
+        let number = lastNumber + 1
+        writer.patchU64(number, at: RecordFormat.headerSize + TransactionCodec.numberOffset)
+        writer.patchU32(UInt32(payloadLength), at: 0)
+        var record = writer.bytes
+        record[8] = RecordFormat.Kind.transaction.rawValue
+        let crc = record.withUnsafeBytes {
+            RecordFormat.checksum(kind: $0[8], payload: UnsafeRawBufferPointer(rebasing: $0[RecordFormat.headerSize...]))
+        }
+        withUnsafeBytes(of: crc.littleEndian) { for i in 0..<4 { record[4 + i] = $0[i] } }
+
+        do {
+            if writeOffset + UInt64(record.count) > options.segmentSize && writeOffset > UInt64(SegmentFormat.headerSize) {
+                try rollSegment()
+            }
+            try active!.writeAll(record, at: writeOffset)
+        } catch {
+            throw poisonWith(error)
+        }
+        writeOffset += UInt64(record.count)
+        appendedBytes += UInt64(record.count)
+        lastNumber = number
+        lastCommitMicros = time
+        let receipt = Receipt(number: number, timestampMicros: time)
+
+        switch options.durability {
+        case .none:
+            return receipt
+        case .full:
+            do { try active!.sync() } catch { throw poisonWith(error) }
+            syncedBytes = appendedBytes
+            return receipt
+        case .grouped:
+            let target = appendedBytes
+            locked = false
+            try waitForSync(covering: target)
+            return receipt
+        }
+    }
+
+    /// Group commit: the first waiter to find no sync running becomes the leader and syncs
+    /// everything appended so far; the others wait for a sync that covers them.
+    private func waitForSync(covering target: UInt64) throws {
+        // Called with the lock held; returns or throws with it released.
+        defer { condition.unlock() }
+        while syncedBytes < target {
+            if let poison { throw StorageError.writerPoisoned(cause: poison.description) }
+            if syncInProgress {
+                condition.wait()
+                continue
+            }
+            syncInProgress = true
+            let upTo = appendedBytes
+            let handle = active!
+            condition.unlock()
+            var failure: (any Error)?
+            do { try handle.sync() } catch { failure = error }
+            condition.lock()
+            syncInProgress = false
+            condition.broadcast()
+            if let failure { throw poisonWith(failure) }
+            syncedBytes = max(syncedBytes, upTo)
+        }
+    }
+
+    private func checkWritable() throws {
+        if closed { throw StorageError.closed }
+        if options.readOnly { throw StorageError.readOnly }
+        if let poison { throw StorageError.writerPoisoned(cause: poison.description) }
+    }
+
+    /// Records the first failure and returns the error to throw for this commit.
+    private func poisonWith(_ error: any Error) -> any Error {
+        let storageError = (error as? StorageError) ?? .io(operation: "\(error)", path: directory, errno: 5)
+        if poison == nil { poison = storageError }
+        return storageError
+    }
+
+    /// Seals the active segment (synced, so later segments never follow unsynced data) and starts the next.
+    private func rollSegment() throws {
+        if options.durability != .none { try active!.sync() }
+        syncedBytes = appendedBytes
+        active!.close()
+        try createSegment(activeSegment + 1)
+    }
+
+    private func createSegment(_ number: UInt64) throws {
+        let handle = try fileIO.open(segmentPath(number), mode: .create)
+        do {
+            try handle.writeAll(SegmentFormat.encodeHeader(.init(segment: number, previousTransaction: lastNumber)), at: 0)
+            try handle.preallocate(to: options.segmentSize)
+            if options.durability != .none {
+                try handle.sync()
+                try fileIO.syncDirectory(directory)
+            }
+        } catch {
+            handle.close()
+            throw error
+        }
+        active = handle
+        activeSegment = number
+        writeOffset = UInt64(SegmentFormat.headerSize)
+    }
+
+    /// Syncs everything appended so far, whatever the durability (for bulk writers using `.none`).
+    public func sync() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        try checkWritable()
+        do { try active!.sync() } catch { throw poisonWith(error) }
+        syncedBytes = appendedBytes
+    }
+
+    // MARK: Reading newer commits (read-only opens)
+
+    /// Reads transactions committed by the writer since this read-only log was opened or last
+    /// refreshed, handing each to `body`. Returns how many it read.
+    @discardableResult
+    public func refresh(body: (LogTransaction) throws -> Void) throws -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        guard options.readOnly else { return 0 }
+        if closed { throw StorageError.closed }
+        var count = 0
+        while true {
+            let path = segmentPath(readSegment)
+            guard fileIO.fileExists(path) else { return count }
+            let handle = try fileIO.open(path, mode: .readOnly)
+            let bytes = try handle.readAll()
+            handle.close()
+            let nextExists = fileIO.fileExists(segmentPath(readSegment + 1))
+            let finished: Bool = try bytes.withUnsafeBytes { raw in
+                if readOffset < UInt64(SegmentFormat.headerSize) {
+                    guard case let .success(header) = SegmentFormat.decodeHeader(raw) else {
+                        // The writer may still be creating it; damage only if a later segment exists.
+                        if nextExists { throw StorageError.corruption(segment: readSegment, offset: 0, reason: "bad segment header") }
+                        return true
+                    }
+                    guard header.previousTransaction == lastNumber else {
+                        throw StorageError.corruption(segment: readSegment, offset: 0,
+                                                      reason: "segment starts after transaction \(header.previousTransaction) but the log read so far ends at \(lastNumber)")
+                    }
+                    readOffset = UInt64(SegmentFormat.headerSize)
+                }
+                let scan = try SegmentScanner.scan(raw, from: Int(readOffset), previousTransaction: lastNumber) { transaction in
+                    try body(transaction)
+                }
+                count += scan.transactionCount
+                readOffset = UInt64(scan.end)
+                lastNumber = scan.lastTransaction
+                if let time = scan.lastTimestampMicros { lastCommitMicros = time }
+                if case let .damaged(offset, reason) = scan.stop, nextExists {
+                    throw StorageError.corruption(segment: readSegment, offset: UInt64(offset), reason: reason)
+                }
+                return !nextExists
+            }
+            if finished { return count }
+            readSegment += 1
+            readOffset = 0
+        }
+    }
+
+    // MARK: Closing
+
+    /// Waits for a running group sync, closes the files and releases the writer lock. Later
+    /// appends throw `StorageError.closed`.
+    public func close() {
+        condition.lock()
+        defer { condition.unlock() }
+        while syncInProgress { condition.wait() }
+        guard !closed else { return }
+        closed = true
+        active?.close()
+        active = nil
+        lock?.release()
+        lock = nil
+    }
+}

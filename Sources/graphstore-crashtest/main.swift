@@ -1,0 +1,60 @@
+import Foundation
+import GraphStore
+import GraphStoreTestSupport
+
+// The crash tests' child: opens STORE and commits CrashWorkload transactions in a loop, printing
+// "ack N" after each commit returns, until it is killed. Each writer thread continues from the
+// sequence after its last commit found in the store, so a store survives any number of kills.
+//
+// usage: graphstore-crashtest STORE [--durability full|grouped|none] [--writers N] [--segment-size BYTES]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+/// Unbuffered, so the parent sees every acknowledgement that was printed before the kill.
+func emit(_ line: String, to fd: Int32 = 1) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+}
+
+guard let store = arguments.first else {
+    emit("usage: graphstore-crashtest STORE [--durability full|grouped|none] [--writers N] [--segment-size BYTES]", to: 2)
+    exit(2)
+}
+func option(_ name: String) -> String? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
+}
+let durability = Durability(rawValue: option("--durability") ?? "full") ?? .full
+let writers = Int(option("--writers") ?? "1") ?? 1
+let segmentSize = UInt64(option("--segment-size") ?? "65536") ?? 65_536
+
+var nextSequence = [Int](repeating: 0, count: writers)
+let log: TransactionLog
+do {
+    log = try TransactionLog.open(directory: store, options: LogOptions(durability: durability, segmentSize: segmentSize)) { transaction in
+        if let (writer, sequence) = CrashWorkload.identify(transaction), writer < writers {
+            nextSequence[writer] = max(nextSequence[writer], sequence + 1)
+        }
+    }
+} catch {
+    emit("open failed: \(error)", to: 2)
+    exit(1)
+}
+emit("open \(log.lastTransaction)")
+
+let output = NSLock()
+let starts = nextSequence
+DispatchQueue.concurrentPerform(iterations: writers) { writer in
+    var sequence = starts[writer]
+    while true {
+        do {
+            let receipt = try log.append(CrashWorkload.operations(writer: writer, sequence: sequence))
+            output.lock()
+            emit("ack \(receipt.number)")
+            output.unlock()
+        } catch {
+            emit("append failed: \(error)", to: 2)
+            exit(1)
+        }
+        sequence += 1
+    }
+}
