@@ -27,8 +27,10 @@ func run(_ argv: [String]) throws -> ExitCode {
         printError("enroute: unknown command \(arguments.positionals.joined(separator: " "))\n\n\(usage)")
         return .usage
     }
-    let store = arguments.value("--store") ?? FileManager.default.homeDirectoryForCurrentUser
-        .appendingPathComponent(".graphstore/enroute").path
+    // $HOME first (as shells and tests set it), then the account's home directory.
+    let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        ?? FileManager.default.homeDirectoryForCurrentUser.path
+    let store = arguments.value("--store") ?? home + "/.graphstore/enroute"
     let log = try TransactionLog.open(directory: store)
     defer { log.close() }
     print("Enroute store at \(store)")

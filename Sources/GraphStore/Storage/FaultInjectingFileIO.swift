@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// What a `FaultInjectingFileIO` does wrong. Counters are zero-based and count every call of that
@@ -14,14 +15,18 @@ public struct FaultPlan: Sendable {
     /// The process "dies" once this many bytes have been written: the write that crosses the limit
     /// stores only the bytes up to it, and it and every later call throw `StorageError.simulatedCrash`.
     public var crashAfterBytes: Int?
+    /// Every sync takes at least this long (to make concurrent commits overlap deterministically).
+    public var syncDelay: Duration?
 
     public init(
         shortWriteLimit: Int? = nil,
         failWrite: (index: Int, errno: Int32)? = nil,
         failSync: (index: Int, errno: Int32)? = nil,
         failPreallocate: Int32? = nil,
-        crashAfterBytes: Int? = nil
+        crashAfterBytes: Int? = nil,
+        syncDelay: Duration? = nil
     ) {
+        self.syncDelay = syncDelay
         self.shortWriteLimit = shortWriteLimit
         self.failWrite = failWrite
         self.failSync = failSync
@@ -52,6 +57,8 @@ public final class FaultInjectingFileIO: FileIO, Sendable {
     public func setPlan(_ plan: FaultPlan) { counters.withLock { $0.plan = plan } }
 
     public var bytesWritten: Int { counters.withLock { $0.bytesWritten } }
+    public var syncCount: Int { counters.withLock { $0.syncs } }
+    public var writeCount: Int { counters.withLock { $0.writes } }
     public var hasCrashed: Bool { counters.withLock { $0.crashed } }
 
     func checkAlive() throws {
@@ -132,13 +139,14 @@ final class FaultInjectingHandle: FileHandleIO, Sendable {
     }
 
     func sync() throws {
-        let failure: Int32? = try owner.counters.withLock { c in
+        let (failure, delay): (Int32?, Duration?) = try owner.counters.withLock { c in
             if c.crashed { throw StorageError.simulatedCrash }
             defer { c.syncs += 1 }
-            if let fault = c.plan.failSync, fault.index == c.syncs { return fault.errno }
-            return nil
+            if let fault = c.plan.failSync, fault.index == c.syncs { return (fault.errno, nil) }
+            return (nil, c.plan.syncDelay)
         }
         if let code = failure { throw ioError("fdatasync", path, code) }
+        if let delay { Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds)) }
         try base.sync()
     }
 

@@ -72,8 +72,9 @@ struct SegmentScanner {
         case record(payload: UnsafeRawBufferPointer, next: Int)
     }
 
-    /// Frames and checks one record at `offset` (its header must fit).
+    /// Frames and checks one record at `offset`.
     static func decodeRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> RecordDecoding {
+        guard offset >= 0, bytes.count - offset >= RecordFormat.headerSize else { return .invalid("truncated record header") }
         let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         let storedCRC = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
         let kind = bytes[offset + 8]

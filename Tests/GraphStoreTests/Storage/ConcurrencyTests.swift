@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import GraphStore
+import GraphStoreTestSupport
+
+@Suite struct ConcurrencyTests {
+    /// With syncs that take a while, concurrent grouped commits share them: fewer syncs than
+    /// commits, and every commit is there, numbered without gaps.
+    @Test func groupedCommitsShareSyncs() throws {
+        let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan(syncDelay: .milliseconds(2)))
+        let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty))
+        let syncsBefore = faulty.syncCount
+        let writers = 8, perWriter = 25
+        let numbers = Mutex<[UInt64]>([])
+        // Real threads: concurrentPerform would run only as many writers as there are cores.
+        let group = DispatchGroup()
+        for writer in 0..<writers {
+            group.enter()
+            Thread {
+                for sequence in 0..<perWriter {
+                    let receipt = try! log.append(CrashWorkload.operations(writer: writer, sequence: sequence))
+                    numbers.withLock { $0.append(receipt.number) }
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        let syncs = faulty.syncCount - syncsBefore
+        log.close()
+        #expect(numbers.withLock { $0.sorted() } == Array(1...UInt64(writers * perWriter)))
+        #expect(syncs <= writers * perWriter / 2, "\(syncs) syncs for \(writers * perWriter) commits")
+        let (transactions, _) = try readAll("/s", fileIO: faulty.base)
+        #expect(transactions.allSatisfy { CrashWorkload.identify($0) != nil })
+        #expect(transactions.count == writers * perWriter)
+    }
+
+    @Test func fullDurabilitySyncsEveryCommitAndNoneSyncsNone() throws {
+        for (durability, expected) in [(Durability.full, 20), (.none, 0)] {
+            let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan())
+            let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: durability, segmentSize: 1 << 20, fileIO: faulty))
+            let before = faulty.syncCount
+            for i in 0..<20 { try log.append([.delete(entity: 0, row: UInt64(i))]) }
+            #expect(faulty.syncCount - before == expected, "\(durability)")
+            log.close()
+        }
+    }
+
+    @Test func aSecondWriterIsRefusedNamingTheHolder() throws {
+        let dir = TemporaryDirectory()
+        let writer = try TransactionLog.open(directory: dir.store())
+        #expect(throws: StorageError.locked(path: dir.store() + "/LOCK", holderPID: getpid())) {
+            try TransactionLog.open(directory: dir.store())
+        }
+        writer.close()
+        // Released on close: the next writer gets in.
+        let next = try TransactionLog.open(directory: dir.store())
+        next.close()
+    }
+
+    @Test func aReaderBesideTheWriterSeesCommitsAsOfItsOpenAndCanRefresh() throws {
+        let dir = TemporaryDirectory()
+        let writer = try TransactionLog.open(directory: dir.store(), options: LogOptions(segmentSize: 4096))
+        for i in 0..<5 { try writer.append([.delete(entity: 0, row: UInt64(i))]) }
+        var seen: [UInt64] = []
+        let reader = try TransactionLog.open(directory: dir.store(), options: LogOptions(readOnly: true)) { seen.append($0.number) }
+        #expect(seen == [1, 2, 3, 4, 5])
+        for i in 5..<60 { try writer.append(CrashWorkload.operations(writer: 0, sequence: i)) }  // rolls segments
+        #expect(reader.lastTransaction == 5)
+        let read = try reader.refresh { seen.append($0.number) }
+        #expect(read == 55)
+        #expect(seen == Array(1...60))
+        #expect(try reader.refresh { _ in } == 0)
+        reader.close()
+        writer.close()
+    }
+}
