@@ -1,0 +1,19 @@
+// swift-tools-version: 6.0
+// GraphStore's benchmark suite: its own package so that only it may take dependencies
+// (the SQLite baseline). Run: swift run -c release --package-path Benchmarks enroute-bench
+import PackageDescription
+
+let package = Package(
+    name: "GraphStoreBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "GraphStore", path: ".."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "enroute-bench",
+            dependencies: [.product(name: "GraphStore", package: "GraphStore")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Latency samples in microseconds.
+struct Samples {
+    private(set) var values: [Double] = []
+
+    mutating func add(_ microseconds: Double) { values.append(microseconds) }
+    mutating func add(contentsOf other: Samples) { values.append(contentsOf: other.values) }
+
+    func percentile(_ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        let rank = Int((p / 100 * Double(sorted.count - 1)).rounded())
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
+
+    var median: Double { percentile(50) }
+}
+
+/// Monotonic time in microseconds.
+func nowMicros() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) * 1e6 + Double(ts.tv_nsec) / 1e3
+}
+
+func measure(_ body: () throws -> Void) rethrows -> Double {
+    let start = nowMicros()
+    try body()
+    return nowMicros() - start
+}
+
+func median(_ values: [Double]) -> Double {
+    Samples(values: values).median
+}
+
+func format(_ value: Double, digits: Int = 1) -> String {
+    guard value.isFinite else { return "-" }
+    let scale = pow(10, Double(digits))
+    return String((value * scale).rounded() / scale)
+}
+
+/// One line describing the machine, for the results.
+func machineDescription() -> String {
+    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+        .split(separator: "\n").first { $0.hasPrefix("model name") }?
+        .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+    let memory = ProcessInfo.processInfo.physicalMemory / (1 << 30)
+    return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) GiB, Linux"
+}

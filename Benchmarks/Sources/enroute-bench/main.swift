@@ -1,0 +1,58 @@
+import Foundation
+import GraphStore
+
+// enroute-bench: GraphStore's benchmark suite (Docs/BENCHMARKS.md).
+//
+// usage: enroute-bench [--json] [--smoke] [--dir DIR]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let json = arguments.contains("--json")
+let smoke = arguments.contains("--smoke")
+if arguments.contains("--help") {
+    print("usage: enroute-bench [--json] [--smoke] [--dir DIR]\n\n--smoke runs tiny sizes in seconds; --json prints one JSON object; --dir is where stores are written (default: the temporary directory, which should be on the disk you care about).")
+    exit(0)
+}
+let known: Set<String> = ["--json", "--smoke", "--dir"]
+var index = 0
+var directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-bench-\(getpid())").path
+while index < arguments.count {
+    let argument = arguments[index]
+    guard known.contains(argument) else {
+        FileHandle.standardError.write(Data("enroute-bench: unknown argument \(argument)\n".utf8))
+        exit(2)
+    }
+    if argument == "--dir" {
+        guard index + 1 < arguments.count else { FileHandle.standardError.write(Data("--dir needs a value\n".utf8)); exit(2) }
+        directory = arguments[index + 1]
+        index += 1
+    }
+    index += 1
+}
+try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: directory) }
+
+let durable = try DurableCommit(directory: directory, rounds: smoke ? 2 : 10, commitsPerRound: smoke ? 20 : 200).run()
+let p50 = durable.graphstore.median, p99 = durable.graphstore.percentile(99), rawP50 = durable.raw.median
+
+if json {
+    var grouped: [String: Double] = [:]
+    for (writers, rate) in durable.groupedThroughput { grouped["grouped_commits_per_s_\(writers)_writers"] = rate.rounded() }
+    var durableCommit: [String: Any] = [
+        "graphstore_p50_us": p50.rounded(), "graphstore_p99_us": p99.rounded(),
+        "raw_fdatasync_p50_us": rawP50.rounded(), "raw_fdatasync_p99_us": durable.raw.percentile(99).rounded(),
+        "ratio_to_raw_p50": (p50 / rawP50 * 100).rounded() / 100,
+    ]
+    durableCommit.merge(grouped) { $1 }
+    let object: [String: Any] = ["machine": machineDescription(), "workloads": ["durable_commit": durableCommit]]
+    let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+} else {
+    print("machine: \(machineDescription())")
+    print("durable_commit (one small transaction per save, .full):")
+    print("  graphstore      p50 \(format(p50)) µs   p99 \(format(p99)) µs")
+    print("  raw fdatasync   p50 \(format(rawP50)) µs   p99 \(format(durable.raw.percentile(99))) µs")
+    print("  ratio p50 graphstore / raw: \(format(p50 / rawP50, digits: 2)) (target ≤ 1.5)")
+    for (writers, rate) in durable.groupedThroughput {
+        print("  .grouped, \(writers) writer(s): \(format(rate, digits: 0)) commits/s")
+    }
+}
