@@ -1,0 +1,52 @@
+import Foundation
+
+/// Where and how a container keeps its store (SwiftData's ModelConfiguration, plus durability).
+public struct ModelConfiguration: Sendable {
+    /// The store directory; nil with `isStoredInMemoryOnly`.
+    public var url: URL?
+    public var isStoredInMemoryOnly: Bool
+    /// false opens the store read-only: saves throw `ModelContextError.readOnly`.
+    public var allowsSave: Bool
+    public var durability: Durability
+    /// Whether `mainContext` autosaves (true by default, as in SwiftData).
+    public var autosaveEnabled: Bool
+    /// Open a damaged store by keeping its longest valid prefix (Docs/guides/recovery.md).
+    public var salvage: Bool
+    public var segmentSize: UInt64
+    /// The file system seam (tests inject faults through it).
+    public var fileIO: any FileIO
+
+    public var isReadOnly: Bool { !allowsSave }
+
+    /// A store at `url` (a directory, created on demand).
+    public init(url: URL, allowsSave: Bool = true, durability: Durability = .full, autosaveEnabled: Bool = true,
+                salvage: Bool = false, segmentSize: UInt64 = 64 << 20, fileIO: any FileIO = PosixFileIO()) {
+        self.url = url
+        self.isStoredInMemoryOnly = false
+        self.allowsSave = allowsSave
+        self.durability = durability
+        self.autosaveEnabled = autosaveEnabled
+        self.salvage = salvage
+        self.segmentSize = segmentSize
+        self.fileIO = fileIO
+    }
+
+    /// In memory (writes nothing), or the default store location when false.
+    public init(isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true, autosaveEnabled: Bool = true) {
+        self.url = isStoredInMemoryOnly ? nil : ModelConfiguration.defaultStoreURL
+        self.isStoredInMemoryOnly = isStoredInMemoryOnly
+        self.allowsSave = allowsSave
+        self.durability = isStoredInMemoryOnly ? .none : .full
+        self.autosaveEnabled = autosaveEnabled
+        self.salvage = false
+        self.segmentSize = 64 << 20
+        self.fileIO = PosixFileIO()
+    }
+
+    /// `$HOME/.graphstore/default` (the account's home directory when HOME is unset).
+    public static var defaultStoreURL: URL {
+        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return URL(fileURLWithPath: home).appendingPathComponent(".graphstore/default", isDirectory: true)
+    }
+}

@@ -1,0 +1,151 @@
+/// The engine's state for one model object: which context manages it, its row, and its unsaved
+/// changes. The declaring layer reads and writes properties only through these methods, by
+/// attribute or relationship position (declaration order).
+public final class ModelBacking {
+    public enum State: Sendable, Equatable {
+        /// Not in any context yet: values live here.
+        case unmanaged
+        /// Inserted into a context, not yet saved.
+        case inserted
+        /// Stored (saved or fetched).
+        case persistent
+        /// Deleted in its context (saved or not).
+        case deleted
+    }
+
+    public internal(set) var state: State = .unmanaged
+    public internal(set) var context: ModelContext?
+    var entity: Entity?
+    var row: UInt64 = 0
+    private var temporaryIdentifier: PersistentIdentifier?
+    /// Unsaved attribute values (all values set so far, for an unmanaged object).
+    var attributeChanges: [Int: Value] = [:]
+    /// Unsaved relationship values.
+    var relationshipChanges: [Int: PendingRelationship] = [:]
+    /// Attributes whose last assigned value could not be encoded (save reports them).
+    var encodingFailures: [Int: String] = [:]
+    /// To-one relationships decoded by identifier, resolved when the object is inserted.
+    var unresolvedToOne: [Int: PersistentIdentifier] = [:]
+
+    public init() {}
+
+    func identifier(for model: AnyObject) -> PersistentIdentifier {
+        if row > 0, let entity { return PersistentIdentifier(entityName: entity.name, row: row) }
+        if let temporaryIdentifier { return temporaryIdentifier }
+        let declared = try? (type(of: model) as? any PersistentModel.Type)?.entityDeclaration().name
+        let id = PersistentIdentifier.temporary(entityName: declared ?? "\(type(of: model))")
+        temporaryIdentifier = id
+        return id
+    }
+
+    var isManaged: Bool { context != nil && row > 0 }
+
+    // MARK: Attributes
+
+    /// Remembers that a value assigned to an attribute could not be encoded; the next save throws.
+    public func recordEncodingFailure(at index: Int, reason: String, of model: any PersistentModel) {
+        encodingFailures[index] = reason
+        context?.markChanged(model)
+    }
+
+    /// Records a to-one target by identifier (Codable decoding), resolved on insert.
+    public func setUnresolvedToOne(_ identifier: PersistentIdentifier, at index: Int) {
+        unresolvedToOne[index] = identifier
+    }
+
+    /// The current value, or nil when the property still has its declared initial value.
+    public func attributeValue(at index: Int) -> Value? {
+        if let value = attributeChanges[index] { return value }
+        guard let context, row > 0, state != .inserted else { return nil }
+        return context.committedValue(of: self, attribute: index)
+    }
+
+    public func setAttributeValue(_ value: Value, at index: Int, of model: any PersistentModel) {
+        if let context {
+            context.setAttribute(value, at: index, of: model)
+        } else {
+            attributeChanges[index] = value
+        }
+        encodingFailures[index] = nil
+    }
+
+    // MARK: Relationships
+
+    public func toOne(at index: Int) -> (any PersistentModel)? {
+        if case let .toOne(target)? = relationshipChanges[index] { return target }
+        guard let context, row > 0, state != .inserted else { return nil }
+        return context.committedToOne(of: self, relationship: index)
+    }
+
+    public func toMany(at index: Int) -> [any PersistentModel] {
+        let pending: PendingToMany?
+        if case let .toMany(p)? = relationshipChanges[index] { pending = p } else { pending = nil }
+        if let base = pending?.base, pending!.added.isEmpty, pending!.removed.isEmpty { return base }
+        var list: [any PersistentModel]
+        if let base = pending?.base {
+            list = base
+        } else if let context, row > 0, state != .inserted {
+            list = context.committedToMany(of: self, relationship: index)
+        } else {
+            list = []
+        }
+        guard let pending else { return list }
+        if !pending.removed.isEmpty { list.removeAll { pending.removed.contains(ObjectIdentifier($0)) } }
+        list.append(contentsOf: pending.added)
+        return list
+    }
+
+    public func setToOne(_ target: (any PersistentModel)?, at index: Int, of model: any PersistentModel) {
+        if let context {
+            context.setToOne(target, at: index, of: model)
+        } else {
+            relationshipChanges[index] = .toOne(target)
+        }
+    }
+
+    public func setToMany(_ targets: [any PersistentModel], at index: Int, of model: any PersistentModel) {
+        if let context {
+            context.setToMany(targets, at: index, of: model)
+        } else {
+            relationshipChanges[index] = .toMany(PendingToMany(base: targets))
+        }
+    }
+}
+
+/// An unsaved relationship value.
+enum PendingRelationship {
+    case toOne((any PersistentModel)?)
+    case toMany(PendingToMany)
+}
+
+/// Unsaved changes to a to-many relationship: either a whole new list (`base`), or members added
+/// to and removed from the committed list. Kept as a delta so that adding one flight to an
+/// airport with thousands does not load them all; `members` makes membership checks O(1).
+struct PendingToMany {
+    var base: [any PersistentModel]?
+    var added: [any PersistentModel] = []
+    var removed: Set<ObjectIdentifier> = []
+    /// Identities in `base` or `added`.
+    private var members: Set<ObjectIdentifier> = []
+
+    init(base: [any PersistentModel]? = nil) {
+        self.base = base
+        if let base { members = Set(base.map(ObjectIdentifier.init)) }
+    }
+
+    mutating func add(_ model: any PersistentModel) {
+        let id = ObjectIdentifier(model)
+        if base == nil, removed.remove(id) != nil { return }  // back to its committed place
+        guard members.insert(id).inserted else { return }
+        if base != nil { base!.append(model) } else { added.append(model) }
+    }
+
+    mutating func remove(_ model: any PersistentModel) {
+        let id = ObjectIdentifier(model)
+        if members.remove(id) != nil {
+            if base != nil { base!.removeAll { $0 === model } } else { added.removeAll { $0 === model } }
+        } else if base == nil {
+            removed.insert(id)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+/// Reading committed values, writing changes, and keeping inverse relationships in step in
+/// memory, at once, on both sides.
+extension ModelContext {
+    // MARK: Committed state
+
+    func committedValue(of backing: ModelBacking, attribute: Int) -> Value? {
+        guard let entity = backing.entity else { return nil }
+        return graph.read { view in
+            view.isLive(entity: entity.index, row: backing.row) ? view.value(entity: entity.index, row: backing.row, attribute: attribute) : nil
+        }
+    }
+
+    func committedToOne(of backing: ModelBacking, relationship index: Int) -> (any PersistentModel)? {
+        guard let entity = backing.entity else { return nil }
+        let relationship = entity.relationships[index]
+        let target = graph.read { view -> UInt64? in
+            guard view.isLive(entity: entity.index, row: backing.row) else { return nil }
+            return view.toOne(entity: entity.index, row: backing.row, relationship: index)
+        }
+        return target.map { object(entity: relationship.targetIndex, row: $0) }
+    }
+
+    func committedToMany(of backing: ModelBacking, relationship index: Int) -> [any PersistentModel] {
+        guard let entity = backing.entity else { return [] }
+        let relationship = entity.relationships[index]
+        let rows = graph.read { view -> [UInt32] in
+            guard view.isLive(entity: entity.index, row: backing.row) else { return [] }
+            return view.toMany(entity: entity.index, row: backing.row, relationship: index)
+        }
+        return rows.compactMap { row in
+            let target = object(entity: relationship.targetIndex, row: UInt64(row))
+            return target.persistentBacking.state == .deleted ? nil : target
+        }
+    }
+
+    func inverseRelationship(of relationship: Relationship) -> Relationship? {
+        relationship.inverse.map { schema.entities[$0.entity].relationships[$0.relationship] }
+    }
+
+    // MARK: Writing
+
+    func setAttribute(_ value: Value, at index: Int, of model: any PersistentModel) {
+        let backing = model.persistentBacking
+        backing.attributeChanges[index] = value
+        markChanged(model)
+    }
+
+    func setToOne(_ target: (any PersistentModel)?, at index: Int, of model: any PersistentModel) {
+        let backing = model.persistentBacking
+        guard let entity = backing.entity else { return }
+        let relationship = entity.relationships[index]
+        let old = backing.toOne(at: index)
+        if let target, target.persistentBacking.context == nil { insertAny(target) }
+        if old === target { return }
+        backing.relationshipChanges[index] = .toOne(target)
+        markChanged(model)
+        guard let inverse = inverseRelationship(of: relationship) else { return }
+        if let old { removeFromSide(old, inverse, member: model) }
+        if let target { addToSide(target, inverse, member: model) }
+    }
+
+    func setToMany(_ targets: [any PersistentModel], at index: Int, of model: any PersistentModel) {
+        let backing = model.persistentBacking
+        guard let entity = backing.entity else { return }
+        let relationship = entity.relationships[index]
+        // Unique members, in the order given.
+        var seen = Set<ObjectIdentifier>()
+        let list = targets.filter { seen.insert(ObjectIdentifier($0)).inserted }
+        let old = backing.state == .inserted && backing.relationshipChanges[index] == nil ? [] : backing.toMany(at: index)
+        for target in list where target.persistentBacking.context == nil { insertAny(target) }
+        backing.relationshipChanges[index] = .toMany(PendingToMany(base: list))
+        markChanged(model)
+        guard let inverse = inverseRelationship(of: relationship) else { return }
+        let oldIDs = Set(old.map(ObjectIdentifier.init))
+        for gone in old where !seen.contains(ObjectIdentifier(gone)) { removeFromSide(gone, inverse, member: model) }
+        for new in list where !oldIDs.contains(ObjectIdentifier(new)) { addToSide(new, inverse, member: model) }
+    }
+
+    /// Makes `side` of `owner` include `member` (the inverse half of a change made on `member`).
+    func addToSide(_ owner: any PersistentModel, _ side: Relationship, member: any PersistentModel) {
+        let backing = owner.persistentBacking
+        if side.isToMany {
+            var pending: PendingToMany
+            if case let .toMany(p)? = backing.relationshipChanges[side.index] {
+                pending = p
+            } else {
+                pending = PendingToMany(base: backing.state == .inserted ? [] : nil)
+            }
+            pending.add(member)
+            backing.relationshipChanges[side.index] = .toMany(pending)
+        } else {
+            let previous = backing.toOne(at: side.index)
+            if previous === member { return }
+            backing.relationshipChanges[side.index] = .toOne(member)
+            // One-to-one: the member's previous partner loses it.
+            if let previous, let back = inverseRelationship(of: side) { removeFromSide(previous, back, member: owner) }
+        }
+        markChanged(owner)
+        owner.persistentPropertyDidChange(named: side.name)
+    }
+
+    /// Makes `side` of `owner` no longer include `member`.
+    func removeFromSide(_ owner: any PersistentModel, _ side: Relationship, member: any PersistentModel) {
+        let backing = owner.persistentBacking
+        if side.isToMany {
+            var pending: PendingToMany
+            if case let .toMany(p)? = backing.relationshipChanges[side.index] {
+                pending = p
+            } else {
+                pending = PendingToMany(base: backing.state == .inserted ? [] : nil)
+            }
+            pending.remove(member)
+            backing.relationshipChanges[side.index] = .toMany(pending)
+        } else {
+            guard backing.toOne(at: side.index) === member else { return }
+            backing.relationshipChanges[side.index] = .toOne(nil)
+        }
+        markChanged(owner)
+        owner.persistentPropertyDidChange(named: side.name)
+    }
+}

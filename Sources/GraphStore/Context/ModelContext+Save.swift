@@ -1,0 +1,197 @@
+/// Saving: validate, encode the unsaved work as one transaction, commit it through the
+/// container (log append, then graph apply), and mark everything clean.
+extension ModelContext {
+    public func save() throws {
+        guard hasChanges else { return }
+        guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }
+        try validate()
+        let inserts = inserted
+        let changes = Array(changed.values)
+        let deletes = Array(deleted.values)
+        try container.commit(author: author ?? "") { view in
+            try validateUnique(view, inserts: inserts, changes: changes)
+            return try encodeOperations(inserts: inserts, changes: changes, deletes: deletes)
+        }
+        // Committed: everything is clean now.
+        for model in inserts {
+            model.persistentBacking.state = .persistent
+            clear(model)
+        }
+        for model in changes { clear(model) }
+        for model in deletes {
+            let backing = model.persistentBacking
+            if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
+            clear(model)
+        }
+        inserted = []
+        changed = [:]
+        deleted = [:]
+        resetInsertedIDs()
+    }
+
+    private func clear(_ model: any PersistentModel) {
+        model.persistentBacking.attributeChanges = [:]
+        model.persistentBacking.relationshipChanges = [:]
+    }
+
+    // MARK: Validation
+
+    private func validate() throws {
+        for model in inserted + Array(changed.values) {
+            let backing = model.persistentBacking
+            if let (index, reason) = backing.encodingFailures.first, let entity = backing.entity {
+                throw ModelContextError.encodingFailed(entity: entity.name, attribute: entity.attributes[index].name, reason: reason)
+            }
+        }
+        for model in deleted.values {
+            guard let entity = model.persistentBacking.entity else { continue }
+            for relationship in entity.relationships where relationship.deleteRule == .deny {
+                let live = relationshipMembers(model, relationship).filter { $0.persistentBacking.state != .deleted }
+                if !live.isEmpty { throw ModelContextError.deleteDenied(model: model.persistentModelID, relationship: relationship.name) }
+            }
+        }
+        for model in inserted + Array(changed.values) {
+            guard let entity = model.persistentBacking.entity else { continue }
+            for relationship in entity.relationships where relationship.minimumCount != nil || relationship.maximumCount != nil {
+                let count = relationshipMembers(model, relationship).count
+                if count < (relationship.minimumCount ?? 0) || count > (relationship.maximumCount ?? .max) {
+                    throw ModelContextError.relationshipCountOutOfRange(
+                        model: model.persistentModelID, relationship: relationship.name, count: count,
+                        minimum: relationship.minimumCount, maximum: relationship.maximumCount)
+                }
+            }
+        }
+    }
+
+    private func relationshipMembers(_ model: any PersistentModel, _ relationship: Relationship) -> [any PersistentModel] {
+        let backing = model.persistentBacking
+        if relationship.isToMany { return backing.toMany(at: relationship.index) }
+        return backing.toOne(at: relationship.index).map { [$0] } ?? []
+    }
+
+    /// Unique values may not collide with another unsaved object or with a committed row.
+    private func validateUnique(_ view: GraphView, inserts: [any PersistentModel], changes: [any PersistentModel]) throws {
+        var claimed: [Int: [Int: [Value: UInt64]]] = [:]
+        for model in inserts + changes {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity else { continue }
+            for attribute in entity.attributes where attribute.isUnique {
+                guard backing.state == .inserted || backing.attributeChanges[attribute.index] != nil else { continue }
+                let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
+                if value == .null { continue }
+                if let other = claimed[entity.index]?[attribute.index]?[value], other != backing.row {
+                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
+                }
+                claimed[entity.index, default: [:]][attribute.index, default: [:]][value] = backing.row
+                if let owner = view.row(entity: entity.index, uniqueAttribute: attribute.index, value: value), owner != backing.row,
+                   !isDeletedOrChangedAway(entity: entity.index, row: owner, attribute: attribute.index, value: value) {
+                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
+                }
+            }
+        }
+    }
+
+    /// Whether the committed owner of a unique value gives it up in this same save.
+    private func isDeletedOrChangedAway(entity: Int, row: UInt64, attribute: Int, value: Value) -> Bool {
+        guard let owner = registeredObject(entity: entity, row: row) else { return false }
+        if owner.persistentBacking.state == .deleted { return true }
+        if let newValue = owner.persistentBacking.attributeChanges[attribute] { return newValue != value }
+        return false
+    }
+
+    // MARK: Encoding
+
+    /// Whether links of `relationship` are written from its side. Each pair is written from one
+    /// side only (the graph keeps the other in step): the to-many side when there is one, so the
+    /// order of a to-many is the order of its links; otherwise the side with the lower number.
+    func writesLinks(_ relationship: Relationship) -> Bool {
+        guard let inverse = inverseRelationship(of: relationship) else { return true }
+        if relationship.isToMany != inverse.isToMany { return relationship.isToMany }
+        return relationship.number <= inverse.number
+    }
+
+    private func encodeOperations(inserts: [any PersistentModel], changes: [any PersistentModel],
+                                  deletes: [any PersistentModel]) throws -> [LogOperation] {
+        var operations: [LogOperation] = []
+        operations.reserveCapacity(inserts.count * 2 + changes.count + deletes.count)
+        // Rows first, so every link names rows that exist.
+        for model in inserts {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity else { continue }
+            let values = entity.attributes.map { PropertyValue($0.number, backing.attributeChanges[$0.index] ?? $0.defaultValue) }
+            operations.append(.insert(entity: entity.number, row: backing.row, values: values))
+        }
+        for model in changes {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity, !backing.attributeChanges.isEmpty else { continue }
+            let values = backing.attributeChanges.sorted { $0.key < $1.key }.map { PropertyValue(entity.attributes[$0.key].number, $0.value) }
+            operations.append(.update(entity: entity.number, row: backing.row, values: values))
+        }
+        for model in inserts + changes {
+            encodeLinks(of: model, into: &operations)
+        }
+        for model in deletes {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity else { continue }
+            operations.append(.delete(entity: entity.number, row: backing.row))
+        }
+        return operations
+    }
+
+    private func encodeLinks(of model: any PersistentModel, into operations: inout [LogOperation]) {
+        let backing = model.persistentBacking
+        guard let entity = backing.entity else { return }
+        let isNew = backing.state == .inserted
+        for (index, change) in backing.relationshipChanges.sorted(by: { $0.key < $1.key }) {
+            let relationship = entity.relationships[index]
+            guard writesLinks(relationship) else { continue }
+            let number = relationship.number
+            func row(_ target: any PersistentModel) -> UInt64? {
+                let b = target.persistentBacking
+                return b.state == .deleted || b.row == 0 ? nil : b.row
+            }
+            switch change {
+            case let .toOne(target):
+                let committed = isNew ? nil : committedToOneRow(backing, relationship)
+                let newRow = target.flatMap(row)
+                if committed == newRow { continue }
+                if let committed { operations.append(.unlink(relationship: number, source: backing.row, target: committed)) }
+                if let newRow { operations.append(.link(relationship: number, source: backing.row, target: newRow)) }
+            case let .toMany(pending):
+                if let base = pending.base {
+                    // A whole new list: unlink what was there, link the new list in its order.
+                    if !isNew {
+                        for committed in committedToManyRows(backing, relationship) {
+                            operations.append(.unlink(relationship: number, source: backing.row, target: committed))
+                        }
+                    }
+                    for target in base { if let r = row(target) { operations.append(.link(relationship: number, source: backing.row, target: r)) } }
+                } else {
+                    let removed = pending.removed
+                    if !removed.isEmpty {
+                        for member in committedToMany(of: backing, relationship: index) where removed.contains(ObjectIdentifier(member)) {
+                            if member.persistentBacking.row > 0 {
+                                operations.append(.unlink(relationship: number, source: backing.row, target: member.persistentBacking.row))
+                            }
+                        }
+                    }
+                    for target in pending.added { if let r = row(target) { operations.append(.link(relationship: number, source: backing.row, target: r)) } }
+                }
+            }
+        }
+    }
+
+    private func committedToOneRow(_ backing: ModelBacking, _ relationship: Relationship) -> UInt64? {
+        graph.read { view in
+            view.isLive(entity: relationship.entityIndex, row: backing.row)
+                ? view.toOne(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index) : nil
+        }
+    }
+
+    private func committedToManyRows(_ backing: ModelBacking, _ relationship: Relationship) -> [UInt64] {
+        graph.read { view in
+            view.isLive(entity: relationship.entityIndex, row: backing.row)
+                ? view.toMany(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index).map(UInt64.init) : []
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+
+/// SwiftData's ModelContext on GraphStore: hands out model objects backed by committed rows
+/// (one object per identifier), tracks their changes, keeps inverses in step at once, and saves
+/// them as one transaction. Not Sendable: use one per thread or actor (`ModelActor`).
+public final class ModelContext {
+    public let container: ModelContainer
+    let schema: Schema
+    var graph: Graph { container.graph }
+
+    /// Objects of each entity by row, held weakly: a clean object lives as long as the app holds it.
+    private var registry: [[UInt64: WeakModel]]
+    /// Unsaved work, held strongly. Insertion order is kept for save.
+    var inserted: [any PersistentModel] = []
+    private var insertedIDs: Set<ObjectIdentifier> = []
+    var changed: [ObjectIdentifier: any PersistentModel] = [:]
+    var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+    /// Guards `registry` against merge notifications delivered from other threads.
+    let registryLock = NSLock()
+
+    /// The name recorded as the author of this context's transactions.
+    public var author: String?
+    /// Whether changes are saved without being asked (see Docs/guides/undo-and-autosave.md).
+    public var autosaveEnabled: Bool
+
+    public init(_ container: ModelContainer) {
+        self.container = container
+        self.schema = container.schema
+        registry = container.schema.entities.map { _ in [:] }
+        autosaveEnabled = false
+        container.register(self)
+    }
+
+    // MARK: The identity map
+
+    func entity(of model: any PersistentModel) -> Entity? {
+        model.persistentBacking.entity ?? schema.entity(for: type(of: model))
+    }
+
+    /// The one object for (entity, row) in this context, materialized on first use.
+    func object(entity: Int, row: UInt64) -> any PersistentModel {
+        registryLock.lock()
+        if let existing = registry[entity][row]?.object {
+            registryLock.unlock()
+            return existing
+        }
+        registryLock.unlock()
+        let description = schema.entities[entity]
+        let model = description.type.init()
+        let backing = model.persistentBacking
+        backing.context = self
+        backing.entity = description
+        backing.row = row
+        backing.state = .persistent
+        register(model, entity: entity, row: row)
+        return model
+    }
+
+    func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
+        registryLock.lock()
+        registry[entity][row] = WeakModel(model)
+        registryLock.unlock()
+    }
+
+    func unregister(entity: Int, row: UInt64) {
+        registryLock.lock()
+        registry[entity][row] = nil
+        registryLock.unlock()
+    }
+
+    /// The registered object for (entity, row), if this context has one alive.
+    func registeredObject(entity: Int, row: UInt64) -> (any PersistentModel)? {
+        registryLock.lock()
+        defer { registryLock.unlock() }
+        return registry[entity][row]?.object
+    }
+
+    /// The object for an identifier: registered, or materialized if the row is stored. Returns
+    /// nil when there is no such object (SwiftData's `model(for:)` returns a fault that crashes later).
+    public func model(for identifier: PersistentIdentifier) -> (any PersistentModel)? {
+        guard let entity = schema.entity(named: identifier.entityName), !identifier.isTemporary else {
+            return inserted.first { $0.persistentModelID == identifier }
+        }
+        if let registered = registeredObject(entity: entity.index, row: identifier.row) { return registered }
+        guard graph.read({ $0.isLive(entity: entity.index, row: identifier.row) }) else { return nil }
+        return object(entity: entity.index, row: identifier.row)
+    }
+
+    /// The object for an identifier only if this context already has it in memory.
+    public func registeredModel<T: PersistentModel>(for identifier: PersistentIdentifier) -> T? {
+        guard let entity = schema.entity(named: identifier.entityName) else { return nil }
+        if identifier.isTemporary { return inserted.first { $0.persistentModelID == identifier } as? T }
+        return registeredObject(entity: entity.index, row: identifier.row) as? T
+    }
+
+    // MARK: Unsaved work
+
+    public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+    public var insertedModelsArray: [any PersistentModel] { inserted }
+    public var changedModelsArray: [any PersistentModel] { Array(changed.values) }
+    public var deletedModelsArray: [any PersistentModel] { Array(deleted.values) }
+
+    func resetInsertedIDs() { insertedIDs = [] }
+
+    func markChanged(_ model: any PersistentModel) {
+        if model.persistentBacking.state == .persistent { changed[ObjectIdentifier(model)] = model }
+    }
+
+    /// Inserts a new object, and every unsaved object reachable from it through relationships.
+    public func insert<T: PersistentModel>(_ model: T) {
+        insertAny(model)
+    }
+
+    func insertAny(_ model: any PersistentModel) {
+        let backing = model.persistentBacking
+        if backing.context === self && backing.state != .deleted { return }
+        if backing.context != nil && backing.context !== self { return }  // managed elsewhere: SwiftData traps; we ignore
+        guard let entity = schema.entity(for: type(of: model)) else {
+            container.reportMisuse(ModelContextError.typeNotInSchema("\(type(of: model))"))
+            return
+        }
+        if backing.state == .deleted {
+            // Re-inserting an object deleted in this context undoes the delete.
+            deleted[ObjectIdentifier(model)] = nil
+            backing.state = backing.row > 0 && insertedIDs.contains(ObjectIdentifier(model)) ? .inserted : .persistent
+            return
+        }
+        backing.context = self
+        backing.entity = entity
+        backing.row = graph.reserveRow(entity: entity.index)
+        backing.state = .inserted
+        inserted.append(model)
+        insertedIDs.insert(ObjectIdentifier(model))
+        register(model, entity: entity.index, row: backing.row)
+        // Relationships set while unmanaged: insert their targets and put the inverses in step.
+        let pending = backing.relationshipChanges
+        backing.relationshipChanges = [:]
+        for (index, value) in pending.sorted(by: { $0.key < $1.key }) {
+            switch value {
+            case let .toOne(target): setToOne(target, at: index, of: model)
+            case let .toMany(list): setToMany(list.base ?? [], at: index, of: model)
+            }
+        }
+        // To-one relationships decoded by identifier.
+        let unresolved = backing.unresolvedToOne
+        backing.unresolvedToOne = [:]
+        for (index, identifier) in unresolved.sorted(by: { $0.key < $1.key }) {
+            if let target = self.model(for: identifier) { setToOne(target, at: index, of: model) }
+        }
+    }
+
+    /// Deletes an object, applying its relationships' delete rules (cascade deletes the related
+    /// objects; nullify removes it from their inverse; deny is checked when saving).
+    public func delete<T: PersistentModel>(_ model: T) {
+        deleteAny(model)
+    }
+
+    func deleteAny(_ model: any PersistentModel) {
+        let backing = model.persistentBacking
+        guard backing.context === self, backing.state != .deleted, let entity = backing.entity else { return }
+        let id = ObjectIdentifier(model)
+        if backing.state == .inserted {
+            inserted.removeAll { $0 === model }
+            insertedIDs.remove(id)
+            unregister(entity: entity.index, row: backing.row)
+        } else {
+            deleted[id] = model
+        }
+        changed[id] = nil
+        backing.state = .deleted
+        for relationship in entity.relationships {
+            let targets: [any PersistentModel] = relationship.isToMany ? backing.toMany(at: relationship.index)
+                : backing.toOne(at: relationship.index).map { [$0] } ?? []
+            switch relationship.deleteRule {
+            case .cascade:
+                for target in targets { deleteAny(target) }
+            case .nullify:
+                if let inverse = inverseRelationship(of: relationship) {
+                    for target in targets where target.persistentBacking.state != .deleted {
+                        removeFromSide(target, inverse, member: model)
+                    }
+                }
+            case .deny, .noAction:
+                break
+            }
+        }
+    }
+
+    /// Deletes every object of `type` that matches `predicate` (all of them when nil).
+    public func delete<T: PersistentModel>(model type: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        let descriptor = FetchDescriptor<T>(predicate: predicate)
+        for model in try fetch(descriptor) { delete(model) }
+    }
+
+    /// Discards every unsaved change: inserted objects leave the context, changed and deleted
+    /// ones return to their committed state.
+    public func rollback() {
+        for model in inserted {
+            let backing = model.persistentBacking
+            if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
+            backing.context = nil
+            backing.state = .unmanaged
+            backing.row = 0
+        }
+        let touched = Array(changed.values) + Array(deleted.values)
+        inserted = []
+        insertedIDs = []
+        changed = [:]
+        deleted = [:]
+        for model in touched {
+            let backing = model.persistentBacking
+            let names = backing.attributeChanges.keys.compactMap { backing.entity?.attributes[$0].name }
+                + backing.relationshipChanges.keys.compactMap { backing.entity?.relationships[$0].name }
+            backing.attributeChanges = [:]
+            backing.relationshipChanges = [:]
+            backing.state = .persistent
+            for name in names { model.persistentPropertyDidChange(named: name) }
+        }
+    }
+
+    /// Runs `body`, then saves; if `body` throws, rolls back and rethrows.
+    public func transaction(block body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            rollback()
+            throw error
+        }
+        try save()
+    }
+
+    /// Present for SwiftData compatibility: GraphStore applies changes (inverses, delete rules)
+    /// as they are made, so there is nothing left to process.
+    public func processPendingChanges() {}
+}
+
+final class WeakModel {
+    weak var object: (any PersistentModel)?
+    init(_ object: any PersistentModel) { self.object = object }
+}

@@ -1,0 +1,36 @@
+/// Why a context operation failed, naming the model and property involved.
+public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Two objects would share a unique value (only after upsert could not apply).
+    case uniqueConstraintViolation(entity: String, attribute: String, value: String)
+    /// A deny delete rule refused the delete: `model` still has members in `relationship`.
+    case deleteDenied(model: PersistentIdentifier, relationship: String)
+    /// A relationship has fewer or more members than its declared minimum or maximum.
+    case relationshipCountOutOfRange(model: PersistentIdentifier, relationship: String, count: Int, minimum: Int?, maximum: Int?)
+    /// The model type is not part of the container's schema.
+    case typeNotInSchema(String)
+    /// The container was opened read-only (`allowsSave: false`).
+    case readOnly
+    /// A value could not be encoded for storage.
+    case encodingFailed(entity: String, attribute: String, reason: String)
+    /// The context or a model was used from another thread or actor than its own.
+    case wrongThread(String)
+
+    public var description: String {
+        switch self {
+        case let .uniqueConstraintViolation(entity, attribute, value):
+            return "\(entity).\(attribute) must be unique, and \(value) is already used"
+        case let .deleteDenied(model, relationship):
+            return "cannot delete \(model): its \(relationship) relationship is not empty and its delete rule is deny"
+        case let .relationshipCountOutOfRange(model, relationship, count, minimum, maximum):
+            return "\(model).\(relationship) has \(count) members; allowed: \(minimum.map(String.init) ?? "0")...\(maximum.map(String.init) ?? "any")"
+        case let .typeNotInSchema(name):
+            return "\(name) is not part of the container's schema"
+        case .readOnly:
+            return "the container is read-only (allowsSave: false)"
+        case let .encodingFailed(entity, attribute, reason):
+            return "cannot store \(entity).\(attribute): \(reason)"
+        case let .wrongThread(detail):
+            return "a model context was used off its own thread or actor: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Observation
+
+/// What the engine needs of a model type. Declare models by subclassing `Model` from
+/// GraphStoreMacrosFree, which implements all of this; the engine knows no concrete model.
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
+    /// Creates an object with every property at its declared initial value (used to
+    /// materialize stored objects; your own initialisers call it).
+    init()
+    /// The engine's state for this object (context, row, unsaved changes).
+    var persistentBacking: ModelBacking { get }
+    /// The type's persistent properties, as declared.
+    static func entityDeclaration() throws -> EntityDeclaration
+    /// Called by the engine when it changes a property behind the object's back (a merged save,
+    /// inverse upkeep, rollback, undo), so observers of that property hear of it.
+    func persistentPropertyDidChange(named name: String)
+}
+
+extension PersistentModel {
+    /// The object's identifier: permanent once it is inserted into a context.
+    public var persistentModelID: PersistentIdentifier { persistentBacking.identifier(for: self) }
+
+    /// The context that manages the object, if it has been inserted or fetched.
+    public var modelContext: ModelContext? { persistentBacking.context }
+
+    /// Whether the object has been deleted in its context (saved or not).
+    public var isDeleted: Bool { persistentBacking.state == .deleted }
+
+    /// Whether the object has unsaved changes.
+    public var hasChanges: Bool {
+        persistentBacking.state == .inserted || !persistentBacking.attributeChanges.isEmpty
+            || !persistentBacking.relationshipChanges.isEmpty
+    }
+}

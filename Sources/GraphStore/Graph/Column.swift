@@ -1,0 +1,131 @@
+import Foundation
+
+/// One attribute's values for every row slot of an entity, stored by kind so that a million
+/// doubles take 8 MB, not a million boxed values. Optional attributes keep a null flag per slot.
+final class Column {
+    enum Storage {
+        case bools([Bool])
+        case ints([Int64])
+        case doubles([Double])
+        case strings([String])
+        case values([Value])
+    }
+
+    let type: AttributeType
+    private var bools: [Bool] = []
+    private var ints: [Int64] = []
+    private var doubles: [Double] = []
+    private var strings: [String] = []
+    private var values: [Value] = []
+    private var nulls: [Bool] = []
+    private let layout: Layout
+    let defaultValue: Value
+
+    private enum Layout { case bool, int, uint, double, float, date, string, value }
+
+    init(type: AttributeType, defaultValue: Value) {
+        self.type = type
+        self.defaultValue = defaultValue
+        switch type.kind {
+        case .bool: layout = .bool
+        case .int: layout = .int
+        case .uint: layout = .uint
+        case .double: layout = .double
+        case .float: layout = .float
+        case .date: layout = .date
+        case .string: layout = .string
+        default: layout = .value
+        }
+    }
+
+    var count: Int { nulls.count }
+
+    /// Adds slots up to `count`, holding the default value.
+    func grow(to newCount: Int) {
+        let extra = newCount - count
+        guard extra > 0 else { return }
+        nulls.append(contentsOf: repeatElement(true, count: extra))
+        switch layout {
+        case .bool: bools.append(contentsOf: repeatElement(false, count: extra))
+        case .int, .uint: ints.append(contentsOf: repeatElement(0, count: extra))
+        case .double, .float, .date: doubles.append(contentsOf: repeatElement(0, count: extra))
+        case .string: strings.append(contentsOf: repeatElement("", count: extra))
+        case .value: values.append(contentsOf: repeatElement(.null, count: extra))
+        }
+    }
+
+    func reserve(_ capacity: Int) {
+        nulls.reserveCapacity(capacity)
+        switch layout {
+        case .bool: bools.reserveCapacity(capacity)
+        case .int, .uint: ints.reserveCapacity(capacity)
+        case .double, .float, .date: doubles.reserveCapacity(capacity)
+        case .string: strings.reserveCapacity(capacity)
+        case .value: values.reserveCapacity(capacity)
+        }
+    }
+
+    func value(at slot: Int) -> Value {
+        if nulls[slot] { return .null }
+        switch layout {
+        case .bool: return .bool(bools[slot])
+        case .int: return .int(ints[slot])
+        case .uint: return .uint(UInt64(bitPattern: ints[slot]))
+        case .double: return .double(doubles[slot])
+        case .float: return .float(Float(doubles[slot]))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: doubles[slot]))
+        case .string: return .string(strings[slot])
+        case .value: return values[slot]
+        }
+    }
+
+    /// Stores `value`; a value of another shape than the column's is stored as-is in a boxed
+    /// column or, for typed columns, converted where lossless and otherwise kept as null.
+    func set(_ value: Value, at slot: Int) {
+        if value == .null {
+            nulls[slot] = true
+            switch layout {
+            case .string: strings[slot] = ""
+            case .value: values[slot] = .null
+            default: break
+            }
+            return
+        }
+        nulls[slot] = false
+        switch (layout, value) {
+        case let (.bool, .bool(v)): bools[slot] = v
+        case let (.int, .int(v)): ints[slot] = v
+        case let (.int, .uint(v)): ints[slot] = Int64(truncatingIfNeeded: v)
+        case let (.uint, .uint(v)): ints[slot] = Int64(bitPattern: v)
+        case let (.uint, .int(v)): ints[slot] = v
+        case let (.double, .double(v)): doubles[slot] = v
+        case let (.double, .float(v)): doubles[slot] = Double(v)
+        case let (.float, .float(v)): doubles[slot] = Double(v)
+        case let (.float, .double(v)): doubles[slot] = v
+        case let (.date, .date(v)): doubles[slot] = v.timeIntervalSinceReferenceDate
+        case let (.string, .string(v)): strings[slot] = v
+        case (.value, _): values[slot] = value
+        default: nulls[slot] = true
+        }
+    }
+
+    /// Frees a deleted row's heap storage.
+    func clear(_ slot: Int) { set(.null, at: slot) }
+
+    // Typed fast paths for queries and sorting.
+    func double(at slot: Int) -> Double? {
+        guard !nulls[slot] else { return nil }
+        switch layout {
+        case .double, .float, .date: return doubles[slot]
+        case .int: return Double(ints[slot])
+        default: return nil
+        }
+    }
+
+    func string(at slot: Int) -> String? {
+        guard !nulls[slot], layout == .string else { return nil }
+        return strings[slot]
+    }
+
+    func isNull(_ slot: Int) -> Bool { nulls[slot] }
+}

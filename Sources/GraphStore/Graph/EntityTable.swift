@@ -1,0 +1,153 @@
+/// The committed rows of one entity: a column per attribute, relationship targets by row, and
+/// the indexes. Row `r` lives in slot `r - 1`. Mutated only under the graph's write lock.
+final class EntityTable {
+    let entity: Entity
+    private(set) var live: [Bool] = []
+    private(set) var liveCount = 0
+    let columns: [Column]
+    /// By relationship position: the target row of a to-one (0 = none); empty for to-many.
+    var toOne: [[UInt32]]
+    /// By relationship position: the ordered target rows of a to-many; empty for to-one.
+    var toMany: [[[UInt32]]]
+    /// For relationships without an inverse: target row → source rows (the "inverse set").
+    var reverse: [[UInt32: [UInt32]]]
+    /// Unique attributes: value → row.
+    var unique: [Int: [Value: UInt32]] = [:]
+    /// Indexed attributes: value → rows, and the rows in value order.
+    var secondary: [Int: [Value: [UInt32]]] = [:]
+    var sorted: [Int: SortedIndex] = [:]
+    /// The highest row number ever applied.
+    private(set) var highestRow: UInt64 = 0
+
+    init(entity: Entity) {
+        self.entity = entity
+        columns = entity.attributes.map { Column(type: $0.type, defaultValue: $0.defaultValue) }
+        toOne = entity.relationships.map { _ in [] }
+        toMany = entity.relationships.map { _ in [] }
+        reverse = entity.relationships.map { _ in [:] }
+        for attribute in entity.attributes {
+            if attribute.isUnique { unique[attribute.index] = [:] }
+            if attribute.isIndexed {
+                secondary[attribute.index] = [:]
+                sorted[attribute.index] = SortedIndex()
+            }
+        }
+    }
+
+    var slotCount: Int { live.count }
+
+    func isLive(_ row: UInt64) -> Bool { row > 0 && row <= UInt64(live.count) && live[Int(row - 1)] }
+
+    /// All live rows, ascending.
+    var liveRows: [UInt64] {
+        var rows: [UInt64] = []
+        rows.reserveCapacity(liveCount)
+        for (slot, isLive) in live.enumerated() where isLive { rows.append(UInt64(slot + 1)) }
+        return rows
+    }
+
+    private func grow(to slots: Int) {
+        guard slots > live.count else { return }
+        let extra = slots - live.count
+        live.append(contentsOf: repeatElement(false, count: extra))
+        for column in columns { column.grow(to: slots) }
+        for r in entity.relationships {
+            if r.isToMany {
+                toMany[r.index].append(contentsOf: repeatElement([], count: extra))
+            } else {
+                toOne[r.index].append(contentsOf: repeatElement(0, count: extra))
+            }
+        }
+    }
+
+    /// Makes room for `additional` more rows without repeated reallocation (bulk loads).
+    func reserve(additional: Int) {
+        let capacity = live.count + additional
+        live.reserveCapacity(capacity)
+        for column in columns { column.reserve(capacity) }
+        for r in entity.relationships {
+            if r.isToMany { toMany[r.index].reserveCapacity(capacity) } else { toOne[r.index].reserveCapacity(capacity) }
+        }
+    }
+
+    // MARK: Rows
+
+    func insert(row: UInt64, values: [(Int, Value)], bulk: Bool) {
+        let slot = Int(row - 1)
+        grow(to: slot + 1)
+        if live[slot] { removeFromIndexes(row: row, bulk: bulk) }
+        if !live[slot] { liveCount += 1 }
+        live[slot] = true
+        highestRow = max(highestRow, row)
+        for (i, column) in columns.enumerated() { column.set(entity.attributes[i].defaultValue, at: slot) }
+        for (index, value) in values { columns[index].set(value, at: slot) }
+        addToIndexes(row: row, bulk: bulk)
+    }
+
+    func update(row: UInt64, values: [(Int, Value)], bulk: Bool) {
+        guard isLive(row) else { return }
+        let slot = Int(row - 1)
+        for (index, value) in values {
+            let old = columns[index].value(at: slot)
+            if old == value { continue }
+            removeFromIndex(index, row: row, oldValue: old, bulk: bulk)
+            columns[index].set(value, at: slot)
+            addToIndex(index, row: row, bulk: bulk)
+        }
+    }
+
+    /// Removes a row from the columns and indexes (relationships are detached by the graph first).
+    func delete(row: UInt64, bulk: Bool) {
+        guard isLive(row) else { return }
+        removeFromIndexes(row: row, bulk: bulk)
+        let slot = Int(row - 1)
+        live[slot] = false
+        liveCount -= 1
+        for column in columns { column.clear(slot) }
+    }
+
+    func value(row: UInt64, attribute: Int) -> Value {
+        columns[attribute].value(at: Int(row - 1))
+    }
+
+    // MARK: Indexes
+
+    private func addToIndexes(row: UInt64, bulk: Bool) {
+        for index in unique.keys { addToIndex(index, row: row, bulk: bulk) }
+        for index in secondary.keys where unique[index] == nil { addToIndex(index, row: row, bulk: bulk) }
+    }
+
+    private func removeFromIndexes(row: UInt64, bulk: Bool) {
+        let slot = Int(row - 1)
+        var indexes = Set(unique.keys)
+        indexes.formUnion(secondary.keys)
+        for index in indexes { removeFromIndex(index, row: row, oldValue: columns[index].value(at: slot), bulk: bulk) }
+    }
+
+    private func addToIndex(_ index: Int, row: UInt64, bulk: Bool) {
+        let value = columns[index].value(at: Int(row - 1))
+        let r = UInt32(row)
+        if unique[index] != nil, value != .null { unique[index]![value] = r }
+        if secondary[index] != nil {
+            secondary[index]![value, default: []].append(r)
+            if bulk { sorted[index]!.markStale() } else { sorted[index]!.insert(r, column: columns[index]) }
+        }
+    }
+
+    private func removeFromIndex(_ index: Int, row: UInt64, oldValue: Value, bulk: Bool) {
+        let r = UInt32(row)
+        if unique[index] != nil, unique[index]![oldValue] == r { unique[index]![oldValue] = nil }
+        if secondary[index] != nil {
+            if var rows = secondary[index]![oldValue], let i = rows.firstIndex(of: r) {
+                rows.remove(at: i)
+                secondary[index]![oldValue] = rows.isEmpty ? nil : rows
+            }
+            if bulk { sorted[index]!.markStale() } else { sorted[index]!.remove(r, oldValue: oldValue, column: columns[index]) }
+        }
+    }
+
+    /// Brings stale sorted indexes up to date (after a bulk transaction, under the write lock).
+    func refreshSortedIndexes() {
+        for (index, sortedIndex) in sorted { sortedIndex.rebuildIfStale(column: columns[index], live: live) }
+    }
+}

@@ -1,0 +1,189 @@
+import Synchronization
+
+/// The committed object graph in memory: every entity's rows, relationships both ways, and the
+/// indexes. A transaction is applied under the write lock, so readers (any number, side by side)
+/// see it entirely or not at all.
+public final class Graph: @unchecked Sendable {
+    // `tables` and `lastTransaction` are guarded by `lock`; `schema` and the numbering never change.
+    public let schema: Schema
+    private let lock = ReadWriteLock()
+    private var tables: [EntityTable]
+    private var committed: UInt64 = 0
+    private let entityByNumber: [EntityNumber: Int]
+    private let attributeByNumber: [PropertyNumber: (entity: Int, index: Int)]
+    private let relationshipByNumber: [PropertyNumber: (entity: Int, index: Int)]
+    /// The next row number to hand out, per entity (reserved at insert, so identifiers are permanent at once).
+    private let nextRows: Mutex<[UInt64]>
+
+    public init(schema: Schema) {
+        self.schema = schema
+        tables = schema.entities.map(EntityTable.init(entity:))
+        entityByNumber = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.number, $0.index) })
+        var attributes: [PropertyNumber: (Int, Int)] = [:]
+        var relationships: [PropertyNumber: (Int, Int)] = [:]
+        for entity in schema.entities {
+            for a in entity.attributes { attributes[a.number] = (entity.index, a.index) }
+            for r in entity.relationships { relationships[r.number] = (entity.index, r.index) }
+        }
+        attributeByNumber = attributes
+        relationshipByNumber = relationships
+        nextRows = Mutex(schema.entities.map { _ in 1 })
+    }
+
+    /// The number of the last transaction applied.
+    public var lastTransaction: UInt64 { lock.withReadLock { committed } }
+
+    /// Hands out a fresh row number for a new object of `entity`.
+    func reserveRow(entity: Int) -> UInt64 {
+        nextRows.withLock { rows in
+            defer { rows[entity] += 1 }
+            return rows[entity]
+        }
+    }
+
+    /// Reads the graph under the read lock.
+    func read<R>(_ body: (GraphView) throws -> R) rethrows -> R {
+        try lock.withReadLock { try body(GraphView(tables: tables, lastTransaction: committed)) }
+    }
+
+    // MARK: Applying transactions
+
+    /// Applies a committed transaction atomically. Operations naming numbers this schema does not
+    /// know (properties removed from the models) are skipped.
+    public func apply(_ transaction: LogTransaction) {
+        apply(transaction.operations, number: transaction.number)
+    }
+
+    func apply(_ operations: [LogOperation], number: UInt64) {
+        let bulk = operations.count > SortedIndex.patchLimit
+        lock.withWriteLock {
+            if bulk { reserveForInserts(operations) }
+            for operation in operations { apply(operation, bulk: bulk) }
+            if bulk { for table in tables { table.refreshSortedIndexes() } }
+            committed = max(committed, number)
+        }
+        // Keep row reservation ahead of every applied row.
+        nextRows.withLock { rows in
+            for (i, table) in tables.enumerated() { rows[i] = max(rows[i], table.highestRow + 1) }
+        }
+    }
+
+    private func reserveForInserts(_ operations: [LogOperation]) {
+        var counts: [Int: Int] = [:]
+        for case let .insert(entity, _, _) in operations { if let e = entityByNumber[entity] { counts[e, default: 0] += 1 } }
+        for (e, count) in counts { tables[e].reserve(additional: count) }
+    }
+
+    private func mapValues(_ values: [PropertyValue], entity: Int) -> [(Int, Value)] {
+        values.compactMap { pv in
+            guard let target = attributeByNumber[pv.property], target.entity == entity else { return nil }
+            return (target.index, pv.value)
+        }
+    }
+
+    private func apply(_ operation: LogOperation, bulk: Bool) {
+        switch operation {
+        case let .insert(entityNumber, row, values):
+            guard let e = entityByNumber[entityNumber] else { return }
+            tables[e].insert(row: row, values: mapValues(values, entity: e), bulk: bulk)
+        case let .update(entityNumber, row, values):
+            guard let e = entityByNumber[entityNumber] else { return }
+            tables[e].update(row: row, values: mapValues(values, entity: e), bulk: bulk)
+        case let .delete(entityNumber, row):
+            guard let e = entityByNumber[entityNumber], tables[e].isLive(row) else { return }
+            detachAll(entity: e, row: row)
+            tables[e].delete(row: row, bulk: bulk)
+        case let .link(number, source, target):
+            guard let (e, r) = relationshipByNumber[number] else { return }
+            link(schema.entities[e].relationships[r], source: source, target: target)
+        case let .unlink(number, source, target):
+            guard let (e, r) = relationshipByNumber[number] else { return }
+            unlink(schema.entities[e].relationships[r], source: source, target: target)
+        case .schema:
+            break  // schema records are read by the container before the graph exists
+        }
+    }
+
+    // MARK: Relationships, kept in step on both sides
+
+    private func link(_ relationship: Relationship, source: UInt64, target: UInt64) {
+        let sourceTable = tables[relationship.entityIndex], targetTable = tables[relationship.targetIndex]
+        guard sourceTable.isLive(source), targetTable.isLive(target) else { return }
+        attachOneSide(relationship, source: source, target: target)
+        if let inverse = relationship.inverse {
+            attachOneSide(schema.entities[inverse.entity].relationships[inverse.relationship], source: target, target: source)
+        } else {
+            sourceTable.reverse[relationship.index][UInt32(target), default: []].append(UInt32(source))
+        }
+    }
+
+    private func unlink(_ relationship: Relationship, source: UInt64, target: UInt64) {
+        detachOneSide(relationship, source: source, target: target)
+        if let inverse = relationship.inverse {
+            detachOneSide(schema.entities[inverse.entity].relationships[inverse.relationship], source: target, target: source)
+        } else {
+            removeReverse(relationship, source: source, target: target)
+        }
+    }
+
+    /// Points `source`'s side of `relationship` at `target`. A to-one that pointed elsewhere is
+    /// moved: the old target loses `source` from its side.
+    private func attachOneSide(_ relationship: Relationship, source: UInt64, target: UInt64) {
+        let table = tables[relationship.entityIndex]
+        let slot = Int(source - 1)
+        if relationship.isToMany {
+            table.toMany[relationship.index][slot].append(UInt32(target))
+        } else {
+            let old = UInt64(table.toOne[relationship.index][slot])
+            if old == target { return }
+            if old != 0 {
+                if let inverse = relationship.inverse {
+                    detachOneSide(schema.entities[inverse.entity].relationships[inverse.relationship], source: old, target: source)
+                } else {
+                    removeReverse(relationship, source: source, target: old)
+                }
+            }
+            table.toOne[relationship.index][slot] = UInt32(target)
+        }
+    }
+
+    private func detachOneSide(_ relationship: Relationship, source: UInt64, target: UInt64) {
+        let table = tables[relationship.entityIndex]
+        guard source > 0, Int(source) <= table.slotCount else { return }
+        let slot = Int(source - 1)
+        if relationship.isToMany {
+            if let i = table.toMany[relationship.index][slot].firstIndex(of: UInt32(target)) {
+                table.toMany[relationship.index][slot].remove(at: i)
+            }
+        } else if table.toOne[relationship.index][slot] == UInt32(target) {
+            table.toOne[relationship.index][slot] = 0
+        }
+    }
+
+    private func removeReverse(_ relationship: Relationship, source: UInt64, target: UInt64) {
+        let table = tables[relationship.entityIndex]
+        guard var sources = table.reverse[relationship.index][UInt32(target)],
+              let i = sources.firstIndex(of: UInt32(source)) else { return }
+        sources.remove(at: i)
+        table.reverse[relationship.index][UInt32(target)] = sources.isEmpty ? nil : sources
+    }
+
+    /// Before a row is deleted: unlink it from everything, on both sides, whatever the log said.
+    private func detachAll(entity e: Int, row: UInt64) {
+        let table = tables[e]
+        let slot = Int(row - 1)
+        for relationship in schema.entities[e].relationships {
+            let targets: [UInt32] = relationship.isToMany ? table.toMany[relationship.index][slot]
+                : (table.toOne[relationship.index][slot] == 0 ? [] : [table.toOne[relationship.index][slot]])
+            for target in targets { unlink(relationship, source: row, target: UInt64(target)) }
+        }
+        // One-way relationships of other entities that point at this row.
+        for other in schema.entities {
+            for relationship in other.relationships where relationship.targetIndex == e && relationship.inverse == nil {
+                for source in tables[other.index].reverse[relationship.index][UInt32(row)] ?? [] {
+                    unlink(relationship, source: UInt64(source), target: row)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Many readers or one writer (pthread_rwlock): readers of the graph run side by side and
+/// never see a transaction half applied.
+final class ReadWriteLock: @unchecked Sendable {
+    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
+
+    init() {
+        lock = .allocate(capacity: 1)
+        pthread_rwlock_init(lock, nil)
+    }
+
+    deinit {
+        pthread_rwlock_destroy(lock)
+        lock.deallocate()
+    }
+
+    func withReadLock<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_rwlock_rdlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return try body()
+    }
+
+    func withWriteLock<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_rwlock_wrlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return try body()
+    }
+}

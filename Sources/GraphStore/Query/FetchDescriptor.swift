@@ -1,0 +1,24 @@
+import Foundation
+
+/// What to fetch: SwiftData's FetchDescriptor, with the same names and defaults.
+public struct FetchDescriptor<T: PersistentModel> {
+    public var predicate: Predicate<T>?
+    public var sortBy: [SortDescriptor<T>]
+    public var fetchLimit: Int?
+    public var fetchOffset: Int?
+    /// Whether unsaved inserts, changes and deletes of the context count (default true, as in SwiftData).
+    public var includePendingChanges: Bool
+    /// Accepted for compatibility. Every attribute of a row is in memory already, so there is
+    /// nothing to leave out; see Docs/guides/fetching.md.
+    public var propertiesToFetch: [PartialKeyPath<T>]
+    /// Accepted for compatibility. Relationships are in memory already, so prefetching is free.
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>]
+
+    public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
+        self.predicate = predicate
+        self.sortBy = sortBy
+        self.includePendingChanges = true
+        self.propertiesToFetch = []
+        self.relationshipKeyPathsForPrefetching = []
+    }
+}

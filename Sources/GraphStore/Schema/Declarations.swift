@@ -1,0 +1,88 @@
+/// What to do with related objects when an object is deleted (SwiftData's `Schema.Relationship.DeleteRule`).
+public enum DeleteRule: String, Sendable, Codable, CaseIterable {
+    /// Remove the deleted object from the related objects' inverse (the default).
+    case nullify
+    /// Delete the related objects too.
+    case cascade
+    /// Refuse the delete (save throws) while any related object remains.
+    case deny
+    /// Leave the related objects as they are.
+    case noAction
+}
+
+/// Attribute options, as SwiftData spells them, plus `.indexed`.
+public struct AttributeOptions: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// One object per value: inserting another with the same value updates the existing one (upsert).
+    public static let unique = AttributeOptions(rawValue: 1 << 0)
+    /// Kept in a hash index and a sorted index, for equality, IN, ranges and order.
+    public static let indexed = AttributeOptions(rawValue: 1 << 1)
+    /// Data kept in a blob file beside the log rather than inline.
+    public static let externalStorage = AttributeOptions(rawValue: 1 << 2)
+}
+
+/// An attribute as a model type declares it; the declaring layer (GraphStoreMacrosFree) produces these.
+public struct AttributeDeclaration: Sendable {
+    public var name: String
+    public var type: AttributeType
+    public var options: AttributeOptions
+    public var originalName: String?
+    /// The value a new object starts with (the property's initial value).
+    public var defaultValue: Value
+
+    public init(name: String, type: AttributeType, options: AttributeOptions, originalName: String?, defaultValue: Value) {
+        self.name = name
+        self.type = type
+        self.options = options
+        self.originalName = originalName
+        self.defaultValue = defaultValue
+    }
+}
+
+/// A relationship as a model type declares it.
+public struct RelationshipDeclaration: @unchecked Sendable {
+    public var name: String
+    public var target: any PersistentModel.Type
+    public var isToMany: Bool
+    public var deleteRule: DeleteRule
+    /// The other side, as a key path on `target`, when declared.
+    public var inverse: AnyKeyPath?
+    public var minimumCount: Int?
+    public var maximumCount: Int?
+    public var originalName: String?
+
+    public init(name: String, target: any PersistentModel.Type, isToMany: Bool, deleteRule: DeleteRule, inverse: AnyKeyPath?,
+                minimumCount: Int?, maximumCount: Int?, originalName: String?) {
+        self.name = name
+        self.target = target
+        self.isToMany = isToMany
+        self.deleteRule = deleteRule
+        self.inverse = inverse
+        self.minimumCount = minimumCount
+        self.maximumCount = maximumCount
+        self.originalName = originalName
+    }
+}
+
+/// An entity as a model type declares it, with a way to name the property a key path reads.
+public struct EntityDeclaration: @unchecked Sendable {
+    public var name: String
+    public var originalName: String?
+    public var type: any PersistentModel.Type
+    public var attributes: [AttributeDeclaration]
+    public var relationships: [RelationshipDeclaration]
+    /// The persistent property a key path on this type reads, by name; nil for anything else.
+    public var propertyName: (AnyKeyPath) -> String?
+
+    public init(name: String, originalName: String? = nil, type: any PersistentModel.Type, attributes: [AttributeDeclaration],
+                relationships: [RelationshipDeclaration], propertyName: @escaping (AnyKeyPath) -> String?) {
+        self.name = name
+        self.originalName = originalName
+        self.type = type
+        self.attributes = attributes
+        self.relationships = relationships
+        self.propertyName = propertyName
+    }
+}

@@ -1,0 +1,124 @@
+/// Builds the resolved `Schema` from the models' declarations: collects the types reachable
+/// through relationships, pairs inverses (declared, or inferred where unambiguous), and numbers
+/// everything in declaration order. Numbers are deterministic, so an unchanged schema numbers
+/// the same way every time; the store's schema records map older numberings (`LogTranslator`).
+enum SchemaBuilder {
+    static func build(types: [any PersistentModel.Type]) throws -> Schema {
+        let declarations = try collect(types)
+        let inverses = try pairInverses(declarations)
+        let indexByName = Dictionary(uniqueKeysWithValues: declarations.enumerated().map { ($1.name, $0) })
+
+        var nextProperty: PropertyNumber = 1
+        func number() -> PropertyNumber {
+            defer { nextProperty += 1 }
+            return nextProperty
+        }
+        var entities: [Entity] = []
+        for (entityIndex, declaration) in declarations.enumerated() {
+            let entityNumber = EntityNumber(entityIndex + 1)
+            var attributes: [Attribute] = []
+            for (i, a) in declaration.attributes.enumerated() {
+                attributes.append(Attribute(name: a.name, index: i, number: number(), type: a.type, options: a.options,
+                                            originalName: a.originalName, defaultValue: a.defaultValue))
+            }
+            var relationships: [Relationship] = []
+            for (i, r) in declaration.relationships.enumerated() {
+                let n = number()
+                let targetName = try entityName(of: r.target)
+                let inverse = inverses[RelationshipReference(entity: entityIndex, relationship: i)]
+                relationships.append(Relationship(
+                    name: r.name, index: i, number: n, entityIndex: entityIndex, targetIndex: indexByName[targetName]!,
+                    targetName: targetName, isToMany: r.isToMany, deleteRule: r.deleteRule, inverse: inverse,
+                    inverseName: inverse.map { declarations[$0.entity].relationships[$0.relationship].name },
+                    minimumCount: r.minimumCount, maximumCount: r.maximumCount, originalName: r.originalName))
+            }
+            entities.append(Entity(name: declaration.name, index: entityIndex, number: entityNumber, type: declaration.type,
+                                   attributes: attributes, relationships: relationships, originalName: declaration.originalName,
+                                   propertyNamer: declaration.propertyName))
+        }
+        return Schema(entities: entities, nextEntityNumber: EntityNumber(entities.count + 1), nextPropertyNumber: nextProperty)
+    }
+
+    static func entityName(of type: any PersistentModel.Type) throws -> String {
+        try type.entityDeclaration().name
+    }
+
+    /// The declarations of `types` and of every type reachable through their relationships, in a stable order.
+    static func collect(_ types: [any PersistentModel.Type]) throws -> [EntityDeclaration] {
+        var result: [EntityDeclaration] = []
+        var seen: Set<ObjectIdentifier> = []
+        var names: Set<String> = []
+        var queue = types
+        while !queue.isEmpty {
+            let type = queue.removeFirst()
+            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
+            let declaration = try type.entityDeclaration()
+            guard names.insert(declaration.name).inserted else { throw SchemaError.duplicateEntity(name: declaration.name) }
+            guard !declaration.attributes.isEmpty || !declaration.relationships.isEmpty else {
+                throw SchemaError.noPersistentProperties(entity: declaration.name)
+            }
+            result.append(declaration)
+            queue.append(contentsOf: declaration.relationships.map(\.target))
+        }
+        return result
+    }
+
+    /// Pairs every relationship with its inverse: declared ones first (from either side), then
+    /// inferred where each side has exactly one unpaired relationship to the other.
+    static func pairInverses(_ declarations: [EntityDeclaration]) throws -> [RelationshipReference: RelationshipReference] {
+        let indexByType = Dictionary(uniqueKeysWithValues: declarations.enumerated().map { (ObjectIdentifier($1.type), $0) })
+        var pairs: [RelationshipReference: RelationshipReference] = [:]
+        func target(_ r: RelationshipDeclaration) -> Int { indexByType[ObjectIdentifier(r.target)]! }
+
+        for (e, declaration) in declarations.enumerated() {
+            for (i, r) in declaration.relationships.enumerated() {
+                guard let keyPath = r.inverse else { continue }
+                let t = target(r)
+                let here = RelationshipReference(entity: e, relationship: i)
+                guard let name = declarations[t].propertyName(keyPath),
+                      let j = declarations[t].relationships.firstIndex(where: { $0.name == name }) else {
+                    throw SchemaError.invalidInverse(entity: declaration.name, relationship: r.name,
+                                                     reason: "\(keyPath) is not a relationship of \(declarations[t].name)")
+                }
+                let there = RelationshipReference(entity: t, relationship: j)
+                guard target(declarations[t].relationships[j]) == e else {
+                    throw SchemaError.invalidInverse(entity: declaration.name, relationship: r.name,
+                                                     reason: "\(declarations[t].name).\(name) does not point back to \(declaration.name)")
+                }
+                if let existing = pairs[here], existing != there {
+                    throw SchemaError.invalidInverse(entity: declaration.name, relationship: r.name, reason: "declared with two different inverses")
+                }
+                if let existing = pairs[there], existing != here {
+                    throw SchemaError.invalidInverse(entity: declaration.name, relationship: r.name,
+                                                     reason: "\(declarations[t].name).\(name) is already the inverse of another relationship")
+                }
+                pairs[here] = there
+                pairs[there] = here
+            }
+        }
+
+        for (e, declaration) in declarations.enumerated() {
+            for (i, r) in declaration.relationships.enumerated() {
+                let here = RelationshipReference(entity: e, relationship: i)
+                guard pairs[here] == nil else { continue }
+                let t = target(r)
+                if t == e { continue }  // self-relationships pair only when declared
+                let mine = declaration.relationships.indices.filter {
+                    target(declaration.relationships[$0]) == t && pairs[RelationshipReference(entity: e, relationship: $0)] == nil
+                }
+                let theirs = declarations[t].relationships.indices.filter {
+                    target(declarations[t].relationships[$0]) == e && pairs[RelationshipReference(entity: t, relationship: $0)] == nil
+                }
+                if theirs.isEmpty { continue }  // a one-way relationship
+                guard mine.count == 1, theirs.count == 1 else {
+                    let candidates = theirs.map { "\(declarations[t].name).\(declarations[t].relationships[$0].name)" }
+                    throw SchemaError.ambiguousInverse(entity: declaration.name, relationship: r.name, candidates: candidates)
+                }
+                let there = RelationshipReference(entity: t, relationship: theirs[0])
+                pairs[here] = there
+                pairs[there] = here
+            }
+        }
+        return pairs
+    }
+}

@@ -1,0 +1,52 @@
+/// The stored shape of an attribute: what the schema records and the graph keeps columns of.
+public indirect enum StorageKind: Hashable, Sendable, CustomStringConvertible {
+    case bool
+    /// Signed integers of the given bit width (Int is 64).
+    case int(bits: Int)
+    /// Unsigned integers of the given bit width (UInt is 64).
+    case uint(bits: Int)
+    case double
+    case float
+    case string
+    case date
+    case data
+    case uuid
+    case url
+    case decimal
+    /// A Codable type, stored as its JSON encoding (the type name is recorded for diagnostics).
+    case codable(typeName: String)
+    case array(StorageKind)
+    case dictionary(StorageKind)
+
+    public var description: String {
+        switch self {
+        case .bool: return "Bool"
+        case let .int(bits): return bits == 64 ? "Int" : "Int\(bits)"
+        case let .uint(bits): return bits == 64 ? "UInt" : "UInt\(bits)"
+        case .double: return "Double"
+        case .float: return "Float"
+        case .string: return "String"
+        case .date: return "Date"
+        case .data: return "Data"
+        case .uuid: return "UUID"
+        case .url: return "URL"
+        case .decimal: return "Decimal"
+        case let .codable(name): return "Codable(\(name))"
+        case let .array(element): return "[\(element)]"
+        case let .dictionary(value): return "[String: \(value)]"
+        }
+    }
+}
+
+/// An attribute's declared type: its stored shape and whether it may be nil.
+public struct AttributeType: Hashable, Sendable, CustomStringConvertible {
+    public var kind: StorageKind
+    public var isOptional: Bool
+
+    public init(kind: StorageKind, isOptional: Bool) {
+        self.kind = kind
+        self.isOptional = isOptional
+    }
+
+    public var description: String { isOptional ? "\(kind)?" : "\(kind)" }
+}

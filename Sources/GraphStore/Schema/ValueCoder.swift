@@ -1,0 +1,87 @@
+import Foundation
+
+/// Converts one Swift type to and from `Value`: chosen once per property from what the type
+/// offers — `Storable` (native), `RawRepresentable` (its raw value), or `Codable` (JSON bytes).
+/// A type with none of these has no coder, which schema discovery reports as an error.
+public struct ValueCoder<T> {
+    public let type: AttributeType
+    public let encode: (T) throws -> Value
+    public let decode: (Value) throws -> T
+
+    public init(type: AttributeType, encode: @escaping (T) throws -> Value, decode: @escaping (Value) throws -> T) {
+        self.type = type
+        self.encode = encode
+        self.decode = decode
+    }
+}
+
+extension ValueCoder where T: Storable {
+    public static var storable: ValueCoder {
+        ValueCoder(type: T.storageType, encode: { $0.storedValue }, decode: { try T(storedValue: $0) })
+    }
+}
+
+extension ValueCoder where T: RawRepresentable, T.RawValue: Storable {
+    public static var rawRepresentable: ValueCoder {
+        ValueCoder(type: T.RawValue.storageType, encode: { $0.rawValue.storedValue }, decode: { value in
+            let raw = try T.RawValue(storedValue: value)
+            guard let result = T(rawValue: raw) else {
+                throw ValueConversionError(expected: "a raw value of \(T.self)", found: value)
+            }
+            return result
+        })
+    }
+}
+
+/// Optional of a RawRepresentable (an optional enum).
+public protocol OptionalRawRepresentable {
+    associatedtype WrappedRaw: RawRepresentable where WrappedRaw.RawValue: Storable
+    init(wrapped: WrappedRaw?)
+    var wrapped: WrappedRaw? { get }
+}
+
+extension Optional: OptionalRawRepresentable where Wrapped: RawRepresentable, Wrapped.RawValue: Storable {
+    public init(wrapped: Wrapped?) { self = wrapped }
+    public var wrapped: Wrapped? { self }
+}
+
+extension ValueCoder where T: OptionalRawRepresentable {
+    public static var optionalRawRepresentable: ValueCoder {
+        let inner = ValueCoder<T.WrappedRaw>.rawRepresentable
+        return ValueCoder(type: AttributeType(kind: inner.type.kind, isOptional: true), encode: { value in
+            try value.wrapped.map(inner.encode) ?? .null
+        }, decode: { value in
+            value == .null ? T(wrapped: nil) : T(wrapped: try inner.decode(value))
+        })
+    }
+}
+
+/// Marks Optional so a Codable coder can tell an optional type and encode nil as `.null`.
+public protocol AnyOptional {
+    static var wrappedTypeName: String { get }
+    var isNil: Bool { get }
+    static var nilValue: Self { get }
+}
+
+extension Optional: AnyOptional {
+    public static var wrappedTypeName: String { String(describing: Wrapped.self) }
+    public var isNil: Bool { self == nil }
+    public static var nilValue: Self { nil }
+}
+
+extension ValueCoder where T: Codable {
+    public static var codable: ValueCoder {
+        let optional = T.self as? any AnyOptional.Type
+        let name = optional?.wrappedTypeName ?? String(describing: T.self)
+        return ValueCoder(type: AttributeType(kind: .codable(typeName: name), isOptional: optional != nil), encode: { value in
+            if let optional = value as? any AnyOptional, optional.isNil { return .null }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return .data(try encoder.encode(value))
+        }, decode: { value in
+            if value == .null, let optional = T.self as? any AnyOptional.Type { return optional.nilValue as! T }
+            guard case let .data(json) = value else { throw ValueConversionError(expected: "JSON of \(name)", found: value) }
+            return try JSONDecoder().decode(T.self, from: json)
+        })
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Observation
+
+/// A stored property of a model: `@Attribute var name: String = ""`, with options as in
+/// SwiftData (`@Attribute(.unique) var icao: String = ""`, `.indexed`, `.externalStorage`) and
+/// `originalName:` for renames. The type may be any `Storable` type, a RawRepresentable (stored
+/// as its raw value), or any Codable type (stored as JSON); anything else is a schema error
+/// when the container is created.
+@propertyWrapper
+public struct Attribute<Value>: AttributeWrapper {
+    var slot = -1
+    let initialValue: Value
+    let coder: ValueCoder<Value>?
+    let options: AttributeOptions
+    let originalName: String?
+
+    init(initialValue: Value, coder: ValueCoder<Value>?, options: [AttributeOptions], originalName: String?) {
+        self.initialValue = initialValue
+        self.coder = coder
+        self.options = options.reduce(into: []) { $0.formUnion($1) }
+        self.originalName = originalName
+    }
+
+    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable {
+        self.init(initialValue: wrappedValue, coder: .storable, options: options, originalName: originalName)
+    }
+
+    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable & Codable {
+        self.init(initialValue: wrappedValue, coder: .storable, options: options, originalName: originalName)
+    }
+
+    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
+        where Value: RawRepresentable, Value.RawValue: Storable {
+        self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: options, originalName: originalName)
+    }
+
+    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
+        where Value: RawRepresentable & Codable, Value.RawValue: Storable {
+        self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: options, originalName: originalName)
+    }
+
+    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: OptionalRawRepresentable {
+        self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: options, originalName: originalName)
+    }
+
+    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
+        where Value: OptionalRawRepresentable & Codable {
+        self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: options, originalName: originalName)
+    }
+
+    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Codable {
+        self.init(initialValue: wrappedValue, coder: .codable, options: options, originalName: originalName)
+    }
+
+    /// Any other type compiles, and is refused by name when the container is created.
+    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) {
+        self.init(initialValue: wrappedValue, coder: nil, options: options, originalName: originalName)
+    }
+
+    @available(*, unavailable, message: "@Attribute is only available on Model subclasses")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    func declaration(name: String, entity: String) throws -> AttributeDeclaration {
+        guard let coder else { throw SchemaError.unsupportedType(entity: entity, property: name, type: "\(Value.self)") }
+        let defaultValue: GraphStore.Value
+        do { defaultValue = try coder.encode(initialValue) } catch {
+            throw SchemaError.unsupportedType(entity: entity, property: name, type: "\(Value.self) (its initial value does not encode: \(error))")
+        }
+        return AttributeDeclaration(name: name, type: coder.type, options: options, originalName: originalName, defaultValue: defaultValue)
+    }
+
+    static func resolveSlot<M: Model>(_ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
+                                      _ storage: ReferenceWritableKeyPath<M, Self>) -> Int {
+        let slot = instance[keyPath: storage].slot
+        if slot >= 0 { return slot }
+        let resolved = ModelDiscovery.metadata(for: M.self).slot(for: storage, isRelationship: false, identify: {
+            instance[keyPath: storage].slot = ModelDiscovery.markerSlot
+            defer { instance[keyPath: storage].slot = -1 }
+            return ModelDiscovery.nameOfMarkedWrapper(in: instance)
+        }, observe: { model in
+            guard let model = model as? M else { return }
+            model.observationRegistrar.withMutation(of: model, keyPath: wrapped) {}
+        })
+        instance[keyPath: storage].slot = resolved
+        return resolved
+    }
+
+    public static subscript<M: Model>(
+        _enclosingInstance instance: M,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<M, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
+    ) -> Value {
+        get {
+            let slot = resolveSlot(instance, wrappedKeyPath, storageKeyPath)
+            let wrapper = instance[keyPath: storageKeyPath]
+            if let recorder = instance.accessRecorder {
+                recorder.name = ModelDiscovery.nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: false)
+                return wrapper.initialValue
+            }
+            instance.observationRegistrar.access(instance, keyPath: wrappedKeyPath)
+            guard slot >= 0, let coder = wrapper.coder, let stored = instance.persistentBacking.attributeValue(at: slot) else {
+                return wrapper.initialValue
+            }
+            // A stored value that no longer decodes stays in the store untouched; the property
+            // reads as its initial value.
+            return (try? coder.decode(stored)) ?? wrapper.initialValue
+        }
+        set {
+            let slot = resolveSlot(instance, wrappedKeyPath, storageKeyPath)
+            guard slot >= 0, let coder = instance[keyPath: storageKeyPath].coder else { return }
+            let stored: GraphStore.Value
+            do { stored = try coder.encode(newValue) } catch {
+                instance.persistentBacking.recordEncodingFailure(at: slot, reason: "\(error)", of: instance)
+                return
+            }
+            instance.observationRegistrar.withMutation(of: instance, keyPath: wrappedKeyPath) {
+                instance.persistentBacking.setAttributeValue(stored, at: slot, of: instance)
+            }
+        }
+    }
+}
+
+/// A property that is not stored: `@Transient var cache = 0`. It lives only in the object.
+@propertyWrapper
+public struct Transient<Value> {
+    public var wrappedValue: Value
+    public init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
+}
+
+extension ModelDiscovery {
+    static func nameOfMarkedWrapperOrSlot(_ instance: Model, slot: Int, isRelationship: Bool) -> String? {
+        guard slot >= 0, let declaration = try? declaration(for: type(of: instance)) else { return nil }
+        return isRelationship ? declaration.relationships[slot].name : declaration.attributes[slot].name
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Observation
+
+/// The base class of every model. Subclass it with a `final class`, declare persistent
+/// properties with `@Attribute` and `@Relationship` (each with an initial value), and use
+/// `@Transient` for anything that should not be stored:
+///
+///     final class Airport: Model {
+///         @Attribute(.unique) var icao: String = ""
+///         @Attribute var name: String = ""
+///         @Relationship(inverse: \Flight.origin) var flightsFrom: [Flight] = []
+///
+///         convenience init(icao: String) {
+///             self.init()
+///             self.icao = icao
+///         }
+///     }
+///
+/// Write your own initialisers as `convenience` ones calling `self.init()`; a designated
+/// initialiser also needs `required init() { super.init() }`. Models are Observable (every
+/// persistent property), Identifiable by their persistent identifier, Hashable by identity,
+/// and Codable through their schema.
+open class Model: PersistentModel, Codable {
+    public final let persistentBacking = ModelBacking()
+    final let observationRegistrar = ObservationRegistrar()
+    /// Set on a type's prototype while schema discovery asks which property a key path reads.
+    final var accessRecorder: AccessRecorder?
+
+    public required init() {}
+
+    public static func == (lhs: Model, rhs: Model) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public var id: PersistentIdentifier { persistentModelID }
+
+    open class func entityDeclaration() throws -> EntityDeclaration {
+        try ModelDiscovery.declaration(for: self)
+    }
+
+    public func persistentPropertyDidChange(named name: String) {
+        ModelDiscovery.metadata(for: type(of: self)).notify(self, property: name)
+    }
+
+    // MARK: Codable through the schema
+
+    public required convenience init(from decoder: any Decoder) throws {
+        self.init()
+        try ModelCoding.decode(self, from: decoder)
+    }
+
+    open func encode(to encoder: any Encoder) throws {
+        try ModelCoding.encode(self, to: encoder)
+    }
+}
+
+/// Records which property a key path read on a prototype.
+final class AccessRecorder {
+    var name: String?
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+/// Reads a model class's declaration once (by reflecting a prototype: each property wrapper
+/// shows up as `_name`), and keeps per-class facts the wrappers need on every access: which
+/// property a wrapper is, and how to tell observers that a property changed.
+enum ModelDiscovery {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var classes: [ObjectIdentifier: ClassMetadata] = [:]
+
+    static func metadata(for type: Model.Type) -> ClassMetadata {
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = classes[ObjectIdentifier(type)] { return existing }
+        let metadata = ClassMetadata(type: type)
+        classes[ObjectIdentifier(type)] = metadata
+        return metadata
+    }
+
+    static func declaration(for type: Model.Type) throws -> EntityDeclaration {
+        try metadata(for: type).declaration.get()
+    }
+
+    /// The wrapper children of a model object, the declaring class's last, with names without "_".
+    static func wrapperChildren(of instance: Model) -> [(name: String, value: Any)] {
+        var mirrors: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: instance)
+        while let current = mirror, current.subjectType != Model.self {
+            mirrors.insert(current, at: 0)
+            mirror = current.superclassMirror
+        }
+        return mirrors.flatMap { m in
+            m.children.compactMap { child in
+                guard let label = child.label, label.hasPrefix("_"), child.value is any PropertyWrapperSlot else { return nil }
+                return (String(label.dropFirst()), child.value)
+            }
+        }
+    }
+}
+
+/// Lets discovery find which wrapper a storage key path is, without knowing its generic type.
+protocol PropertyWrapperSlot {
+    var slot: Int { get }
+}
+
+protocol AttributeWrapper: PropertyWrapperSlot {
+    func declaration(name: String, entity: String) throws -> AttributeDeclaration
+}
+
+protocol RelationshipWrapper: PropertyWrapperSlot {
+    func declaration(name: String) -> RelationshipDeclaration
+}
+
+/// Facts about one model class, shared by all its objects.
+final class ClassMetadata: @unchecked Sendable {
+    // `declaration` and `prototype` never change after init; the tables are guarded by `lock`.
+    let declaration: Result<EntityDeclaration, any Error>
+    private let lock = NSLock()
+    private var slots: [AnyKeyPath: Int] = [:]
+    private var notifiers: [String: (Model) -> Void] = [:]
+    private let attributeIndex: [String: Int]
+    private let relationshipIndex: [String: Int]
+
+    init(type: Model.Type) {
+        let prototype = type.init()
+        let entityName = String(describing: type)
+        let prototypeLock = NSLock()
+        var attributes: [AttributeDeclaration] = []
+        var relationships: [RelationshipDeclaration] = []
+        var failure: (any Error)?
+        for (name, value) in ModelDiscovery.wrapperChildren(of: prototype) {
+            if let attribute = value as? any AttributeWrapper {
+                do { attributes.append(try attribute.declaration(name: name, entity: entityName)) } catch { failure = failure ?? error }
+            } else if let relationship = value as? any RelationshipWrapper {
+                relationships.append(relationship.declaration(name: name))
+            }
+        }
+        attributeIndex = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
+        relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
+        if let failure {
+            declaration = .failure(failure)
+        } else {
+            // Which property a key path reads: read it on the prototype with a recorder attached.
+            declaration = .success(EntityDeclaration(
+                name: entityName, type: type, attributes: attributes, relationships: relationships,
+                propertyName: { keyPath in
+                    prototypeLock.lock()
+                    defer { prototypeLock.unlock() }
+                    let recorder = AccessRecorder()
+                    prototype.accessRecorder = recorder
+                    defer { prototype.accessRecorder = nil }
+                    _ = prototype[keyPath: keyPath]
+                    return recorder.name
+                }))
+        }
+    }
+
+    /// The position of the wrapper at `storageKeyPath` among the class's attributes or
+    /// relationships. `identify` names the wrapper (by marking it and reflecting the object) the
+    /// first time this class sees the key path; `observe` is kept to notify observers of it later.
+    func slot(for storageKeyPath: AnyKeyPath, isRelationship: Bool, identify: () -> String?,
+              observe: @escaping (Model) -> Void) -> Int {
+        lock.lock()
+        if let slot = slots[storageKeyPath] {
+            lock.unlock()
+            return slot
+        }
+        lock.unlock()
+        guard let name = identify(), let slot = isRelationship ? relationshipIndex[name] : attributeIndex[name] else { return -1 }
+        lock.lock()
+        slots[storageKeyPath] = slot
+        notifiers[name] = observe
+        lock.unlock()
+        return slot
+    }
+
+    func notify(_ model: Model, property name: String) {
+        lock.lock()
+        let notifier = notifiers[name]
+        lock.unlock()
+        notifier?(model)
+    }
+}
+
+extension ModelDiscovery {
+    /// The name of the wrapper child whose slot holds the marker value.
+    static func nameOfMarkedWrapper(in instance: Model) -> String? {
+        wrapperChildren(of: instance).first { ($0.value as? any PropertyWrapperSlot)?.slot == markerSlot }?.name
+    }
+
+    static let markerSlot = -2
+}

@@ -1,0 +1,118 @@
+import Observation
+
+/// A relationship to other models, as in SwiftData: `@Relationship var origin: Airport?`
+/// (to-one) or `@Relationship(deleteRule: .cascade, inverse: \Flight.origin) var flightsFrom: [Flight] = []`
+/// (to-many, in the order members were added — an order that persists). The inverse is inferred
+/// when each side has exactly one relationship to the other; otherwise declare it.
+@propertyWrapper
+public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
+    var slot = -1
+    let initialValue: Value
+    let deleteRule: DeleteRule
+    let inverse: AnyKeyPath?
+    let minimumCount: Int?
+    let maximumCount: Int?
+    let originalName: String?
+
+    public init(wrappedValue: Value, deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
+                originalName: String? = nil, inverse: PartialKeyPath<Value.Target>? = nil) {
+        initialValue = wrappedValue
+        self.deleteRule = deleteRule
+        self.inverse = inverse
+        minimumCount = minimumModelCount
+        maximumCount = maximumModelCount
+        self.originalName = originalName
+    }
+
+    /// Declared without an initial value: a to-one starts as nil, a to-many empty.
+    public init(deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
+                originalName: String? = nil, inverse: PartialKeyPath<Value.Target>? = nil) {
+        self.init(wrappedValue: Value.empty, deleteRule: deleteRule, minimumModelCount: minimumModelCount,
+                  maximumModelCount: maximumModelCount, originalName: originalName, inverse: inverse)
+    }
+
+    @available(*, unavailable, message: "@Relationship is only available on Model subclasses")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    func declaration(name: String) -> RelationshipDeclaration {
+        RelationshipDeclaration(name: name, target: Value.Target.self, isToMany: Value.isToMany, deleteRule: deleteRule, inverse: inverse,
+                                minimumCount: minimumCount, maximumCount: maximumCount, originalName: originalName)
+    }
+
+    static func resolveSlot<M: Model>(_ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
+                                      _ storage: ReferenceWritableKeyPath<M, Self>) -> Int {
+        let slot = instance[keyPath: storage].slot
+        if slot >= 0 { return slot }
+        let resolved = ModelDiscovery.metadata(for: M.self).slot(for: storage, isRelationship: true, identify: {
+            instance[keyPath: storage].slot = ModelDiscovery.markerSlot
+            defer { instance[keyPath: storage].slot = -1 }
+            return ModelDiscovery.nameOfMarkedWrapper(in: instance)
+        }, observe: { model in
+            guard let model = model as? M else { return }
+            model.observationRegistrar.withMutation(of: model, keyPath: wrapped) {}
+        })
+        instance[keyPath: storage].slot = resolved
+        return resolved
+    }
+
+    public static subscript<M: Model>(
+        _enclosingInstance instance: M,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<M, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
+    ) -> Value {
+        get {
+            let slot = resolveSlot(instance, wrappedKeyPath, storageKeyPath)
+            let wrapper = instance[keyPath: storageKeyPath]
+            if let recorder = instance.accessRecorder {
+                recorder.name = ModelDiscovery.nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: true)
+                return wrapper.initialValue
+            }
+            instance.observationRegistrar.access(instance, keyPath: wrappedKeyPath)
+            guard slot >= 0 else { return wrapper.initialValue }
+            let backing = instance.persistentBacking
+            if Value.isToMany { return Value.make(backing.toMany(at: slot)) }
+            return Value.make(backing.toOne(at: slot).map { [$0] } ?? [])
+        }
+        set {
+            let slot = resolveSlot(instance, wrappedKeyPath, storageKeyPath)
+            guard slot >= 0 else { return }
+            let members = newValue.members
+            instance.observationRegistrar.withMutation(of: instance, keyPath: wrappedKeyPath) {
+                if Value.isToMany {
+                    instance.persistentBacking.setToMany(members, at: slot, of: instance)
+                } else {
+                    instance.persistentBacking.setToOne(members.first, at: slot, of: instance)
+                }
+            }
+        }
+    }
+}
+
+/// The types a relationship property can have: an optional model (to-one) or an array of
+/// models (to-many).
+public protocol RelationshipValue {
+    associatedtype Target: Model
+    static var isToMany: Bool { get }
+    static var empty: Self { get }
+    static func make(_ members: [any PersistentModel]) -> Self
+    var members: [any PersistentModel] { get }
+}
+
+extension Optional: RelationshipValue where Wrapped: Model {
+    public typealias Target = Wrapped
+    public static var isToMany: Bool { false }
+    public static var empty: Self { nil }
+    public static func make(_ members: [any PersistentModel]) -> Self { members.first as? Wrapped }
+    public var members: [any PersistentModel] { map { [$0] } ?? [] }
+}
+
+extension Array: RelationshipValue where Element: Model {
+    public typealias Target = Element
+    public static var isToMany: Bool { true }
+    public static var empty: Self { [] }
+    public static func make(_ members: [any PersistentModel]) -> Self { members.compactMap { $0 as? Element } }
+    public var members: [any PersistentModel] { self }
+}
