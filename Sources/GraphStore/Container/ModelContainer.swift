@@ -93,22 +93,29 @@ public final class ModelContainer: @unchecked Sendable {
 
     func reportMisuse(_ error: any Error) { misuse.withLock { $0.append(error) } }
 
-    /// Commits one transaction: `encode` runs under the commit lock with a consistent view of the
-    /// graph (so validation and encoding see no other save in between), then the operations are
-    /// appended to the log and applied to the graph.
+    /// Commits one transaction: `encode` runs under the commit lock (the graph changes only under
+    /// it, so validation and encoding see no other save in between), then the operations are
+    /// appended to the log and applied to the graph, and the other contexts hear of it.
     @discardableResult
-    func commit(author: String, _ encode: (GraphView) throws -> [LogOperation]) throws -> UInt64 {
+    func commit(from saver: ModelContext?, author: String, _ encode: () throws -> [LogOperation]) throws -> (UInt64, ChangeSummary) {
         commitLock.lock()
-        defer { commitLock.unlock() }
-        let operations = try graph.read { try encode($0) }
         let number: UInt64
-        if let log {
-            number = try log.append(operations, author: author).number
-        } else {
-            number = graph.lastTransaction + 1
+        let operations: [LogOperation]
+        do {
+            defer { commitLock.unlock() }
+            operations = try encode()
+            if let log {
+                number = try log.append(operations, author: author).number
+            } else {
+                number = graph.lastTransaction + 1
+            }
+            graph.apply(operations, number: number)
         }
-        graph.apply(operations, number: number)
-        return number
+        let summary = ChangeSummary(operations: operations, schema: schema)
+        for context in contexts.withLock({ $0.compactMap(\.context) }) where context !== saver {
+            context.mergeCommitted(summary)
+        }
+        return (number, summary)
     }
 }
 

@@ -15,7 +15,7 @@ public final class ModelBacking {
 
     public internal(set) var state: State = .unmanaged
     public internal(set) var context: ModelContext?
-    var entity: Entity?
+    var entity: Schema.Entity?
     var row: UInt64 = 0
     private var temporaryIdentifier: PersistentIdentifier?
     /// Unsaved attribute values (all values set so far, for an unmanaged object).

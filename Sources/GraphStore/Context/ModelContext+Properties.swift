@@ -33,7 +33,7 @@ extension ModelContext {
         }
     }
 
-    func inverseRelationship(of relationship: Relationship) -> Relationship? {
+    func inverseRelationship(of relationship: Schema.Relationship) -> Schema.Relationship? {
         relationship.inverse.map { schema.entities[$0.entity].relationships[$0.relationship] }
     }
 
@@ -77,7 +77,7 @@ extension ModelContext {
     }
 
     /// Makes `side` of `owner` include `member` (the inverse half of a change made on `member`).
-    func addToSide(_ owner: any PersistentModel, _ side: Relationship, member: any PersistentModel) {
+    func addToSide(_ owner: any PersistentModel, _ side: Schema.Relationship, member: any PersistentModel) {
         let backing = owner.persistentBacking
         if side.isToMany {
             var pending: PendingToMany
@@ -100,7 +100,7 @@ extension ModelContext {
     }
 
     /// Makes `side` of `owner` no longer include `member`.
-    func removeFromSide(_ owner: any PersistentModel, _ side: Relationship, member: any PersistentModel) {
+    func removeFromSide(_ owner: any PersistentModel, _ side: Schema.Relationship, member: any PersistentModel) {
         let backing = owner.persistentBacking
         if side.isToMany {
             var pending: PendingToMany

@@ -8,8 +8,8 @@ extension ModelContext {
         let inserts = inserted
         let changes = Array(changed.values)
         let deletes = Array(deleted.values)
-        try container.commit(author: author ?? "") { view in
-            try validateUnique(view, inserts: inserts, changes: changes)
+        try container.commit(from: self, author: author ?? "") {
+            try validateUnique(inserts: inserts, changes: changes)
             return try encodeOperations(inserts: inserts, changes: changes, deletes: deletes)
         }
         // Committed: everything is clean now.
@@ -63,14 +63,14 @@ extension ModelContext {
         }
     }
 
-    private func relationshipMembers(_ model: any PersistentModel, _ relationship: Relationship) -> [any PersistentModel] {
+    private func relationshipMembers(_ model: any PersistentModel, _ relationship: Schema.Relationship) -> [any PersistentModel] {
         let backing = model.persistentBacking
         if relationship.isToMany { return backing.toMany(at: relationship.index) }
         return backing.toOne(at: relationship.index).map { [$0] } ?? []
     }
 
     /// Unique values may not collide with another unsaved object or with a committed row.
-    private func validateUnique(_ view: GraphView, inserts: [any PersistentModel], changes: [any PersistentModel]) throws {
+    private func validateUnique(inserts: [any PersistentModel], changes: [any PersistentModel]) throws {
         var claimed: [Int: [Int: [Value: UInt64]]] = [:]
         for model in inserts + changes {
             let backing = model.persistentBacking
@@ -83,7 +83,7 @@ extension ModelContext {
                     throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
                 }
                 claimed[entity.index, default: [:]][attribute.index, default: [:]][value] = backing.row
-                if let owner = view.row(entity: entity.index, uniqueAttribute: attribute.index, value: value), owner != backing.row,
+                if let owner = graph.read({ $0.row(entity: entity.index, uniqueAttribute: attribute.index, value: value) }), owner != backing.row,
                    !isDeletedOrChangedAway(entity: entity.index, row: owner, attribute: attribute.index, value: value) {
                     throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
                 }
@@ -104,7 +104,7 @@ extension ModelContext {
     /// Whether links of `relationship` are written from its side. Each pair is written from one
     /// side only (the graph keeps the other in step): the to-many side when there is one, so the
     /// order of a to-many is the order of its links; otherwise the side with the lower number.
-    func writesLinks(_ relationship: Relationship) -> Bool {
+    func writesLinks(_ relationship: Schema.Relationship) -> Bool {
         guard let inverse = inverseRelationship(of: relationship) else { return true }
         if relationship.isToMany != inverse.isToMany { return relationship.isToMany }
         return relationship.number <= inverse.number
@@ -181,14 +181,14 @@ extension ModelContext {
         }
     }
 
-    private func committedToOneRow(_ backing: ModelBacking, _ relationship: Relationship) -> UInt64? {
+    private func committedToOneRow(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> UInt64? {
         graph.read { view in
             view.isLive(entity: relationship.entityIndex, row: backing.row)
                 ? view.toOne(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index) : nil
         }
     }
 
-    private func committedToManyRows(_ backing: ModelBacking, _ relationship: Relationship) -> [UInt64] {
+    private func committedToManyRows(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> [UInt64] {
         graph.read { view in
             view.isLive(entity: relationship.entityIndex, row: backing.row)
                 ? view.toMany(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index).map(UInt64.init) : []

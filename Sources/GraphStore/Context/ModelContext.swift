@@ -33,7 +33,7 @@ public final class ModelContext {
 
     // MARK: The identity map
 
-    func entity(of model: any PersistentModel) -> Entity? {
+    func entity(of model: any PersistentModel) -> Schema.Entity? {
         model.persistentBacking.entity ?? schema.entity(for: type(of: model))
     }
 
@@ -237,4 +237,23 @@ public final class ModelContext {
 final class WeakModel {
     weak var object: (any PersistentModel)?
     init(_ object: any PersistentModel) { self.object = object }
+}
+
+extension ModelContext {
+    /// Another context's save: the committed rows changed under this context's registered
+    /// objects. Their clean properties already read the new values (they read the graph); tell
+    /// their observers. Properties this context has unsaved edits for keep the edits.
+    func mergeCommitted(_ summary: ChangeSummary) {
+        for (entity, rows) in summary.changes {
+            for (row, names) in rows {
+                guard let model = registeredObject(entity: entity, row: row) else { continue }
+                let backing = model.persistentBacking
+                for name in names {
+                    if let attribute = backing.entity?.attribute(named: name), backing.attributeChanges[attribute.index] != nil { continue }
+                    if let relationship = backing.entity?.relationship(named: name), backing.relationshipChanges[relationship.index] != nil { continue }
+                    model.persistentPropertyDidChange(named: name)
+                }
+            }
+        }
+    }
 }

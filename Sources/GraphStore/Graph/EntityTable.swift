@@ -1,7 +1,7 @@
 /// The committed rows of one entity: a column per attribute, relationship targets by row, and
 /// the indexes. Row `r` lives in slot `r - 1`. Mutated only under the graph's write lock.
 final class EntityTable {
-    let entity: Entity
+    let entity: Schema.Entity
     private(set) var live: [Bool] = []
     private(set) var liveCount = 0
     let columns: [Column]
@@ -19,7 +19,7 @@ final class EntityTable {
     /// The highest row number ever applied.
     private(set) var highestRow: UInt64 = 0
 
-    init(entity: Entity) {
+    init(entity: Schema.Entity) {
         self.entity = entity
         columns = entity.attributes.map { Column(type: $0.type, defaultValue: $0.defaultValue) }
         toOne = entity.relationships.map { _ in [] }

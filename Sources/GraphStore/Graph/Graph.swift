@@ -106,7 +106,7 @@ public final class Graph: @unchecked Sendable {
 
     // MARK: Relationships, kept in step on both sides
 
-    private func link(_ relationship: Relationship, source: UInt64, target: UInt64) {
+    private func link(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
         let sourceTable = tables[relationship.entityIndex], targetTable = tables[relationship.targetIndex]
         guard sourceTable.isLive(source), targetTable.isLive(target) else { return }
         attachOneSide(relationship, source: source, target: target)
@@ -117,7 +117,7 @@ public final class Graph: @unchecked Sendable {
         }
     }
 
-    private func unlink(_ relationship: Relationship, source: UInt64, target: UInt64) {
+    private func unlink(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
         detachOneSide(relationship, source: source, target: target)
         if let inverse = relationship.inverse {
             detachOneSide(schema.entities[inverse.entity].relationships[inverse.relationship], source: target, target: source)
@@ -128,7 +128,7 @@ public final class Graph: @unchecked Sendable {
 
     /// Points `source`'s side of `relationship` at `target`. A to-one that pointed elsewhere is
     /// moved: the old target loses `source` from its side.
-    private func attachOneSide(_ relationship: Relationship, source: UInt64, target: UInt64) {
+    private func attachOneSide(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
         let table = tables[relationship.entityIndex]
         let slot = Int(source - 1)
         if relationship.isToMany {
@@ -147,7 +147,7 @@ public final class Graph: @unchecked Sendable {
         }
     }
 
-    private func detachOneSide(_ relationship: Relationship, source: UInt64, target: UInt64) {
+    private func detachOneSide(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
         let table = tables[relationship.entityIndex]
         guard source > 0, Int(source) <= table.slotCount else { return }
         let slot = Int(source - 1)
@@ -160,7 +160,7 @@ public final class Graph: @unchecked Sendable {
         }
     }
 
-    private func removeReverse(_ relationship: Relationship, source: UInt64, target: UInt64) {
+    private func removeReverse(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
         let table = tables[relationship.entityIndex]
         guard var sources = table.reverse[relationship.index][UInt32(target)],
               let i = sources.firstIndex(of: UInt32(source)) else { return }

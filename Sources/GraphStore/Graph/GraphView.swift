@@ -23,7 +23,7 @@ struct GraphView {
     }
 
     /// The rows whose `relationship` points at `target`, whichever side stores it.
-    func sources(of relationship: Relationship, pointingAt target: UInt64, schema: Schema) -> [UInt32] {
+    func sources(of relationship: Schema.Relationship, pointingAt target: UInt64, schema: Schema) -> [UInt32] {
         if let inverse = relationship.inverse {
             let inverseRelationship = schema.entities[inverse.entity].relationships[inverse.relationship]
             guard tables[inverse.entity].isLive(target) else { return [] }

@@ -5,13 +5,20 @@ import Darwin
 #endif
 
 /// Many readers or one writer (pthread_rwlock): readers of the graph run side by side and
-/// never see a transaction half applied.
+/// never see a transaction half applied. Writers are preferred, so a stream of readers cannot
+/// starve a save.
 final class ReadWriteLock: @unchecked Sendable {
     private let lock: UnsafeMutablePointer<pthread_rwlock_t>
 
     init() {
         lock = .allocate(capacity: 1)
-        pthread_rwlock_init(lock, nil)
+        var attributes = pthread_rwlockattr_t()
+        pthread_rwlockattr_init(&attributes)
+        #if canImport(Glibc)
+        pthread_rwlockattr_setkind_np(&attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
+        #endif
+        pthread_rwlock_init(lock, &attributes)
+        pthread_rwlockattr_destroy(&attributes)
     }
 
     deinit {

@@ -10,7 +10,7 @@ public enum DeleteRule: String, Sendable, Codable, CaseIterable {
     case noAction
 }
 
-/// Attribute options, as SwiftData spells them, plus `.indexed`.
+/// Schema.Attribute options, as SwiftData spells them, plus `.indexed`.
 public struct AttributeOptions: OptionSet, Hashable, Sendable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }

@@ -3,14 +3,14 @@ import Foundation
 /// The resolved schema of a container: every entity with its attributes and relationships,
 /// inverses paired, and the numbers the store's log uses for each. Immutable once built.
 public final class Schema: Sendable {
-    public let entities: [Entity]
+    public let entities: [Schema.Entity]
     private let byName: [String: Int]
     private let byType: [ObjectIdentifier: Int]
     /// Numbers the store has used, so removed properties' numbers are never reused.
     let nextEntityNumber: EntityNumber
     let nextPropertyNumber: PropertyNumber
 
-    init(entities: [Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber) {
+    init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber) {
         self.entities = entities
         self.byName = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1.name, $0) })
         self.byType = Dictionary(uniqueKeysWithValues: entities.enumerated().map { (ObjectIdentifier($1.type), $0) })
@@ -18,9 +18,9 @@ public final class Schema: Sendable {
         self.nextPropertyNumber = nextPropertyNumber
     }
 
-    public func entity(named name: String) -> Entity? { byName[name].map { entities[$0] } }
+    public func entity(named name: String) -> Schema.Entity? { byName[name].map { entities[$0] } }
 
-    public func entity(for type: any PersistentModel.Type) -> Entity? { byType[ObjectIdentifier(type)].map { entities[$0] } }
+    public func entity(for type: any PersistentModel.Type) -> Schema.Entity? { byType[ObjectIdentifier(type)].map { entities[$0] } }
 
     /// A digest of everything that shapes stored data (names, types, options, relationships),
     /// recorded in the store to tell at open whether the models changed.
@@ -46,40 +46,95 @@ public final class Schema: Sendable {
     }
 }
 
-/// A stored attribute of an entity.
-public struct Attribute: Sendable, Hashable {
-    public let name: String
-    /// Position among the entity's attributes (declaration order).
-    public let index: Int
-    /// The number the log uses for this attribute.
-    public let number: PropertyNumber
-    public let type: AttributeType
-    public let options: AttributeOptions
-    public let originalName: String?
-    public let defaultValue: Value
+extension Schema {
+    /// A stored attribute of an entity.
+    public struct Attribute: Sendable, Hashable {
+        public let name: String
+        /// Position among the entity's attributes (declaration order).
+        public let index: Int
+        /// The number the log uses for this attribute.
+        public let number: PropertyNumber
+        public let type: AttributeType
+        public let options: AttributeOptions
+        public let originalName: String?
+        public let defaultValue: Value
 
-    public var isUnique: Bool { options.contains(.unique) }
-    public var isIndexed: Bool { options.contains(.indexed) }
-}
+        public var isUnique: Bool { options.contains(.unique) }
+        public var isIndexed: Bool { options.contains(.indexed) }
+    }
 
-/// A relationship of an entity.
-public struct Relationship: Sendable, Hashable {
-    public let name: String
-    /// Position among the entity's relationships (declaration order).
-    public let index: Int
-    public let number: PropertyNumber
-    /// Position of the owning entity and of the target entity in the schema.
-    public let entityIndex: Int
-    public let targetIndex: Int
-    public let targetName: String
-    public let isToMany: Bool
-    public let deleteRule: DeleteRule
-    /// The other side, as (entity position, relationship position), when there is one.
-    public let inverse: RelationshipReference?
-    public let inverseName: String?
-    public let minimumCount: Int?
-    public let maximumCount: Int?
-    public let originalName: String?
+    /// A relationship of an entity.
+    public struct Relationship: Sendable, Hashable {
+        public let name: String
+        /// Position among the entity's relationships (declaration order).
+        public let index: Int
+        public let number: PropertyNumber
+        /// Position of the owning entity and of the target entity in the schema.
+        public let entityIndex: Int
+        public let targetIndex: Int
+        public let targetName: String
+        public let isToMany: Bool
+        public let deleteRule: DeleteRule
+        /// The other side, as (entity position, relationship position), when there is one.
+        public let inverse: RelationshipReference?
+        public let inverseName: String?
+        public let minimumCount: Int?
+        public let maximumCount: Int?
+        public let originalName: String?
+    }
+
+
+    /// A persistent property a key path can name.
+
+    /// One model type in the schema.
+    public final class Entity: @unchecked Sendable {
+        // Immutable after init except the key path cache, which is guarded by its mutex.
+        public let name: String
+        /// Position in `Schema.entities`.
+        public let index: Int
+        public let number: EntityNumber
+        public let type: any PersistentModel.Type
+        public let attributes: [Schema.Attribute]
+        public let relationships: [Schema.Relationship]
+        public let originalName: String?
+        private let attributeByName: [String: Int]
+        private let relationshipByName: [String: Int]
+        private let propertyNamer: (AnyKeyPath) -> String?
+        private let cacheLock = NSLock()
+        private var keyPathCache: [AnyKeyPath: PropertyReference] = [:]
+
+        init(name: String, index: Int, number: EntityNumber, type: any PersistentModel.Type, attributes: [Schema.Attribute],
+             relationships: [Schema.Relationship], originalName: String?, propertyNamer: @escaping (AnyKeyPath) -> String?) {
+            self.name = name
+            self.index = index
+            self.number = number
+            self.type = type
+            self.attributes = attributes
+            self.relationships = relationships
+            self.originalName = originalName
+            self.propertyNamer = propertyNamer
+            attributeByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0.index) })
+            relationshipByName = Dictionary(uniqueKeysWithValues: relationships.map { ($0.name, $0.index) })
+        }
+
+        public func attribute(named name: String) -> Schema.Attribute? { attributeByName[name].map { attributes[$0] } }
+        public func relationship(named name: String) -> Schema.Relationship? { relationshipByName[name].map { relationships[$0] } }
+
+        public func property(named name: String) -> PropertyReference? {
+            if let a = attribute(named: name) { return .attribute(a) }
+            if let r = relationship(named: name) { return .relationship(r) }
+            return nil
+        }
+
+        /// The persistent property `keyPath` reads (`\Flight.routeDistance` → the routeDistance
+        /// attribute), or nil when it reads something else (a computed or transient property).
+        public func property(for keyPath: AnyKeyPath) -> PropertyReference? {
+            if let cached = cacheLock.withLock({ keyPathCache[keyPath] }) { return cached }
+            guard let name = propertyNamer(keyPath), let property = property(named: name) else { return nil }
+            cacheLock.withLock { keyPathCache[keyPath] = property }
+            return property
+        }
+    }
 }
 
 public struct RelationshipReference: Sendable, Hashable {
@@ -87,65 +142,14 @@ public struct RelationshipReference: Sendable, Hashable {
     public let relationship: Int
 }
 
-/// A persistent property a key path can name.
 public enum PropertyReference: Sendable, Hashable {
-    case attribute(Attribute)
-    case relationship(Relationship)
+    case attribute(Schema.Attribute)
+    case relationship(Schema.Relationship)
 
     public var name: String {
         switch self {
         case let .attribute(a): return a.name
         case let .relationship(r): return r.name
         }
-    }
-}
-
-/// One model type in the schema.
-public final class Entity: @unchecked Sendable {
-    // Immutable after init except the key path cache, which is guarded by its mutex.
-    public let name: String
-    /// Position in `Schema.entities`.
-    public let index: Int
-    public let number: EntityNumber
-    public let type: any PersistentModel.Type
-    public let attributes: [Attribute]
-    public let relationships: [Relationship]
-    public let originalName: String?
-    private let attributeByName: [String: Int]
-    private let relationshipByName: [String: Int]
-    private let propertyNamer: (AnyKeyPath) -> String?
-    private let cacheLock = NSLock()
-    private var keyPathCache: [AnyKeyPath: PropertyReference] = [:]
-
-    init(name: String, index: Int, number: EntityNumber, type: any PersistentModel.Type, attributes: [Attribute],
-         relationships: [Relationship], originalName: String?, propertyNamer: @escaping (AnyKeyPath) -> String?) {
-        self.name = name
-        self.index = index
-        self.number = number
-        self.type = type
-        self.attributes = attributes
-        self.relationships = relationships
-        self.originalName = originalName
-        self.propertyNamer = propertyNamer
-        attributeByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0.index) })
-        relationshipByName = Dictionary(uniqueKeysWithValues: relationships.map { ($0.name, $0.index) })
-    }
-
-    public func attribute(named name: String) -> Attribute? { attributeByName[name].map { attributes[$0] } }
-    public func relationship(named name: String) -> Relationship? { relationshipByName[name].map { relationships[$0] } }
-
-    public func property(named name: String) -> PropertyReference? {
-        if let a = attribute(named: name) { return .attribute(a) }
-        if let r = relationship(named: name) { return .relationship(r) }
-        return nil
-    }
-
-    /// The persistent property `keyPath` reads (`\Flight.routeDistance` → the routeDistance
-    /// attribute), or nil when it reads something else (a computed or transient property).
-    public func property(for keyPath: AnyKeyPath) -> PropertyReference? {
-        if let cached = cacheLock.withLock({ keyPathCache[keyPath] }) { return cached }
-        guard let name = propertyNamer(keyPath), let property = property(named: name) else { return nil }
-        cacheLock.withLock { keyPathCache[keyPath] = property }
-        return property
     }
 }

@@ -13,26 +13,26 @@ enum SchemaBuilder {
             defer { nextProperty += 1 }
             return nextProperty
         }
-        var entities: [Entity] = []
+        var entities: [Schema.Entity] = []
         for (entityIndex, declaration) in declarations.enumerated() {
             let entityNumber = EntityNumber(entityIndex + 1)
-            var attributes: [Attribute] = []
+            var attributes: [Schema.Attribute] = []
             for (i, a) in declaration.attributes.enumerated() {
-                attributes.append(Attribute(name: a.name, index: i, number: number(), type: a.type, options: a.options,
+                attributes.append(Schema.Attribute(name: a.name, index: i, number: number(), type: a.type, options: a.options,
                                             originalName: a.originalName, defaultValue: a.defaultValue))
             }
-            var relationships: [Relationship] = []
+            var relationships: [Schema.Relationship] = []
             for (i, r) in declaration.relationships.enumerated() {
                 let n = number()
                 let targetName = try entityName(of: r.target)
                 let inverse = inverses[RelationshipReference(entity: entityIndex, relationship: i)]
-                relationships.append(Relationship(
+                relationships.append(Schema.Relationship(
                     name: r.name, index: i, number: n, entityIndex: entityIndex, targetIndex: indexByName[targetName]!,
                     targetName: targetName, isToMany: r.isToMany, deleteRule: r.deleteRule, inverse: inverse,
                     inverseName: inverse.map { declarations[$0.entity].relationships[$0.relationship].name },
                     minimumCount: r.minimumCount, maximumCount: r.maximumCount, originalName: r.originalName))
             }
-            entities.append(Entity(name: declaration.name, index: entityIndex, number: entityNumber, type: declaration.type,
+            entities.append(Schema.Entity(name: declaration.name, index: entityIndex, number: entityNumber, type: declaration.type,
                                    attributes: attributes, relationships: relationships, originalName: declaration.originalName,
                                    propertyNamer: declaration.propertyName))
         }

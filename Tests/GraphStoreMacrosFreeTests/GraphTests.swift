@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import GraphStore
+@testable import GraphStoreMacrosFree
+
+final class Pair: Model {
+    @Attribute(.indexed) var a: Int = 0
+    @Attribute var b: Int = 0
+    @Attribute(.unique) var key: String = ""
+}
+
+@Suite struct GraphTests {
+    /// Readers running beside the writer never see a transaction half applied.
+    @Test func applyingIsAtomicToConcurrentReaders() throws {
+        let container = try ModelContainer(for: Pair.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let graph = container.graph
+        let entity = try #require(container.schema.entity(named: "Pair"))
+        let a = entity.attribute(named: "a")!.index, b = entity.attribute(named: "b")!.index
+        let stop = Atomic<Bool>(false)
+        let violations = Atomic<Int>(0)
+        let reads = Atomic<Int>(0)
+        let group = DispatchGroup()
+        for _ in 0..<3 {
+            group.enter()
+            Thread {
+                while !stop.load(ordering: .relaxed) {
+                    graph.read { view in
+                        let table = view.table(entity.index)
+                        // Rows arrive ten per transaction, and a == b within every row.
+                        if table.liveCount % 10 != 0 { violations.add(1, ordering: .relaxed) }
+                        for row in table.liveRows where view.value(entity: entity.index, row: row, attribute: a)
+                            != view.value(entity: entity.index, row: row, attribute: b) {
+                            violations.add(1, ordering: .relaxed)
+                        }
+                    }
+                    reads.add(1, ordering: .relaxed)
+                }
+                group.leave()
+            }.start()
+        }
+        let context = ModelContext(container)
+        var pairs: [Pair] = []
+        for round in 0..<200 {
+            if round % 4 == 0 {
+                for i in 0..<10 {
+                    let pair = Pair()
+                    pair.key = "k\(round)-\(i)"
+                    context.insert(pair)
+                    pairs.append(pair)
+                }
+            }
+            for pair in pairs {
+                pair.a = round
+                pair.b = round
+            }
+            try context.save()
+        }
+        stop.store(true, ordering: .relaxed)
+        group.wait()
+        #expect(violations.load(ordering: .relaxed) == 0)
+        #expect(reads.load(ordering: .relaxed) > 0)
+    }
+
+    /// The unique, secondary and sorted indexes answer exactly what a scan answers, after small
+    /// and bulk changes.
+    @Test func indexesAgreeWithAScan() throws {
+        let container = try ModelContainer(for: Pair.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let entity = try #require(container.schema.entity(named: "Pair"))
+        let aIndex = entity.attribute(named: "a")!.index, keyIndex = entity.attribute(named: "key")!.index
+        let context = ModelContext(container)
+        var rng = SystemRandomNumberGenerator()
+        var pairs: [Pair] = []
+        func check(_ label: String) {
+            container.graph.read { view in
+                let table = view.table(entity.index)
+                let rows = table.liveRows
+                for row in rows {
+                    let key = view.value(entity: entity.index, row: row, attribute: keyIndex)
+                    #expect(view.row(entity: entity.index, uniqueAttribute: keyIndex, value: key) == row, "\(label)")
+                }
+                #expect(table.unique[keyIndex]!.count == rows.count, "\(label)")
+                for probe in [0, 5, 17, 50] {
+                    let expected = rows.filter { view.value(entity: entity.index, row: $0, attribute: aIndex) == .int(Int64(probe)) }
+                    #expect(Set(table.secondary[aIndex]![.int(Int64(probe))] ?? []).map(UInt64.init).sorted() == expected, "\(label)")
+                }
+                let sorted = table.sorted[aIndex]!
+                #expect(!sorted.isStale)
+                let inRange = sorted.rows(from: .int(10), includingLower: true, to: .int(40), includingUpper: false, column: table.columns[aIndex])
+                let expected = rows.filter {
+                    guard case let .int(v) = view.value(entity: entity.index, row: $0, attribute: aIndex) else { return false }
+                    return v >= 10 && v < 40
+                }
+                #expect(Set(inRange.map(UInt64.init)) == Set(expected), "\(label)")
+                let values = inRange.map { view.value(entity: entity.index, row: UInt64($0), attribute: aIndex) }
+                #expect(zip(values, values.dropFirst()).allSatisfy { !Value.ordered($1, $0) }, "\(label): range in order")
+            }
+        }
+        // A bulk insert (rebuilds the sorted index), then small changes (patched in place).
+        for i in 0..<2_000 {
+            let pair = Pair()
+            pair.key = "key-\(i)"
+            pair.a = Int.random(in: 0..<60, using: &rng)
+            context.insert(pair)
+            pairs.append(pair)
+        }
+        try context.save()
+        check("after bulk insert")
+        for round in 0..<30 {
+            let pair = pairs[Int.random(in: 0..<pairs.count, using: &rng)]
+            switch round % 3 {
+            case 0: pair.a = Int.random(in: 0..<60, using: &rng)
+            case 1: pair.key = "renamed-\(round)"
+            default:
+                context.delete(pair)
+                pairs.removeAll { $0 === pair }
+            }
+            try context.save()
+            check("after change \(round)")
+        }
+    }
+
+    @Test func aDuplicateUniqueValueIsRefusedAtSave() throws {
+        let container = try ModelContainer(for: Pair.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let first = Pair()
+        first.key = "same"
+        context.insert(first)
+        try context.save()
+        let second = Pair()
+        second.key = "same"
+        context.insert(second)
+        #expect(throws: ModelContextError.uniqueConstraintViolation(entity: "Pair", attribute: "key", value: "\"same\"")) {
+            try context.save()
+        }
+    }
+}
