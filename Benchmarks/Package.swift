@@ -12,7 +12,10 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "enroute-bench",
-            dependencies: [.product(name: "GraphStore", package: "GraphStore")]
+            dependencies: [
+                .product(name: "GraphStore", package: "GraphStore"),
+                .product(name: "EnrouteModels", package: "GraphStore"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -12,7 +12,8 @@ if arguments.contains("--help") {
     print("usage: enroute-bench [--json] [--smoke] [--dir DIR]\n\n--smoke runs tiny sizes in seconds; --json prints one JSON object; --dir is where stores are written (default: the temporary directory, which should be on the disk you care about).")
     exit(0)
 }
-let known: Set<String> = ["--json", "--smoke", "--dir"]
+let known: Set<String> = ["--json", "--smoke", "--dir", "--flights"]
+var flights = smoke ? 2_000 : 100_000
 var index = 0
 var directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-bench-\(getpid())").path
 while index < arguments.count {
@@ -21,9 +22,16 @@ while index < arguments.count {
         FileHandle.standardError.write(Data("enroute-bench: unknown argument \(argument)\n".utf8))
         exit(2)
     }
-    if argument == "--dir" {
-        guard index + 1 < arguments.count else { FileHandle.standardError.write(Data("--dir needs a value\n".utf8)); exit(2) }
-        directory = arguments[index + 1]
+    if argument == "--dir" || argument == "--flights" {
+        guard index + 1 < arguments.count else { FileHandle.standardError.write(Data("\(argument) needs a value\n".utf8)); exit(2) }
+        if argument == "--dir" {
+            directory = arguments[index + 1]
+        } else if let n = Int(arguments[index + 1]), n > 0 {
+            flights = n
+        } else {
+            FileHandle.standardError.write(Data("--flights needs a positive number\n".utf8))
+            exit(2)
+        }
         index += 1
     }
     index += 1
@@ -32,6 +40,7 @@ try FileManager.default.createDirectory(atPath: directory, withIntermediateDirec
 defer { try? FileManager.default.removeItem(atPath: directory) }
 
 let durable = try DurableCommit(directory: directory, rounds: smoke ? 2 : 10, commitsPerRound: smoke ? 20 : 200).run()
+let memory = try MemoryWorkload(directory: directory, flights: flights).run()
 let p50 = durable.graphstore.median, p99 = durable.graphstore.percentile(99), rawP50 = durable.raw.median
 
 if json {
@@ -43,7 +52,16 @@ if json {
         "ratio_to_raw_p50": (p50 / rawP50 * 100).rounded() / 100,
     ]
     durableCommit.merge(grouped) { $1 }
-    let object: [String: Any] = ["machine": machineDescription(), "workloads": ["durable_commit": durableCommit]]
+    let memoryFigures: [String: Any] = [
+        "resident_mib": (memory.residentAfterMiB - memory.residentBeforeMiB).rounded(),
+        "resident_mib_per_million_flights": memory.mibPerMillionFlights.rounded(),
+    ]
+    let object: [String: Any] = [
+        "flights": flights, "machine": machineDescription(),
+        "workloads": ["durable_commit": durableCommit, "memory": memoryFigures,
+                      "bulk_import": ["graphstore_s": (memory.importSeconds * 1000).rounded() / 1000],
+                      "store_bytes": ["graphstore_bytes": memory.storeBytes]],
+    ]
     let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
     print(String(decoding: data, as: UTF8.self))
 } else {
@@ -55,4 +73,7 @@ if json {
     for (writers, rate) in durable.groupedThroughput {
         print("  .grouped, \(writers) writer(s): \(format(rate, digits: 0)) commits/s")
     }
+    print("memory (\(flights) flights with airports, airlines and relationships, after the import's objects are released):")
+    print("  resident \(format(memory.residentAfterMiB - memory.residentBeforeMiB)) MiB = \(format(memory.mibPerMillionFlights)) MiB per million flights (target < 800)")
+    print("  bulk import (one save, .full): \(format(memory.importSeconds, digits: 2)) s; store on disk \(memory.storeBytes) bytes")
 }

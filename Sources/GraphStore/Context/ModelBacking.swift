@@ -121,7 +121,8 @@ enum PendingRelationship {
 /// Unsaved changes to a to-many relationship: either a whole new list (`base`), or members added
 /// to and removed from the committed list. Kept as a delta so that adding one flight to an
 /// airport with thousands does not load them all; `members` makes membership checks O(1).
-struct PendingToMany {
+/// A class, so that adding a member changes it in place rather than copying the lists.
+final class PendingToMany {
     var base: [any PersistentModel]?
     var added: [any PersistentModel] = []
     var removed: Set<ObjectIdentifier> = []
@@ -133,14 +134,14 @@ struct PendingToMany {
         if let base { members = Set(base.map(ObjectIdentifier.init)) }
     }
 
-    mutating func add(_ model: any PersistentModel) {
+    func add(_ model: any PersistentModel) {
         let id = ObjectIdentifier(model)
         if base == nil, removed.remove(id) != nil { return }  // back to its committed place
         guard members.insert(id).inserted else { return }
         if base != nil { base!.append(model) } else { added.append(model) }
     }
 
-    mutating func remove(_ model: any PersistentModel) {
+    func remove(_ model: any PersistentModel) {
         let id = ObjectIdentifier(model)
         if members.remove(id) != nil {
             if base != nil { base!.removeAll { $0 === model } } else { added.removeAll { $0 === model } }

@@ -76,18 +76,20 @@ extension ModelContext {
         for new in list where !oldIDs.contains(ObjectIdentifier(new)) { addToSide(new, inverse, member: model) }
     }
 
+    /// The unsaved changes of a to-many relationship, created empty on first use.
+    private func pendingToMany(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> PendingToMany {
+        if case let .toMany(pending)? = backing.relationshipChanges[relationship.index] { return pending }
+        // An object that was never saved has no committed list: its list starts empty.
+        let pending = PendingToMany(base: backing.state == .inserted ? [] : nil)
+        backing.relationshipChanges[relationship.index] = .toMany(pending)
+        return pending
+    }
+
     /// Makes `side` of `owner` include `member` (the inverse half of a change made on `member`).
     func addToSide(_ owner: any PersistentModel, _ side: Schema.Relationship, member: any PersistentModel) {
         let backing = owner.persistentBacking
         if side.isToMany {
-            var pending: PendingToMany
-            if case let .toMany(p)? = backing.relationshipChanges[side.index] {
-                pending = p
-            } else {
-                pending = PendingToMany(base: backing.state == .inserted ? [] : nil)
-            }
-            pending.add(member)
-            backing.relationshipChanges[side.index] = .toMany(pending)
+            pendingToMany(backing, side).add(member)
         } else {
             let previous = backing.toOne(at: side.index)
             if previous === member { return }
@@ -103,14 +105,7 @@ extension ModelContext {
     func removeFromSide(_ owner: any PersistentModel, _ side: Schema.Relationship, member: any PersistentModel) {
         let backing = owner.persistentBacking
         if side.isToMany {
-            var pending: PendingToMany
-            if case let .toMany(p)? = backing.relationshipChanges[side.index] {
-                pending = p
-            } else {
-                pending = PendingToMany(base: backing.state == .inserted ? [] : nil)
-            }
-            pending.remove(member)
-            backing.relationshipChanges[side.index] = .toMany(pending)
+            pendingToMany(backing, side).remove(member)
         } else {
             guard backing.toOne(at: side.index) === member else { return }
             backing.relationshipChanges[side.index] = .toOne(nil)

@@ -12,9 +12,9 @@ final class EntityTable {
     /// For relationships without an inverse: target row → source rows (the "inverse set").
     var reverse: [[UInt32: [UInt32]]]
     /// Unique attributes: value → row.
-    var unique: [Int: [Value: UInt32]] = [:]
+    var unique: [Int: UniqueIndex] = [:]
     /// Indexed attributes: value → rows, and the rows in value order.
-    var secondary: [Int: [Value: [UInt32]]] = [:]
+    var secondary: [Int: SecondaryIndex] = [:]
     var sorted: [Int: SortedIndex] = [:]
     /// The highest row number ever applied.
     private(set) var highestRow: UInt64 = 0
@@ -26,9 +26,9 @@ final class EntityTable {
         toMany = entity.relationships.map { _ in [] }
         reverse = entity.relationships.map { _ in [:] }
         for attribute in entity.attributes {
-            if attribute.isUnique { unique[attribute.index] = [:] }
+            if attribute.isUnique { unique[attribute.index] = UniqueIndex() }
             if attribute.isIndexed {
-                secondary[attribute.index] = [:]
+                secondary[attribute.index] = SecondaryIndex()
                 sorted[attribute.index] = SortedIndex()
             }
         }
@@ -127,20 +127,20 @@ final class EntityTable {
     private func addToIndex(_ index: Int, row: UInt64, bulk: Bool) {
         let value = columns[index].value(at: Int(row - 1))
         let r = UInt32(row)
-        if unique[index] != nil, value != .null { unique[index]![value] = r }
-        if secondary[index] != nil {
-            secondary[index]![value, default: []].append(r)
+        if let uniqueIndex = unique[index], value != .null { uniqueIndex.rows[value] = r }
+        if let secondaryIndex = secondary[index] {
+            secondaryIndex.rows[value, default: []].append(r)
             if bulk { sorted[index]!.markStale() } else { sorted[index]!.insert(r, column: columns[index]) }
         }
     }
 
     private func removeFromIndex(_ index: Int, row: UInt64, oldValue: Value, bulk: Bool) {
         let r = UInt32(row)
-        if unique[index] != nil, unique[index]![oldValue] == r { unique[index]![oldValue] = nil }
-        if secondary[index] != nil {
-            if var rows = secondary[index]![oldValue], let i = rows.firstIndex(of: r) {
-                rows.remove(at: i)
-                secondary[index]![oldValue] = rows.isEmpty ? nil : rows
+        if let uniqueIndex = unique[index], uniqueIndex.rows[oldValue] == r { uniqueIndex.rows[oldValue] = nil }
+        if let secondaryIndex = secondary[index] {
+            if let i = secondaryIndex.rows[oldValue]?.firstIndex(of: r) {
+                secondaryIndex.rows[oldValue]!.remove(at: i)
+                if secondaryIndex.rows[oldValue]!.isEmpty { secondaryIndex.rows[oldValue] = nil }
             }
             if bulk { sorted[index]!.markStale() } else { sorted[index]!.remove(r, oldValue: oldValue, column: columns[index]) }
         }
@@ -150,4 +150,14 @@ final class EntityTable {
     func refreshSortedIndexes() {
         for (index, sortedIndex) in sorted { sortedIndex.rebuildIfStale(column: columns[index], live: live) }
     }
+}
+
+/// A unique attribute's index: value → the one row holding it. A class, so updates happen in place.
+final class UniqueIndex {
+    var rows: [Value: UInt32] = [:]
+}
+
+/// An indexed attribute's hash index: value → the rows holding it.
+final class SecondaryIndex {
+    var rows: [Value: [UInt32]] = [:]
 }

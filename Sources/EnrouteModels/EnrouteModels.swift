@@ -1,2 +1,0 @@
-// The Enroute example models are declared with GraphStoreMacrosFree; importing this module brings it along.
-@_exported import GraphStoreMacrosFree

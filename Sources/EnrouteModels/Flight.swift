@@ -1,0 +1,42 @@
+import Foundation
+import GraphStoreMacrosFree
+
+/// A flight, by FlightAware ident (UAL123). Times are UTC; distances in statute miles, speeds
+/// in knots, altitudes in hundreds of feet.
+public final class Flight: Model {
+    @Attribute(.unique) public var ident: String = ""
+    @Attribute public var actualOff: Date? = nil
+    @Attribute public var scheduledOff: Date = .distantPast
+    @Attribute public var estimatedOff: Date = .distantPast
+    @Attribute public var scheduledOn: Date = .distantPast
+    @Attribute public var estimatedOn: Date = .distantPast
+    @Attribute public var actualOn: Date? = nil
+    @Attribute public var aircraftType: String = ""
+    @Attribute public var progressPercent: Int = 0
+    @Attribute public var status: String = ""
+    @Attribute(.indexed) public var routeDistance: Int = 0
+    @Attribute public var filedAirspeed: Int = 0
+    @Attribute public var filedAltitude: Int = 0
+    @Relationship public var origin: Airport?
+    @Relationship public var destination: Airport?
+    @Relationship public var airline: Airline?
+
+    public convenience init(ident: String) {
+        self.init()
+        self.ident = ident
+    }
+
+    /// The airline's ICAO code: the ident's leading letters ("UAL" of "UAL123").
+    public var airlineCode: String { Flight.airlineCode(ofIdent: ident) }
+
+    public static func airlineCode(ofIdent ident: String) -> String { String(ident.prefix { $0.isLetter }) }
+
+    /// When it leaves (or left) the ground: actual if known, else estimated.
+    public var departure: Date { actualOff ?? estimatedOff }
+    /// When it lands (or landed): actual if known, else estimated.
+    public var arrival: Date { actualOn ?? estimatedOn }
+    /// Gate-to-gate time in the air, as far as known.
+    public var duration: TimeInterval { arrival.timeIntervalSince(departure) }
+    /// In the air: off the ground and not yet landed.
+    public var isEnroute: Bool { actualOff != nil && actualOn == nil }
+}

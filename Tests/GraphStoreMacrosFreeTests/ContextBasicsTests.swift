@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import GraphStoreMacrosFree
+
+@Suite struct ContextBasicsTests {
+    func seeded() throws -> (ModelContainer, ModelContext) {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for (ident, distance) in [("UAL1", 2_400), ("AAL2", 700), ("DAL3", 1_500), ("SWA4", 300)] {
+            let flight = Flight(ident: ident)
+            flight.routeDistance = distance
+            context.insert(flight)
+        }
+        try context.save()
+        return (container, context)
+    }
+
+    @Test func fetchFiltersSortsAndPages() throws {
+        let (_, context) = try seeded()
+        let long = try context.fetch(FetchDescriptor<Flight>(
+            predicate: #Predicate { $0.routeDistance > 1000 },
+            sortBy: [SortDescriptor(\.routeDistance, order: .reverse)]))
+        #expect(long.map(\.ident) == ["UAL1", "DAL3"])
+        var paged = FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.routeDistance)])
+        paged.fetchOffset = 1
+        paged.fetchLimit = 2
+        #expect(try context.fetch(paged).map(\.ident) == ["AAL2", "DAL3"])
+        #expect(try context.fetchCount(FetchDescriptor<Flight>(predicate: #Predicate { $0.routeDistance < 1000 })) == 2)
+        // Unsaved inserts count by default.
+        context.insert(Flight(ident: "JBU5"))
+        #expect(try context.fetchCount(FetchDescriptor<Flight>()) == 5)
+    }
+
+    @Test func rollbackRestoresTheCommittedState() throws {
+        let (_, context) = try seeded()
+        let flight = try #require(try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "UAL1" })).first)
+        flight.routeDistance = 1
+        let added = Flight(ident: "NEW1")
+        context.insert(added)
+        #expect(context.hasChanges)
+        #expect(context.changedModelsArray.count == 1 && context.insertedModelsArray.count == 1)
+        context.rollback()
+        #expect(!context.hasChanges)
+        #expect(flight.routeDistance == 2_400)
+        #expect(added.modelContext == nil)
+        #expect(try context.fetchCount(FetchDescriptor<Flight>()) == 4)
+    }
+
+    @Test func deleteRulesCascadeAndDeny() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let sfo = Airport(icao: "KSFO")
+        let flight = Flight(ident: "UAL1")
+        context.insert(flight)
+        flight.origin = sfo
+        flight.destination = Airport(icao: "KORD")
+        try context.save()
+        // Airport.flightsFrom cascades: deleting SFO deletes its departures.
+        context.delete(sfo)
+        #expect(flight.isDeleted)
+        #expect(context.deletedModelsArray.count == 2)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Flight>()) == 0)
+        let ord = try #require(try context.fetch(FetchDescriptor<Airport>()).first)
+        #expect(ord.flightsTo.isEmpty)
+    }
+}
