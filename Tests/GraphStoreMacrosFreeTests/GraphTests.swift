@@ -119,19 +119,4 @@ final class Pair: Model {
             check("after change \(round)")
         }
     }
-
-    @Test func aDuplicateUniqueValueIsRefusedAtSave() throws {
-        let container = try ModelContainer(for: Pair.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let context = ModelContext(container)
-        let first = Pair()
-        first.key = "same"
-        context.insert(first)
-        try context.save()
-        let second = Pair()
-        second.key = "same"
-        context.insert(second)
-        #expect(throws: ModelContextError.uniqueConstraintViolation(entity: "Pair", attribute: "key", value: "\"same\"")) {
-            try context.save()
-        }
-    }
 }

@@ -94,3 +94,20 @@ final class Everything: Model {
     @Attribute var optionalGate: Gate? = nil
     @Attribute var optionalStrings: [String]? = nil
 }
+
+/// Refuses to be deleted while it has flights.
+final class Gatekeeper: Model {
+    @Attribute var name: String = ""
+    @Relationship(deleteRule: .deny) var flights: [Flight] = []
+}
+
+/// A crew needs two to four members.
+final class Crew: Model {
+    @Attribute var name: String = ""
+    @Relationship(minimumModelCount: 2, maximumModelCount: 4) var members: [Member] = []
+}
+
+final class Member: Model {
+    @Attribute var name: String = ""
+    @Relationship var crew: Crew?
+}

@@ -76,6 +76,7 @@ public final class ModelContainer: @unchecked Sendable {
     @MainActor public var mainContext: ModelContext {
         if let context = MainContextStore.contexts[ObjectIdentifier(self)] { return context }
         let context = ModelContext(self)
+        context.owner = .mainThread
         context.autosaveEnabled = configuration.autosaveEnabled
         MainContextStore.contexts[ObjectIdentifier(self)] = context
         return context

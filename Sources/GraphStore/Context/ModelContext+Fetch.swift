@@ -4,6 +4,7 @@ import Foundation
 /// descriptor says otherwise), filtered by the predicate and sorted by the sort descriptors.
 extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        try checkOwner("fetch")
         var results = try candidates(descriptor)
         if !descriptor.sortBy.isEmpty {
             results = try stableSorted(results, by: descriptor.sortBy)
@@ -14,6 +15,7 @@ extension ModelContext {
     }
 
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        try checkOwner("fetchCount")
         var unpaged = descriptor
         unpaged.sortBy = []
         let count = try candidates(unpaged).count

@@ -40,12 +40,19 @@ extension ModelContext {
     // MARK: Writing
 
     func setAttribute(_ value: Value, at index: Int, of model: any PersistentModel) {
+        guard isOwnerCurrent("setting an attribute") else { return }
         let backing = model.persistentBacking
+        if backing.state == .inserted, let entity = backing.entity, entity.attributes[index].isUnique {
+            let old = backing.attributeChanges[index] ?? entity.attributes[index].defaultValue
+            if pendingUnique[entity.index]?[index]?[old] === model { pendingUnique[entity.index]![index]![old] = nil }
+            if value != .null { pendingUnique[entity.index, default: [:]][index, default: [:]][value] = model }
+        }
         backing.attributeChanges[index] = value
         markChanged(model)
     }
 
     func setToOne(_ target: (any PersistentModel)?, at index: Int, of model: any PersistentModel) {
+        guard isOwnerCurrent("setting a relationship") else { return }
         let backing = model.persistentBacking
         guard let entity = backing.entity else { return }
         let relationship = entity.relationships[index]
@@ -60,6 +67,7 @@ extension ModelContext {
     }
 
     func setToMany(_ targets: [any PersistentModel], at index: Int, of model: any PersistentModel) {
+        guard isOwnerCurrent("setting a relationship") else { return }
         let backing = model.persistentBacking
         guard let entity = backing.entity else { return }
         let relationship = entity.relationships[index]

@@ -2,17 +2,39 @@
 /// container (log append, then graph apply), and mark everything clean.
 extension ModelContext {
     public func save() throws {
+        try checkOwner("save")
+        try applyMergePolicy()
         guard hasChanges else { return }
         guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }
         try validate()
         let inserts = inserted
         let changes = Array(changed.values)
         let deletes = Array(deleted.values)
-        try container.commit(from: self, author: author ?? "") {
-            try validateUnique(inserts: inserts, changes: changes)
-            return try encodeOperations(inserts: inserts, changes: changes, deletes: deletes)
+        announce(SaveNotification(phase: .willSave, transaction: nil, author: author ?? "",
+                                  inserted: inserts.map(\.persistentModelID), updated: changes.map(\.persistentModelID),
+                                  deleted: deletes.map(\.persistentModelID)))
+        var upserts: [Upsert] = []
+        let committed: (UInt64, ChangeSummary)
+        do {
+            committed = try container.commit(from: self, author: author ?? "") {
+                upserts = resolveUpserts(inserts)
+                let upserted = Set(upserts.map { ObjectIdentifier($0.model) })
+                let plainInserts = inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
+                let updates = changes + upserts.map(\.model)
+                try validateUnique(inserts: plainInserts, changes: updates)
+                return try encodeOperations(inserts: plainInserts, changes: changes, upserted: upserts.map(\.model), deletes: deletes)
+            }
+        } catch {
+            // Nothing was committed: upserted objects go back to the rows they reserved.
+            for upsert in upserts { upsert.model.persistentBacking.row = upsert.reservedRow }
+            throw error
         }
         // Committed: everything is clean now.
+        for upsert in upserts {
+            guard let entity = upsert.model.persistentBacking.entity else { continue }
+            unregister(entity: entity.index, row: upsert.reservedRow)
+            register(upsert.model, entity: entity.index, row: upsert.model.persistentBacking.row)
+        }
         for model in inserts {
             model.persistentBacking.state = .persistent
             clear(model)
@@ -27,6 +49,48 @@ extension ModelContext {
         changed = [:]
         deleted = [:]
         resetInsertedIDs()
+        let (number, summary) = committed
+        announce(SaveNotification(phase: .didSave, transaction: number, author: author ?? "",
+                                  inserted: summary.inserted, updated: summary.updated, deleted: summary.deleted))
+    }
+
+    /// An inserted object whose unique value an existing row already has: it becomes that row.
+    struct Upsert {
+        let model: any PersistentModel
+        let reservedRow: UInt64
+    }
+
+    /// SwiftData's upsert: an inserted object whose unique attribute matches a committed row (or
+    /// an earlier insert of this save) takes that row's identity, and the save updates the row
+    /// with the object's values. Called under the commit lock.
+    private func resolveUpserts(_ inserts: [any PersistentModel]) -> [Upsert] {
+        var upserts: [Upsert] = []
+        var claimed: [Int: [Int: [Value: UInt64]]] = [:]
+        for model in inserts {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity else { continue }
+            var target: UInt64?
+            for attribute in entity.attributes where attribute.isUnique {
+                let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
+                if value == .null { continue }
+                if let earlier = claimed[entity.index]?[attribute.index]?[value] {
+                    target = earlier
+                } else if let committed = graph.read({ $0.row(entity: entity.index, uniqueAttribute: attribute.index, value: value) }),
+                          !isDeletedOrChangedAway(entity: entity.index, row: committed, attribute: attribute.index, value: value) {
+                    target = committed
+                }
+                if target != nil { break }
+            }
+            if let target, target != backing.row {
+                upserts.append(Upsert(model: model, reservedRow: backing.row))
+                backing.row = target
+            }
+            for attribute in entity.attributes where attribute.isUnique {
+                let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
+                if value != .null { claimed[entity.index, default: [:]][attribute.index, default: [:]][value] = backing.row }
+            }
+        }
+        return upserts
     }
 
     private func clear(_ model: any PersistentModel) {
@@ -111,7 +175,7 @@ extension ModelContext {
     }
 
     private func encodeOperations(inserts: [any PersistentModel], changes: [any PersistentModel],
-                                  deletes: [any PersistentModel]) throws -> [LogOperation] {
+                                  upserted: [any PersistentModel], deletes: [any PersistentModel]) throws -> [LogOperation] {
         var operations: [LogOperation] = []
         operations.reserveCapacity(inserts.count * 2 + changes.count + deletes.count)
         // Rows first, so every link names rows that exist.
@@ -127,8 +191,16 @@ extension ModelContext {
             let values = backing.attributeChanges.sorted { $0.key < $1.key }.map { PropertyValue(entity.attributes[$0.key].number, $0.value) }
             operations.append(.update(entity: entity.number, row: backing.row, values: values))
         }
-        for model in inserts + changes {
-            encodeLinks(of: model, into: &operations)
+        // Upserts update every attribute of the row they took over.
+        for model in upserted {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity else { continue }
+            let values = entity.attributes.map { PropertyValue($0.number, backing.attributeChanges[$0.index] ?? $0.defaultValue) }
+            operations.append(.update(entity: entity.number, row: backing.row, values: values))
+        }
+        let upsertedIDs = Set(upserted.map(ObjectIdentifier.init))
+        for model in inserts + changes + upserted {
+            encodeLinks(of: model, existingRow: upsertedIDs.contains(ObjectIdentifier(model)), into: &operations)
         }
         for model in deletes {
             let backing = model.persistentBacking
@@ -138,10 +210,10 @@ extension ModelContext {
         return operations
     }
 
-    private func encodeLinks(of model: any PersistentModel, into operations: inout [LogOperation]) {
+    private func encodeLinks(of model: any PersistentModel, existingRow: Bool, into operations: inout [LogOperation]) {
         let backing = model.persistentBacking
         guard let entity = backing.entity else { return }
-        let isNew = backing.state == .inserted
+        let isNew = backing.state == .inserted && !existingRow
         for (index, change) in backing.relationshipChanges.sorted(by: { $0.key < $1.key }) {
             let relationship = entity.relationships[index]
             guard writesLinks(relationship) else { continue }

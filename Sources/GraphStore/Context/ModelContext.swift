@@ -15,11 +15,23 @@ public final class ModelContext {
     private var insertedIDs: Set<ObjectIdentifier> = []
     var changed: [ObjectIdentifier: any PersistentModel] = [:]
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+    /// Unsaved inserted objects by unique value: entity → attribute → value → object.
+    var pendingUnique: [Int: [Int: [Value: any PersistentModel]]] = [:]
     /// Guards `registry` against merge notifications delivered from other threads.
     let registryLock = NSLock()
 
     /// The name recorded as the author of this context's transactions.
     public var author: String?
+    /// What happens at save to a property another context saved since this one changed it.
+    public var mergePolicy: MergePolicy = .localWins
+    let observers = SaveObservers()
+    /// Where this context may be used (see ContextOwner).
+    var owner: ContextOwner
+    /// The last use from the wrong thread or actor, refused.
+    public internal(set) var lastMisuse: ModelContextError?
+    /// Other contexts' commits, waiting to have the merge policy applied at this context's next save.
+    private var inbox: [ChangeSummary] = []
+    private let inboxLock = NSLock()
     /// Whether changes are saved without being asked (see Docs/guides/undo-and-autosave.md).
     public var autosaveEnabled: Bool
 
@@ -28,7 +40,13 @@ public final class ModelContext {
         self.schema = container.schema
         registry = container.schema.entities.map { _ in [:] }
         autosaveEnabled = false
+        owner = ContextOwner.current
         container.register(self)
+    }
+
+    /// A model executor takes the context over: from now on it belongs to that executor's jobs.
+    func adopt(by executor: AnyObject) {
+        owner = .executor(ObjectIdentifier(executor))
     }
 
     // MARK: The identity map
@@ -100,7 +118,17 @@ public final class ModelContext {
     public var changedModelsArray: [any PersistentModel] { Array(changed.values) }
     public var deletedModelsArray: [any PersistentModel] { Array(deleted.values) }
 
-    func resetInsertedIDs() { insertedIDs = [] }
+    func resetInsertedIDs() {
+        insertedIDs = []
+        pendingUnique = [:]
+    }
+
+    func forgetPendingUnique(_ model: any PersistentModel) {
+        guard let entity = model.persistentBacking.entity else { return }
+        for (attribute, values) in pendingUnique[entity.index] ?? [:] {
+            for (value, owner) in values where owner === model { pendingUnique[entity.index]![attribute]![value] = nil }
+        }
+    }
 
     func markChanged(_ model: any PersistentModel) {
         if model.persistentBacking.state == .persistent { changed[ObjectIdentifier(model)] = model }
@@ -108,6 +136,7 @@ public final class ModelContext {
 
     /// Inserts a new object, and every unsaved object reachable from it through relationships.
     public func insert<T: PersistentModel>(_ model: T) {
+        guard isOwnerCurrent("insert") else { return }
         insertAny(model)
     }
 
@@ -132,6 +161,10 @@ public final class ModelContext {
         inserted.append(model)
         insertedIDs.insert(ObjectIdentifier(model))
         register(model, entity: entity.index, row: backing.row)
+        for attribute in entity.attributes where attribute.isUnique {
+            let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
+            if value != .null { pendingUnique[entity.index, default: [:]][attribute.index, default: [:]][value] = model }
+        }
         // Relationships set while unmanaged: insert their targets and put the inverses in step.
         let pending = backing.relationshipChanges
         backing.relationshipChanges = [:]
@@ -152,6 +185,7 @@ public final class ModelContext {
     /// Deletes an object, applying its relationships' delete rules (cascade deletes the related
     /// objects; nullify removes it from their inverse; deny is checked when saving).
     public func delete<T: PersistentModel>(_ model: T) {
+        guard isOwnerCurrent("delete") else { return }
         deleteAny(model)
     }
 
@@ -163,6 +197,7 @@ public final class ModelContext {
             inserted.removeAll { $0 === model }
             insertedIDs.remove(id)
             unregister(entity: entity.index, row: backing.row)
+            forgetPendingUnique(model)
         } else {
             deleted[id] = model
         }
@@ -195,6 +230,7 @@ public final class ModelContext {
     /// Discards every unsaved change: inserted objects leave the context, changed and deleted
     /// ones return to their committed state.
     public func rollback() {
+        guard isOwnerCurrent("rollback") else { return }
         for model in inserted {
             let backing = model.persistentBacking
             if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
@@ -205,6 +241,7 @@ public final class ModelContext {
         let touched = Array(changed.values) + Array(deleted.values)
         inserted = []
         insertedIDs = []
+        pendingUnique = [:]
         changed = [:]
         deleted = [:]
         for model in touched {
@@ -243,17 +280,70 @@ extension ModelContext {
     /// Another context's save: the committed rows changed under this context's registered
     /// objects. Their clean properties already read the new values (they read the graph); tell
     /// their observers. Properties this context has unsaved edits for keep the edits.
+    ///
+    /// This may run on the saving context's thread: it touches only the (locked) registry and
+    /// the observers, and leaves the merge policy to this context's own next save.
     func mergeCommitted(_ summary: ChangeSummary) {
+        inboxLock.withLock { inbox.append(summary) }
         for (entity, rows) in summary.changes {
             for (row, names) in rows {
                 guard let model = registeredObject(entity: entity, row: row) else { continue }
-                let backing = model.persistentBacking
-                for name in names {
-                    if let attribute = backing.entity?.attribute(named: name), backing.attributeChanges[attribute.index] != nil { continue }
-                    if let relationship = backing.entity?.relationship(named: name), backing.relationshipChanges[relationship.index] != nil { continue }
-                    model.persistentPropertyDidChange(named: name)
-                }
+                for name in names { model.persistentPropertyDidChange(named: name) }
             }
         }
     }
+
+    /// Applies the merge policy to unsaved edits that other contexts' saves touched since.
+    func applyMergePolicy() throws {
+        let summaries = inboxLock.withLock {
+            defer { inbox = [] }
+            return inbox
+        }
+        var conflicts: [(PersistentIdentifier, [String])] = []
+        for summary in summaries {
+            for (entity, rows) in summary.changes {
+                for (row, names) in rows {
+                    guard let model = registeredObject(entity: entity, row: row) else { continue }
+                    let backing = model.persistentBacking
+                    guard let description = backing.entity else { continue }
+                    var clashing: [String] = []
+                    for name in names.sorted() {
+                        if let attribute = description.attribute(named: name), backing.attributeChanges[attribute.index] != nil {
+                            clashing.append(name)
+                            if mergePolicy == .storeWins { backing.attributeChanges[attribute.index] = nil }
+                        } else if let relationship = description.relationship(named: name),
+                                  case .toOne? = backing.relationshipChanges[relationship.index] {
+                            clashing.append(name)
+                            if mergePolicy == .storeWins { backing.relationshipChanges[relationship.index] = nil }
+                        }
+                    }
+                    guard !clashing.isEmpty else { continue }
+                    switch mergePolicy {
+                    case .localWins: break
+                    case .storeWins:
+                        for name in clashing { model.persistentPropertyDidChange(named: name) }
+                        if backing.attributeChanges.isEmpty && backing.relationshipChanges.isEmpty { changed[ObjectIdentifier(model)] = nil }
+                    case .error:
+                        conflicts.append((model.persistentModelID, clashing))
+                    }
+                }
+            }
+        }
+        if let (model, properties) = conflicts.first { throw ModelContextError.mergeConflict(model: model, properties: properties) }
+    }
+}
+
+/// What a save does with a property that another context saved after this context changed it
+/// (to-many relationships always merge: both sides' additions and removals apply).
+public enum MergePolicy: Sendable, Equatable {
+    /// This context's value is saved over the other's (last writer wins). The default, as in SwiftData.
+    case localWins
+    /// The other context's saved value is kept; this context's edit of that property is discarded.
+    case storeWins
+    /// The save throws `ModelContextError.mergeConflict` naming the object and properties; a
+    /// later save writes this context's values.
+    case error
+}
+
+extension ModelContext {
 }

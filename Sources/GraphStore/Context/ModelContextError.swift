@@ -14,6 +14,10 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
     case encodingFailed(entity: String, attribute: String, reason: String)
     /// The context or a model was used from another thread or actor than its own.
     case wrongThread(String)
+    /// A lookup by unique value named a key path that is not a unique attribute.
+    case notUnique(entity: String, keyPath: String)
+    /// Another context saved changes to properties this one also changed (merge policy `.error`).
+    case mergeConflict(model: PersistentIdentifier, properties: [String])
 
     public var description: String {
         switch self {
@@ -31,6 +35,10 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
             return "cannot store \(entity).\(attribute): \(reason)"
         case let .wrongThread(detail):
             return "a model context was used off its own thread or actor: \(detail)"
+        case let .notUnique(entity, keyPath):
+            return "\(keyPath) is not a unique attribute of \(entity)"
+        case let .mergeConflict(model, properties):
+            return "\(model): another context saved \(properties.joined(separator: ", ")) since this context changed them"
         }
     }
 }

@@ -109,7 +109,7 @@ public final class Graph: @unchecked Sendable {
     private func link(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
         let sourceTable = tables[relationship.entityIndex], targetTable = tables[relationship.targetIndex]
         guard sourceTable.isLive(source), targetTable.isLive(target) else { return }
-        attachOneSide(relationship, source: source, target: target)
+        guard attachOneSide(relationship, source: source, target: target) else { return }  // already linked
         if let inverse = relationship.inverse {
             attachOneSide(schema.entities[inverse.entity].relationships[inverse.relationship], source: target, target: source)
         } else {
@@ -127,15 +127,18 @@ public final class Graph: @unchecked Sendable {
     }
 
     /// Points `source`'s side of `relationship` at `target`. A to-one that pointed elsewhere is
-    /// moved: the old target loses `source` from its side.
-    private func attachOneSide(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
+    /// moved: the old target loses `source` from its side. Returns false when already linked.
+    @discardableResult
+    private func attachOneSide(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) -> Bool {
         let table = tables[relationship.entityIndex]
         let slot = Int(source - 1)
         if relationship.isToMany {
+            // A member appears once (a link may repeat, say after an upsert relinks a row).
+            if table.toMany[relationship.index][slot].contains(UInt32(target)) { return false }
             table.toMany[relationship.index][slot].append(UInt32(target))
         } else {
             let old = UInt64(table.toOne[relationship.index][slot])
-            if old == target { return }
+            if old == target { return false }
             if old != 0 {
                 if let inverse = relationship.inverse {
                     detachOneSide(schema.entities[inverse.entity].relationships[inverse.relationship], source: old, target: source)
@@ -145,6 +148,7 @@ public final class Graph: @unchecked Sendable {
             }
             table.toOne[relationship.index][slot] = UInt32(target)
         }
+        return true
     }
 
     private func detachOneSide(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Runs a ModelActor's jobs, and owns its context. SwiftData's protocol of the same name.
+public protocol ModelExecutor: AnyObject, Sendable {
+    var modelContext: ModelContext { get }
+}
+
+public protocol SerialModelExecutor: ModelExecutor, SerialExecutor {}
+
+/// A serial executor with its own queue: every job of the actor runs there, one at a time, and
+/// its context knows it belongs to this executor.
+public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked Sendable {
+    // `modelContext` is only touched by jobs running on `queue` (serially), as the context's owner check enforces.
+    public let modelContext: ModelContext
+    private let queue: DispatchQueue
+
+    public init(modelContext: ModelContext) {
+        self.modelContext = modelContext
+        self.queue = DispatchQueue(label: "GraphStore.DefaultSerialModelExecutor")
+        modelContext.adopt(by: self)
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedSerialExecutor()
+        queue.async { [self] in
+            RunningModelExecutor.run(as: self) { job.runSynchronously(on: executor) }
+        }
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+}
+
+/// An actor that does model work off the main actor, as in SwiftData. Without the @ModelActor
+/// macro, write what it expands to:
+///
+///     actor Importer: ModelActor {
+///         nonisolated let modelContainer: ModelContainer
+///         nonisolated let modelExecutor: any ModelExecutor
+///         init(modelContainer: ModelContainer) {
+///             self.modelContainer = modelContainer
+///             self.modelExecutor = DefaultSerialModelExecutor(modelContext: ModelContext(modelContainer))
+///         }
+///     }
+public protocol ModelActor: Actor {
+    nonisolated var modelContainer: ModelContainer { get }
+    nonisolated var modelExecutor: any ModelExecutor { get }
+}
+
+extension ModelActor {
+    /// The actor runs on its model executor, so its context is only ever used there.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        (modelExecutor as! any SerialModelExecutor).asUnownedSerialExecutor()
+    }
+
+    public var modelContext: ModelContext { modelExecutor.modelContext }
+
+    /// The actor's object for an identifier, if it is stored (SwiftData's `self[id, as:]`).
+    public subscript<T: PersistentModel>(id: PersistentIdentifier, as type: T.Type) -> T? {
+        modelContext.model(for: id) as? T
+    }
+}

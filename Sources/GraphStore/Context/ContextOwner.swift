@@ -1,0 +1,83 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a context may be used: the main thread (mainContext), a model executor (a ModelActor's
+/// context), or the thread that created it. Every context operation checks it, so a context or
+/// model used from elsewhere gets `ModelContextError.wrongThread` instead of a data race.
+enum ContextOwner: Equatable {
+    case mainThread
+    case thread(pthread_t)
+    case executor(ObjectIdentifier)
+
+    static func == (a: ContextOwner, b: ContextOwner) -> Bool {
+        switch (a, b) {
+        case (.mainThread, .mainThread): return true
+        case let (.thread(x), .thread(y)): return pthread_equal(x, y) != 0
+        case let (.executor(x), .executor(y)): return x == y
+        default: return false
+        }
+    }
+
+    /// The owner that code running right here would have.
+    static var current: ContextOwner {
+        if let executor = RunningModelExecutor.current { return .executor(executor) }
+        if Thread.isMainThread { return .mainThread }
+        return .thread(pthread_self())
+    }
+
+    var isCurrent: Bool {
+        switch self {
+        case .mainThread: return Thread.isMainThread && RunningModelExecutor.current == nil
+        case let .thread(thread): return pthread_equal(thread, pthread_self()) != 0 && RunningModelExecutor.current == nil
+        case let .executor(id): return RunningModelExecutor.current == id
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .mainThread: return "the main thread"
+        case .thread: return "the thread that created it"
+        case .executor: return "its model actor"
+        }
+    }
+}
+
+/// Which model executor is running a job on this thread (a thread-local).
+enum RunningModelExecutor {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static var current: ObjectIdentifier? {
+        guard let raw = pthread_getspecific(key) else { return nil }
+        return ObjectIdentifier(Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue())
+    }
+
+    static func run<R>(as executor: AnyObject, _ body: () -> R) -> R {
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passUnretained(executor).toOpaque())
+        defer { pthread_setspecific(key, previous) }
+        return body()
+    }
+}
+
+extension ModelContext {
+    /// Throws (and remembers) `wrongThread` unless called where this context belongs.
+    func checkOwner(_ operation: String) throws {
+        guard !owner.isCurrent else { return }
+        let error = ModelContextError.wrongThread("\(operation) called off \(owner.description)")
+        lastMisuse = error
+        throw error
+    }
+
+    /// For operations that cannot throw: refuses them off-owner, remembering why.
+    func isOwnerCurrent(_ operation: String) -> Bool {
+        if owner.isCurrent { return true }
+        lastMisuse = ModelContextError.wrongThread("\(operation) called off \(owner.description); ignored")
+        return false
+    }
+}

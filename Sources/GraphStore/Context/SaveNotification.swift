@@ -1,0 +1,100 @@
+import Foundation
+
+/// What a save did (or, before it commits, is about to do): delivered as a callback, an
+/// AsyncSequence, and a NotificationCenter notification named `ModelContext.willSave` /
+/// `ModelContext.didSave` (SwiftData's names), whose userInfo holds the identifier arrays under
+/// `ModelContext.NotificationKey` raw values.
+public struct SaveNotification: Sendable, Equatable {
+    public enum Phase: Sendable, Equatable { case willSave, didSave }
+
+    public let phase: Phase
+    /// The committed transaction's number (nil before it commits).
+    public let transaction: UInt64?
+    /// The saving context's `author`.
+    public let author: String
+    public let inserted: [PersistentIdentifier]
+    public let updated: [PersistentIdentifier]
+    public let deleted: [PersistentIdentifier]
+}
+
+extension ModelContext {
+    public static let willSave = Notification.Name("GraphStore.ModelContext.willSave")
+    public static let didSave = Notification.Name("GraphStore.ModelContext.didSave")
+
+    public enum NotificationKey: String, Sendable {
+        case insertedIdentifiers = "inserted"
+        case updatedIdentifiers = "updated"
+        case deletedIdentifiers = "deleted"
+        case transaction
+    }
+
+    /// Calls `handler` before each save of this context commits. Keep the token: dropping it, or
+    /// calling `cancel()`, stops the calls.
+    public func onWillSave(_ handler: @escaping (SaveNotification) -> Void) -> SaveObservation {
+        observers.add(phase: .willSave, handler)
+    }
+
+    /// Calls `handler` after each save of this context commits.
+    public func onDidSave(_ handler: @escaping (SaveNotification) -> Void) -> SaveObservation {
+        observers.add(phase: .didSave, handler)
+    }
+
+    /// Every will-save and did-save of this context, as an AsyncSequence. The stream ends when
+    /// the context goes away.
+    public var saveNotifications: AsyncStream<SaveNotification> {
+        let (stream, continuation) = AsyncStream<SaveNotification>.makeStream(bufferingPolicy: .unbounded)
+        observers.addStream(continuation)
+        return stream
+    }
+
+    func announce(_ notification: SaveNotification) {
+        observers.deliver(notification)
+        let userInfo: [AnyHashable: Any] = [
+            NotificationKey.insertedIdentifiers.rawValue: notification.inserted,
+            NotificationKey.updatedIdentifiers.rawValue: notification.updated,
+            NotificationKey.deletedIdentifiers.rawValue: notification.deleted,
+            NotificationKey.transaction.rawValue: notification.transaction as Any,
+        ]
+        NotificationCenter.default.post(name: notification.phase == .willSave ? Self.willSave : Self.didSave,
+                                        object: self, userInfo: userInfo)
+    }
+}
+
+/// A registration for save callbacks; cancelled when released.
+public final class SaveObservation {
+    private let cancellation: () -> Void
+    init(_ cancellation: @escaping () -> Void) { self.cancellation = cancellation }
+    public func cancel() { cancellation() }
+    deinit { cancellation() }
+}
+
+/// The save callbacks and streams of one context.
+final class SaveObservers {
+    private var handlers: [Int: (SaveNotification.Phase, (SaveNotification) -> Void)] = [:]
+    private var streams: [AsyncStream<SaveNotification>.Continuation] = []
+    private var next = 0
+    private let lock = NSLock()
+
+    func add(phase: SaveNotification.Phase, _ handler: @escaping (SaveNotification) -> Void) -> SaveObservation {
+        let id = lock.withLock {
+            next += 1
+            handlers[next] = (phase, handler)
+            return next
+        }
+        return SaveObservation { [weak self] in self?.lock.withLock { _ = self?.handlers.removeValue(forKey: id) } }
+    }
+
+    func addStream(_ continuation: AsyncStream<SaveNotification>.Continuation) {
+        lock.withLock { streams.append(continuation) }
+    }
+
+    func deliver(_ notification: SaveNotification) {
+        let (handlers, streams) = lock.withLock { (Array(self.handlers.values), self.streams) }
+        for (phase, handler) in handlers where phase == notification.phase { handler(notification) }
+        for stream in streams { stream.yield(notification) }
+    }
+
+    deinit {
+        for stream in streams { stream.finish() }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import GraphStoreMacrosFree
+@testable import GraphStore
+
+@Suite struct ContainerTests {
+    @Test func inMemoryStoresWriteNothingAndForgetOnRelease() throws {
+        let config = ModelConfiguration(isStoredInMemoryOnly: true)
+        #expect(config.url == nil)
+        let container = try ModelContainer(for: Flight.self, configurations: config)
+        #expect(container.openReport == nil)
+        let context = ModelContext(container)
+        context.insert(Flight(ident: "UAL1"))
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Flight>()) == 1)
+        let fresh = try ModelContainer(for: Flight.self, configurations: config)
+        #expect(try ModelContext(fresh).fetchCount(FetchDescriptor<Flight>()) == 0)
+    }
+
+    @Test func readOnlyContainersFetchButRefuseToSave() throws {
+        let store = TemporaryStore()
+        do {
+            let context = ModelContext(try store.container(Flight.self))
+            context.insert(Flight(ident: "UAL1"))
+            try context.save()
+        }
+        let writer = try store.container(Flight.self)  // a writer stays open beside the reader
+        let reader = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(url: store.url, allowsSave: false))
+        let context = ModelContext(reader)
+        let flight = try #require(try context.fetch(FetchDescriptor<Flight>()).first)
+        #expect(flight.ident == "UAL1")
+        flight.routeDistance = 5
+        #expect(throws: ModelContextError.readOnly) { try context.save() }
+        withExtendedLifetime(writer) {}
+    }
+
+    @Test func theDefaultStoreLivesUnderHomeAndIsCreatedOnDemand() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("gs-home-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let saved = ProcessInfo.processInfo.environment["HOME"]
+        setenv("HOME", home.path, 1)
+        defer { if let saved { setenv("HOME", saved, 1) } }
+        let config = ModelConfiguration()
+        #expect(config.url?.path == home.path + "/.graphstore/default")
+        #expect(config.durability == .full && !config.isStoredInMemoryOnly)
+        let context = ModelContext(try ModelContainer(for: Flight.self, configurations: config))
+        context.insert(Flight(ident: "X"))
+        try context.save()
+        #expect(FileManager.default.fileExists(atPath: home.path + "/.graphstore/default/LOCK"))
+    }
+
+    @MainActor @Test func mainContextAutosavesAndHandMadeContextsDoNot() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        #expect(container.mainContext === container.mainContext)
+        #expect(container.mainContext.autosaveEnabled)
+        #expect(!ModelContext(container).autosaveEnabled)
+        let quiet = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true, autosaveEnabled: false))
+        #expect(!quiet.mainContext.autosaveEnabled)
+    }
+
+    /// A save is one transaction: when the write fails, nothing of it is visible, in memory or
+    /// after reopening, and the context keeps its changes.
+    @Test func aFailedSaveLeavesNothingBehind() throws {
+        let store = TemporaryStore()
+        let faulty = FaultInjectingFileIO(base: PosixFileIO(), plan: FaultPlan())
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(
+            url: store.url, durability: .full, segmentSize: 1 << 20, fileIO: faulty))
+        let context = ModelContext(container)
+        context.insert(Flight(ident: "KEEP"))
+        try context.save()
+        faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount, errno: 28)))
+        let doomed = Flight(ident: "LOST")
+        context.insert(doomed)
+        doomed.destination = Airport(icao: "KSFO")
+        #expect(throws: StorageError.self) { try context.save() }
+        #expect(context.hasChanges)
+        let other = ModelContext(container)
+        #expect(try other.fetch(FetchDescriptor<Flight>()).map(\.ident) == ["KEEP"])
+        #expect(try other.fetchCount(FetchDescriptor<Airport>()) == 0)
+        // The writer is poisoned: later saves fail too, until the store is reopened.
+        #expect(throws: StorageError.self) { try context.save() }
+    }
+}
