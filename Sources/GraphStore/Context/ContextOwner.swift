@@ -23,13 +23,25 @@ enum ContextOwner: Equatable {
     /// The owner that code running right here would have.
     static var current: ContextOwner {
         if let executor = RunningModelExecutor.current { return .executor(executor) }
-        if Thread.isMainThread { return .mainThread }
+        if isOnMainQueue { return .mainThread }
         return .thread(pthread_self())
+    }
+
+    /// The main actor runs on the main queue, which is not always drained by the main thread
+    /// (test runners on Linux drain it elsewhere), so the queue is marked and checked too.
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    static var isOnMainQueue: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
     }
 
     var isCurrent: Bool {
         switch self {
-        case .mainThread: return Thread.isMainThread && RunningModelExecutor.current == nil
+        case .mainThread: return Self.isOnMainQueue && RunningModelExecutor.current == nil
         case let .thread(thread): return pthread_equal(thread, pthread_self()) != 0 && RunningModelExecutor.current == nil
         case let .executor(id): return RunningModelExecutor.current == id
         }

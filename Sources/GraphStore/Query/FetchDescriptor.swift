@@ -22,3 +22,7 @@ public struct FetchDescriptor<T: PersistentModel> {
         self.relationshipKeyPathsForPrefetching = []
     }
 }
+
+// Predicates, sort descriptors and key paths are immutable values, so a descriptor can cross
+// actors (SwiftData's FetchDescriptor is Sendable too).
+extension FetchDescriptor: @unchecked Sendable {}

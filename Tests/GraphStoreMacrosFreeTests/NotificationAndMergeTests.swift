@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import GraphStoreMacrosFree
+
+@Suite struct NotificationAndMergeTests {
+    func memory() throws -> ModelContainer {
+        try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    }
+
+    @Test func willSaveAndDidSaveCarryTheIdentifiers() throws {
+        let context = ModelContext(try memory())
+        context.author = "importer"
+        var received: [SaveNotification] = []
+        let will = context.onWillSave { received.append($0) }
+        let did = context.onDidSave { received.append($0) }
+        let posted = Locked<[Notification]>([])
+        let center = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { note in
+            posted.mutate { $0.append(note) }
+        }
+        defer { NotificationCenter.default.removeObserver(center) }
+
+        let flight = Flight(ident: "UAL1")
+        context.insert(flight)
+        try context.save()
+        #expect(received.map(\.phase) == [.willSave, .didSave])
+        #expect(received[0].transaction == nil && received[1].transaction != nil)
+        #expect(received[1].inserted == [flight.persistentModelID] && received[1].author == "importer")
+        flight.routeDistance = 9
+        try context.save()
+        #expect(received.last?.updated == [flight.persistentModelID])
+        context.delete(flight)
+        try context.save()
+        #expect(received.last?.deleted == [flight.persistentModelID])
+        let userInfo = try #require(posted.value.last?.userInfo)
+        #expect(userInfo[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier] == [flight.persistentModelID])
+        will.cancel()
+        did.cancel()
+        context.insert(Flight(ident: "UAL2"))
+        try context.save()
+        #expect(received.count == 6)
+    }
+
+    @Test func saveNotificationsAreAnAsyncSequence() async throws {
+        let container = try memory()
+        let stream: AsyncStream<SaveNotification>
+        let id: PersistentIdentifier
+        do {
+            let context = ModelContext(container)
+            stream = context.saveNotifications
+            let flight = Flight(ident: "A1")
+            context.insert(flight)
+            try context.save()
+            id = flight.persistentModelID
+        }
+        var phases: [SaveNotification.Phase] = []
+        for await notification in stream {
+            phases.append(notification.phase)
+            if notification.phase == .didSave {
+                #expect(notification.inserted == [id])
+                break
+            }
+        }
+        #expect(phases == [.willSave, .didSave])
+    }
+
+    func conflict(_ policy: MergePolicy) throws -> (ModelContext, Flight, ModelContext) {
+        let container = try memory()
+        let a = ModelContext(container)
+        let flight = Flight(ident: "UAL1")
+        a.insert(flight)
+        try a.save()
+        let b = ModelContext(container)
+        b.mergePolicy = policy
+        let mine = try #require(b.model(for: flight.persistentModelID) as? Flight)
+        mine.routeDistance = 111      // b's unsaved edit
+        mine.status = .landed         // an edit nobody else touches
+        flight.routeDistance = 222    // a saves a different value
+        try a.save()
+        #expect(mine.routeDistance == 111)  // b keeps its unsaved edit until it saves
+        return (a, mine, b)
+    }
+
+    @Test func localWinsSavesThisContextsValue() throws {
+        let (a, mine, b) = try conflict(.localWins)
+        try b.save()
+        let seen = try #require(try a.fetch(FetchDescriptor<Flight>()).first)
+        #expect(seen.routeDistance == 111 && seen.status == .landed && mine.routeDistance == 111)
+    }
+
+    @Test func storeWinsKeepsTheOtherContextsValue() throws {
+        let (a, mine, b) = try conflict(.storeWins)
+        try b.save()
+        let seen = try #require(try a.fetch(FetchDescriptor<Flight>()).first)
+        #expect(seen.routeDistance == 222 && mine.routeDistance == 222)
+        #expect(seen.status == .landed)  // edits without a conflict still save
+    }
+
+    @Test func errorPolicyNamesTheConflict() throws {
+        let (_, mine, b) = try conflict(.error)
+        #expect(throws: ModelContextError.mergeConflict(model: mine.persistentModelID, properties: ["routeDistance"])) {
+            try b.save()
+        }
+    }
+}
+
+/// A value behind a lock, for collecting from callbacks.
+final class Locked<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T { lock.withLock { stored } }
+    func mutate(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
+}
