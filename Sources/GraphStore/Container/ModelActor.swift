@@ -28,6 +28,11 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
         }
     }
 
+    /// Runs `body` as one of this executor's jobs (autosave uses it to reach the context).
+    func perform(_ body: @escaping @Sendable () -> Void) {
+        queue.async { [self] in RunningModelExecutor.run(as: self, body) }
+    }
+
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }

@@ -5,6 +5,7 @@ import Foundation
 extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         try checkOwner("fetch")
+        runPendingAutosave()
         var results = try candidates(descriptor)
         if !descriptor.sortBy.isEmpty {
             results = try stableSorted(results, by: descriptor.sortBy)

@@ -3,6 +3,8 @@
 extension ModelContext {
     public func save() throws {
         try checkOwner("save")
+        autosavePending = false
+        cancelAutosave()
         try applyMergePolicy()
         guard hasChanges else { return }
         guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }

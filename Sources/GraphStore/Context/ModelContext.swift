@@ -33,7 +33,22 @@ public final class ModelContext {
     private var inbox: [ChangeSummary] = []
     private let inboxLock = NSLock()
     /// Whether changes are saved without being asked (see Docs/guides/undo-and-autosave.md).
-    public var autosaveEnabled: Bool
+    public var autosaveEnabled: Bool {
+        didSet { if autosaveEnabled { if hasChanges { scheduleAutosave() } } else { cancelAutosave() } }
+    }
+    /// How long after the first unsaved change an autosave runs.
+    public var autosaveInterval: Duration = .seconds(1)
+    /// What times autosave (inject a `ManualAutosaveClock` in tests).
+    public var autosaveClock: any AutosaveClock = DispatchAutosaveClock()
+    /// Called with every autosave failure (on the context's thread or actor).
+    public var autosaveErrorHandler: ((any Error) -> Void)?
+    /// The last autosave failure, kept until the next one.
+    public internal(set) var lastAutosaveError: (any Error)?
+    var autosaveTimer: (any AutosaveTimer)?
+    var autosavePending = false
+    var transactionDepth = 0
+    /// The model executor that owns this context, if an actor's.
+    weak var modelExecutor: DefaultSerialModelExecutor?
 
     public init(_ container: ModelContainer) {
         self.container = container
@@ -45,8 +60,9 @@ public final class ModelContext {
     }
 
     /// A model executor takes the context over: from now on it belongs to that executor's jobs.
-    func adopt(by executor: AnyObject) {
+    func adopt(by executor: DefaultSerialModelExecutor) {
         owner = .executor(ObjectIdentifier(executor))
+        modelExecutor = executor
     }
 
     // MARK: The identity map
@@ -132,11 +148,13 @@ public final class ModelContext {
 
     func markChanged(_ model: any PersistentModel) {
         if model.persistentBacking.state == .persistent { changed[ObjectIdentifier(model)] = model }
+        scheduleAutosave()
     }
 
     /// Inserts a new object, and every unsaved object reachable from it through relationships.
     public func insert<T: PersistentModel>(_ model: T) {
         guard isOwnerCurrent("insert") else { return }
+        runPendingAutosave()
         insertAny(model)
     }
 
@@ -158,6 +176,7 @@ public final class ModelContext {
         backing.entity = entity
         backing.row = graph.reserveRow(entity: entity.index)
         backing.state = .inserted
+        scheduleAutosave()
         inserted.append(model)
         insertedIDs.insert(ObjectIdentifier(model))
         register(model, entity: entity.index, row: backing.row)
@@ -203,6 +222,7 @@ public final class ModelContext {
         }
         changed[id] = nil
         backing.state = .deleted
+        scheduleAutosave()
         for relationship in entity.relationships {
             let targets: [any PersistentModel] = relationship.isToMany ? backing.toMany(at: relationship.index)
                 : backing.toOne(at: relationship.index).map { [$0] } ?? []
@@ -257,12 +277,15 @@ public final class ModelContext {
 
     /// Runs `body`, then saves; if `body` throws, rolls back and rethrows.
     public func transaction(block body: () throws -> Void) throws {
+        transactionDepth += 1
         do {
             try body()
         } catch {
+            transactionDepth -= 1
             rollback()
             throw error
         }
+        transactionDepth -= 1
         try save()
     }
 
