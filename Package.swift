@@ -16,7 +16,7 @@ let package = Package(
     targets: [
         .target(name: "GraphStore"),
         .target(name: "GraphStoreMacrosFree", dependencies: ["GraphStore"]),
-        .target(name: "EnrouteModels", dependencies: ["GraphStoreMacrosFree"]),
+        .target(name: "EnrouteModels", dependencies: ["GraphStoreMacrosFree"], resources: [.copy("Resources/sample")]),
         // Argument parsing and output shared by the command-line tools.
         .target(name: "ToolSupport"),
         .executableTarget(name: "enroute", dependencies: ["EnrouteModels", "ToolSupport"]),

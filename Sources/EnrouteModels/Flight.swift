@@ -40,3 +40,16 @@ public final class Flight: Model {
     /// In the air: off the ground and not yet landed.
     public var isEnroute: Bool { actualOff != nil && actualOn == nil }
 }
+
+extension Flight {
+    /// The first word of FlightAware's status: "En Route", "Scheduled", "Arrived"…
+    public var shortStatus: String {
+        guard let slash = status.firstIndex(of: "/") else { return status.isEmpty ? (isEnroute ? "En Route" : "Scheduled") : status }
+        return status[..<slash].trimmingCharacters(in: .whitespaces)
+    }
+
+    /// "UAL123 KSFO → KORD".
+    public var friendlyName: String {
+        "\(ident) \(origin?.icao ?? "?") → \(destination?.icao ?? "?")"
+    }
+}
