@@ -2,25 +2,107 @@ import Foundation
 import Testing
 
 @Suite struct EnrouteToolTests {
-    @Test func statusOpensTheStoreItIsGiven() throws {
-        let dir = TemporaryDirectory()
-        let result = try runTool("enroute", ["--store", dir.store()])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("Enroute store at \(dir.store())"))
-        #expect(FileManager.default.fileExists(atPath: dir.store() + "/LOCK"))
+    func enroute(_ store: String, _ arguments: [String]) throws -> ProcessResult {
+        try runTool("enroute", arguments + ["--store", store])
     }
 
-    @Test func defaultStoreLivesUnderHome() throws {
+    func jsonArray(_ text: String) throws -> [[String: Any]] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
+    }
+
+    @Test func theDemoLoadsTheSampleOnceAndRunsTwice() throws {
+        let dir = TemporaryDirectory()
+        let first = try enroute(dir.store(), ["demo"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("flights:  238 inserted, 0 updated, 2 skipped"))
+        #expect(first.stdout.contains("238 flights"))
+        #expect(first.stdout.contains("Chicago O'Hare arrivals board"))
+        let second = try enroute(dir.store(), [])  // no command: the demo
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("already holds data") && second.stdout.contains("238 flights"))
+    }
+
+    @Test func theDemoUsesTheDefaultStoreUnderHome() throws {
         let home = TemporaryDirectory()
         let result = try runTool("enroute", [], environment: ["HOME": home.path])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(FileManager.default.fileExists(atPath: home.path + "/.graphstore/enroute"))
+        #expect(FileManager.default.fileExists(atPath: home.path + "/.graphstore/enroute/LOCK"))
     }
 
-    @Test func badArgumentsPrintUsage() throws {
-        let result = try runTool("enroute", ["--frob"])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("usage: enroute"))
-        #expect(try runTool("enroute", ["--help"]).status == 0)
+    @Test func loadAndQueryFromTheCommandLine() throws {
+        let dir = TemporaryDirectory()
+        let load = try runTool("enroute", ["--store", dir.store(), "load"])  // --store before the command
+        #expect(load.status == 0 && load.stdout.contains("238 inserted"))
+        let again = try enroute(dir.store(), ["load"])
+        #expect(again.stdout.contains("flights:  0 inserted, 0 updated, 2 skipped"))
+
+        let table = try enroute(dir.store(), ["flights", "--to", "ksfo", "--enroute", "--sort", "distance", "--desc"])
+        #expect(table.status == 0)
+        #expect(table.stdout.hasPrefix("IDENT"))
+        let json = try jsonArray(try enroute(dir.store(), ["flights", "--to", "KSFO", "--enroute", "--sort", "distance", "--desc", "--json"]).stdout)
+        #expect(table.stdout.contains("\(json.count) flight(s)"))
+        #expect(json.allSatisfy { $0["destination"] as? String == "KSFO" && !($0["actualOff"] is NSNull) && $0["actualOn"] is NSNull })
+        let distances = json.compactMap { $0["routeDistance"] as? Int }
+        #expect(distances == distances.sorted(by: >) && !distances.isEmpty)
+        for key in ["ident", "origin", "destination", "airline", "scheduledOff", "estimatedOff", "actualOff", "scheduledOn",
+                    "estimatedOn", "actualOn", "routeDistance", "progressPercent", "status"] {
+            #expect(json[0][key] != nil, "\(key)")
+        }
+        let limited = try jsonArray(try enroute(dir.store(), ["flights", "--airline", "UAL", "--limit", "3", "--json"]).stdout)
+        #expect(limited.count == 3 && limited.allSatisfy { $0["airline"] as? String == "UAL" })
+
+        let airports = try jsonArray(try enroute(dir.store(), ["airports", "--search", "zur", "--json"]).stdout)
+        #expect(airports.map { $0["icao"] as? String } == ["LSZH"])
+        let departing = try enroute(dir.store(), ["airports", "--departing"])
+        #expect(departing.status == 0 && departing.stdout.contains("airport(s)"))
+        let airlines = try jsonArray(try enroute(dir.store(), ["airlines", "--json"]).stdout)
+        #expect(airlines.count == 12)
+        let board = try jsonArray(try enroute(dir.store(), ["board", "KORD", "--arrivals", "--json"]).stdout)
+        #expect(!board.isEmpty && board.allSatisfy { $0["destination"] as? String == "KORD" })
+        let arrivals = board.compactMap { $0["arrival"] as? String }
+        #expect(arrivals == arrivals.sorted())
+        let departures = try enroute(dir.store(), ["board", "KSFO", "--departures"])
+        #expect(departures.status == 0 && departures.stdout.hasPrefix("KSFO departures"))
+    }
+
+    @Test func aRefusedFileExitsNonZeroAndNamesWhere() throws {
+        let dir = TemporaryDirectory()
+        let bad = dir.path + "/bad.json"
+        try Data("{\"arrivals\": [], \"departures\": [], \"scheduled_arrivals\": [], \"scheduled_departures\": [], \"num_pages\": \"one\"}".utf8)
+            .write(to: URL(fileURLWithPath: bad))
+        let result = try enroute(dir.store(), ["load", bad])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("refused \(bad): $.num_pages: expected a number"), "\(result.stderr)")
+        let count = try jsonArray(try enroute(dir.store(), ["flights", "--json"]).stdout)
+        #expect(count.isEmpty)
+    }
+
+    @Test func generateWritesFilesTheLoaderReads() throws {
+        let dir = TemporaryDirectory()
+        let out = dir.path + "/gen"
+        let result = try enroute(dir.store(), ["generate", "--flights", "500", "--airports", "30", "--airlines", "12", "--seed", "3", "--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted().map { out + "/" + $0 }
+        let load = try enroute(dir.store(), ["load"] + files)
+        #expect(load.stdout.contains("flights:  500 inserted"), "\(load.stdout)")
+    }
+
+    @Test func badArgumentsPrintUsageAndHelpWorksEverywhere() throws {
+        let dir = TemporaryDirectory()
+        for command in ["demo", "load", "flights", "airports", "airlines", "board", "generate", "status"] {
+            let help = try enroute(dir.store(), [command, "--help"])
+            #expect(help.status == 0 && help.stdout.contains("usage: enroute \(command)"), "\(command)")
+        }
+        #expect(try runTool("enroute", ["--help"]).stdout.contains("commands:"))
+        let bad: [[String]] = [["frobnicate"], ["flights", "--sort", "speed"], ["flights", "--limit", "x"], ["flights", "--arrivals"],
+                               ["board"], ["board", "KSFO"], ["board", "KSFO", "--arrivals", "--departures"], ["generate", "--out", "x"],
+                               ["airports", "--bogus"], ["--store"]]
+        for arguments in bad {
+            let result = try runTool("enroute", arguments + (arguments == ["--store"] ? [] : ["--store", dir.store()]))
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains("usage: enroute"), "\(arguments): \(result.stderr)")
+        }
+        let unknownAirport = try enroute(dir.store(), ["board", "KXXX", "--arrivals"])
+        #expect(unknownAirport.status == 1 && unknownAirport.stderr.contains("no airport KXXX"))
     }
 }

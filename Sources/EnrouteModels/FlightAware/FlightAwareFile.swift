@@ -26,7 +26,13 @@ public enum FlightAwareFile: Equatable, Sendable {
             throw Refusal(file: file, path: "$", reason: "not valid JSON (\(describe(error)))")
         }
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        // ISO 8601 UTC, with the failing field named in the error (the built-in strategy names only its object).
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected an ISO 8601 time, found \(String(reflecting: text))")
+        }
         do {
             if let object = json as? [String: Any] {
                 guard object["arrivals"] != nil || object["departures"] != nil
