@@ -82,3 +82,23 @@ import Testing
         #expect(try countElsewhere(container) == 1)
     }
 }
+
+@Suite struct AutosaveOnCloseTests {
+    @Test func closingTheContainerAutosavesItsContexts() throws {
+        let store = TemporaryStore()
+        do {
+            let container = try store.container(Flight.self)
+            let saving = ModelContext(container)
+            saving.autosaveClock = ManualAutosaveClock()  // never advanced: only close saves
+            saving.autosaveEnabled = true
+            saving.insert(Flight(ident: "KEPT"))
+            let manual = ModelContext(container)
+            manual.insert(Flight(ident: "DROPPED"))  // autosave off: close does not save it
+            container.close()
+            #expect(!saving.hasChanges && manual.hasChanges)
+            #expect(throws: StorageError.closed) { try manual.save() }
+        }
+        let context = ModelContext(try store.container(Flight.self))
+        #expect(try context.fetch(FetchDescriptor<Flight>()).map(\.ident) == ["KEPT"])
+    }
+}

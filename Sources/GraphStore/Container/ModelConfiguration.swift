@@ -10,6 +10,8 @@ public struct ModelConfiguration: Sendable {
     public var durability: Durability
     /// Whether `mainContext` autosaves (true by default, as in SwiftData).
     public var autosaveEnabled: Bool
+    /// Whether `mainContext` records undo (an `UndoStack` as its `undoManager`).
+    public var isUndoEnabled: Bool = false
     /// Open a damaged store by keeping its longest valid prefix (Docs/guides/recovery.md).
     public var salvage: Bool
     public var segmentSize: UInt64
@@ -20,7 +22,8 @@ public struct ModelConfiguration: Sendable {
 
     /// A store at `url` (a directory, created on demand).
     public init(url: URL, allowsSave: Bool = true, durability: Durability = .full, autosaveEnabled: Bool = true,
-                salvage: Bool = false, segmentSize: UInt64 = 64 << 20, fileIO: any FileIO = PosixFileIO()) {
+                isUndoEnabled: Bool = false, salvage: Bool = false, segmentSize: UInt64 = 64 << 20, fileIO: any FileIO = PosixFileIO()) {
+        self.isUndoEnabled = isUndoEnabled
         self.url = url
         self.isStoredInMemoryOnly = false
         self.allowsSave = allowsSave
@@ -32,7 +35,8 @@ public struct ModelConfiguration: Sendable {
     }
 
     /// In memory (writes nothing), or the default store location when false.
-    public init(isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true, autosaveEnabled: Bool = true) {
+    public init(isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true, autosaveEnabled: Bool = true, isUndoEnabled: Bool = false) {
+        self.isUndoEnabled = isUndoEnabled
         self.url = isStoredInMemoryOnly ? nil : ModelConfiguration.defaultStoreURL
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
         self.allowsSave = allowsSave

@@ -78,8 +78,20 @@ public final class ModelContainer: @unchecked Sendable {
         let context = ModelContext(self)
         context.owner = .mainThread
         context.autosaveEnabled = configuration.autosaveEnabled
+        if configuration.isUndoEnabled { context.undoManager = UndoStack() }
         MainContextStore.contexts[ObjectIdentifier(self)] = context
         return context
+    }
+
+    /// Closes the store: every autosaving context that belongs to the calling thread (or actor)
+    /// and has unsaved changes is autosaved first (failures go to its autosave error handler),
+    /// then the log is closed and its lock released. Later saves throw `StorageError.closed`.
+    /// Contexts that belong elsewhere are not touched: save them on their own thread first.
+    public func close() {
+        for context in contexts.withLock({ $0.compactMap(\.context) }) where context.autosaveEnabled && context.owner.isCurrent {
+            context.runAutosave()
+        }
+        log?.close()
     }
 
     /// The number of the newest committed transaction.

@@ -14,7 +14,8 @@ public final class ModelBacking {
     }
 
     public internal(set) var state: State = .unmanaged
-    public internal(set) var context: ModelContext?
+    /// Weak: a context owns its objects' unsaved work, never the other way round (no cycles through undo or inserts).
+    public internal(set) weak var context: ModelContext?
     var entity: Schema.Entity?
     var row: UInt64 = 0
     private var temporaryIdentifier: PersistentIdentifier?
@@ -78,20 +79,26 @@ public final class ModelBacking {
     }
 
     public func toMany(at index: Int) -> [any PersistentModel] {
+        toMany(at: index, includingDeleted: false)
+    }
+
+    /// The members, in order; objects deleted in the context are left out unless asked for.
+    func toMany(at index: Int, includingDeleted: Bool) -> [any PersistentModel] {
         let pending: PendingToMany?
         if case let .toMany(p)? = relationshipChanges[index] { pending = p } else { pending = nil }
-        if let base = pending?.base, pending!.added.isEmpty, pending!.removed.isEmpty { return base }
         var list: [any PersistentModel]
         if let base = pending?.base {
             list = base
         } else if let context, row > 0, state != .inserted {
-            list = context.committedToMany(of: self, relationship: index)
+            list = context.committedToMany(of: self, relationship: index, includingDeleted: true)
         } else {
             list = []
         }
-        guard let pending else { return list }
-        if !pending.removed.isEmpty { list.removeAll { pending.removed.contains(ObjectIdentifier($0)) } }
-        list.append(contentsOf: pending.added)
+        if let pending {
+            if !pending.removed.isEmpty { list.removeAll { pending.removed.contains($0.persistentBacking.row) } }
+            list.append(contentsOf: pending.added)
+        }
+        if !includingDeleted { list.removeAll { $0.persistentBacking.state == .deleted } }
         return list
     }
 
@@ -125,7 +132,9 @@ enum PendingRelationship {
 final class PendingToMany {
     var base: [any PersistentModel]?
     var added: [any PersistentModel] = []
-    var removed: Set<ObjectIdentifier> = []
+    /// Committed members taken out, by row: by row and not by object, because the objects of
+    /// committed rows come and go (a freed object's address can be reused by another).
+    var removed: Set<UInt64> = []
     /// Identities in `base` or `added`.
     private var members: Set<ObjectIdentifier> = []
 
@@ -136,7 +145,9 @@ final class PendingToMany {
 
     func add(_ model: any PersistentModel) {
         let id = ObjectIdentifier(model)
-        if base == nil, removed.remove(id) != nil { return }  // back to its committed place
+        if base == nil, model.persistentBacking.state == .persistent, removed.remove(model.persistentBacking.row) != nil {
+            return  // back to its committed place
+        }
         guard members.insert(id).inserted else { return }
         if base != nil { base!.append(model) } else { added.append(model) }
     }
@@ -145,8 +156,8 @@ final class PendingToMany {
         let id = ObjectIdentifier(model)
         if members.remove(id) != nil {
             if base != nil { base!.removeAll { $0 === model } } else { added.removeAll { $0 === model } }
-        } else if base == nil {
-            removed.insert(id)
+        } else if base == nil, model.persistentBacking.row > 0 {
+            removed.insert(model.persistentBacking.row)
         }
     }
 }

@@ -20,7 +20,7 @@ extension ModelContext {
         return target.map { object(entity: relationship.targetIndex, row: $0) }
     }
 
-    func committedToMany(of backing: ModelBacking, relationship index: Int) -> [any PersistentModel] {
+    func committedToMany(of backing: ModelBacking, relationship index: Int, includingDeleted: Bool = false) -> [any PersistentModel] {
         guard let entity = backing.entity else { return [] }
         let relationship = entity.relationships[index]
         let rows = graph.read { view -> [UInt32] in
@@ -29,7 +29,7 @@ extension ModelContext {
         }
         return rows.compactMap { row in
             let target = object(entity: relationship.targetIndex, row: UInt64(row))
-            return target.persistentBacking.state == .deleted ? nil : target
+            return !includingDeleted && target.persistentBacking.state == .deleted ? nil : target
         }
     }
 
@@ -41,6 +41,7 @@ extension ModelContext {
 
     func setAttribute(_ value: Value, at index: Int, of model: any PersistentModel) {
         guard isOwnerCurrent("setting an attribute") else { return }
+        registerAttributeUndo(model, index)
         let backing = model.persistentBacking
         if backing.state == .inserted, let entity = backing.entity, entity.attributes[index].isUnique {
             let old = backing.attributeChanges[index] ?? entity.attributes[index].defaultValue
@@ -59,6 +60,7 @@ extension ModelContext {
         let old = backing.toOne(at: index)
         if let target, target.persistentBacking.context == nil { insertAny(target) }
         if old === target { return }
+        registerRelationshipUndo(model, relationship)
         backing.relationshipChanges[index] = .toOne(target)
         markChanged(model)
         guard let inverse = inverseRelationship(of: relationship) else { return }
@@ -76,6 +78,7 @@ extension ModelContext {
         let list = targets.filter { seen.insert(ObjectIdentifier($0)).inserted }
         let old = backing.state == .inserted && backing.relationshipChanges[index] == nil ? [] : backing.toMany(at: index)
         for target in list where target.persistentBacking.context == nil { insertAny(target) }
+        registerRelationshipUndo(model, relationship)
         backing.relationshipChanges[index] = .toMany(PendingToMany(base: list))
         markChanged(model)
         guard let inverse = inverseRelationship(of: relationship) else { return }
@@ -97,10 +100,12 @@ extension ModelContext {
     func addToSide(_ owner: any PersistentModel, _ side: Schema.Relationship, member: any PersistentModel) {
         let backing = owner.persistentBacking
         if side.isToMany {
+            registerRelationshipUndo(owner, side)
             pendingToMany(backing, side).add(member)
         } else {
             let previous = backing.toOne(at: side.index)
             if previous === member { return }
+            registerRelationshipUndo(owner, side)
             backing.relationshipChanges[side.index] = .toOne(member)
             // One-to-one: the member's previous partner loses it.
             if let previous, let back = inverseRelationship(of: side) { removeFromSide(previous, back, member: owner) }
@@ -113,9 +118,11 @@ extension ModelContext {
     func removeFromSide(_ owner: any PersistentModel, _ side: Schema.Relationship, member: any PersistentModel) {
         let backing = owner.persistentBacking
         if side.isToMany {
+            registerRelationshipUndo(owner, side)
             pendingToMany(backing, side).remove(member)
         } else {
             guard backing.toOne(at: side.index) === member else { return }
+            registerRelationshipUndo(owner, side)
             backing.relationshipChanges[side.index] = .toOne(nil)
         }
         markChanged(owner)

@@ -243,7 +243,7 @@ extension ModelContext {
                 } else {
                     let removed = pending.removed
                     if !removed.isEmpty {
-                        for member in committedToMany(of: backing, relationship: index) where removed.contains(ObjectIdentifier(member)) {
+                        for member in committedToMany(of: backing, relationship: index) where removed.contains(member.persistentBacking.row) {
                             if member.persistentBacking.row > 0 {
                                 operations.append(.unlink(relationship: number, source: backing.row, target: member.persistentBacking.row))
                             }

@@ -22,6 +22,9 @@ public final class ModelContext {
 
     /// The name recorded as the author of this context's transactions.
     public var author: String?
+    /// Records every change for undo and redo when set (mainContext gets one with
+    /// `ModelConfiguration(isUndoEnabled: true)`).
+    public var undoManager: UndoStack?
     /// What happens at save to a property another context saved since this one changed it.
     public var mergePolicy: MergePolicy = .localWins
     let observers = SaveObservers()
@@ -166,6 +169,7 @@ public final class ModelContext {
             container.reportMisuse(ModelContextError.typeNotInSchema("\(type(of: model))"))
             return
         }
+        registerLifecycleUndo(model, wasLive: false)
         if backing.state == .deleted {
             // Re-inserting an object deleted in this context undoes the delete.
             deleted[ObjectIdentifier(model)] = nil
@@ -211,6 +215,7 @@ public final class ModelContext {
     func deleteAny(_ model: any PersistentModel) {
         let backing = model.persistentBacking
         guard backing.context === self, backing.state != .deleted, let entity = backing.entity else { return }
+        registerLifecycleUndo(model, wasLive: true)
         let id = ObjectIdentifier(model)
         if backing.state == .inserted {
             inserted.removeAll { $0 === model }
@@ -251,6 +256,7 @@ public final class ModelContext {
     /// ones return to their committed state.
     public func rollback() {
         guard isOwnerCurrent("rollback") else { return }
+        undoManager?.removeAllActions()
         for model in inserted {
             let backing = model.persistentBacking
             if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
@@ -289,9 +295,27 @@ public final class ModelContext {
         try save()
     }
 
-    /// Present for SwiftData compatibility: GraphStore applies changes (inverses, delete rules)
-    /// as they are made, so there is nothing left to process.
-    public func processPendingChanges() {}
+    /// GraphStore applies changes (inverses, delete rules) as they are made, so nothing is left
+    /// to process; this ends the undo manager's automatic group, as in Core Data.
+    public func processPendingChanges() {
+        undoManager?.closeAutomaticGroup()
+    }
+
+    /// Bookkeeping for an object that became an unsaved insert.
+    func noteInserted(_ model: any PersistentModel) {
+        insertedIDs.insert(ObjectIdentifier(model))
+        guard let entity = model.persistentBacking.entity else { return }
+        for attribute in entity.attributes where attribute.isUnique {
+            let value = model.persistentBacking.attributeChanges[attribute.index] ?? attribute.defaultValue
+            if value != .null { pendingUnique[entity.index, default: [:]][attribute.index, default: [:]][value] = model }
+        }
+    }
+
+    /// Bookkeeping for an unsaved insert that left the context.
+    func forgetInserted(_ model: any PersistentModel) {
+        insertedIDs.remove(ObjectIdentifier(model))
+        forgetPendingUnique(model)
+    }
 }
 
 final class WeakModel {
