@@ -248,3 +248,30 @@ struct Mix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+@Suite struct UndoEventGroupingTests {
+    /// Without explicit groups, everything done in one turn of the main queue is one group.
+    @MainActor @Test func oneAutomaticGroupPerMainQueueTurn() async throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true, isUndoEnabled: true))
+        let context = container.mainContext
+        let undo = try #require(context.undoManager)
+        let flight = Flight(ident: "A")
+        context.insert(flight)
+        flight.routeDistance = 1
+        await nextMainQueueTurn()
+        flight.routeDistance = 2
+        flight.status = .enroute
+        await nextMainQueueTurn()
+        #expect(undo.undoCount == 2)
+        undo.undo()
+        #expect(flight.routeDistance == 1 && flight.status == .scheduled)
+        undo.undo()
+        #expect(flight.modelContext == nil)
+    }
+
+    func nextMainQueueTurn() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.main.async { continuation.resume() }
+        }
+    }
+}
