@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "GraphStoreTestSupport", dependencies: ["GraphStore"]),
 
         .testTarget(name: "GraphStoreTests", dependencies: ["GraphStore", "GraphStoreTestSupport"]),
-        .testTarget(name: "GraphStoreMacrosFreeTests", dependencies: ["GraphStoreMacrosFree", "GraphStore"]),
+        .testTarget(name: "GraphStoreMacrosFreeTests", dependencies: ["GraphStoreMacrosFree", "GraphStore", "GraphStoreTestSupport"]),
         .testTarget(name: "EnrouteModelsTests", dependencies: ["EnrouteModels"]),
         .testTarget(
             name: "EndToEndTests",

@@ -72,21 +72,6 @@ public struct Attribute<Value>: AttributeWrapper {
         return AttributeDeclaration(name: name, type: coder.type, options: options, originalName: originalName, defaultValue: defaultValue)
     }
 
-    static func resolveSlot<M: Model>(_ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
-                                      _ storage: ReferenceWritableKeyPath<M, Self>) -> Int {
-        let slot = instance[keyPath: storage].slot
-        if slot >= 0 { return slot }
-        let resolved = ModelDiscovery.metadata(for: M.self).slot(for: storage, isRelationship: false, identify: {
-            instance[keyPath: storage].slot = ModelDiscovery.markerSlot
-            defer { instance[keyPath: storage].slot = -1 }
-            return ModelDiscovery.nameOfMarkedWrapper(in: instance)
-        }, observe: { model in
-            guard let model = model as? M else { return }
-            model.observationRegistrar.withMutation(of: model, keyPath: wrapped) {}
-        })
-        instance[keyPath: storage].slot = resolved
-        return resolved
-    }
 
     public static subscript<M: Model>(
         _enclosingInstance instance: M,
@@ -94,7 +79,7 @@ public struct Attribute<Value>: AttributeWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
     ) -> Value {
         get {
-            let slot = resolveSlot(instance, wrappedKeyPath, storageKeyPath)
+            let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: false)
             let wrapper = instance[keyPath: storageKeyPath]
             if let recorder = instance.accessRecorder {
                 recorder.name = ModelDiscovery.nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: false)
@@ -109,7 +94,7 @@ public struct Attribute<Value>: AttributeWrapper {
             return (try? coder.decode(stored)) ?? wrapper.initialValue
         }
         set {
-            let slot = resolveSlot(instance, wrappedKeyPath, storageKeyPath)
+            let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: false)
             guard slot >= 0, let coder = instance[keyPath: storageKeyPath].coder else { return }
             let stored: GraphStore.Value
             do { stored = try coder.encode(newValue) } catch {

@@ -39,7 +39,30 @@ enum ModelDiscovery {
 
 /// Lets discovery find which wrapper a storage key path is, without knowing its generic type.
 protocol PropertyWrapperSlot {
-    var slot: Int { get }
+    var slot: Int { get set }
+}
+
+extension ModelDiscovery {
+    /// The position of the wrapper at `storage` among its class's attributes (or relationships),
+    /// found once per class and then kept in the wrapper itself.
+    static func resolveSlot<M: Model, Value, Wrapper: PropertyWrapperSlot>(
+        _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
+        _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool
+    ) -> Int {
+        let slot = instance[keyPath: storage].slot
+        if slot >= 0 { return slot }
+        let resolved = metadata(for: M.self).slot(for: storage, isRelationship: isRelationship, identify: {
+            // Mark this wrapper, reflect the object, and see which property carries the mark.
+            instance[keyPath: storage].slot = markerSlot
+            defer { instance[keyPath: storage].slot = -1 }
+            return nameOfMarkedWrapper(in: instance)
+        }, observe: { model in
+            guard let model = model as? M else { return }
+            model.observationRegistrar.withMutation(of: model, keyPath: wrapped) {}
+        })
+        instance[keyPath: storage].slot = resolved
+        return resolved
+    }
 }
 
 protocol AttributeWrapper: PropertyWrapperSlot {

@@ -42,21 +42,6 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
                                 minimumCount: minimumCount, maximumCount: maximumCount, originalName: originalName)
     }
 
-    static func resolveSlot<M: Model>(_ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
-                                      _ storage: ReferenceWritableKeyPath<M, Self>) -> Int {
-        let slot = instance[keyPath: storage].slot
-        if slot >= 0 { return slot }
-        let resolved = ModelDiscovery.metadata(for: M.self).slot(for: storage, isRelationship: true, identify: {
-            instance[keyPath: storage].slot = ModelDiscovery.markerSlot
-            defer { instance[keyPath: storage].slot = -1 }
-            return ModelDiscovery.nameOfMarkedWrapper(in: instance)
-        }, observe: { model in
-            guard let model = model as? M else { return }
-            model.observationRegistrar.withMutation(of: model, keyPath: wrapped) {}
-        })
-        instance[keyPath: storage].slot = resolved
-        return resolved
-    }
 
     public static subscript<M: Model>(
         _enclosingInstance instance: M,
@@ -64,7 +49,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
     ) -> Value {
         get {
-            let slot = resolveSlot(instance, wrappedKeyPath, storageKeyPath)
+            let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: true)
             let wrapper = instance[keyPath: storageKeyPath]
             if let recorder = instance.accessRecorder {
                 recorder.name = ModelDiscovery.nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: true)
@@ -77,7 +62,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
             return Value.make(backing.toOne(at: slot).map { [$0] } ?? [])
         }
         set {
-            let slot = resolveSlot(instance, wrappedKeyPath, storageKeyPath)
+            let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: true)
             guard slot >= 0 else { return }
             let members = newValue.members
             instance.observationRegistrar.withMutation(of: instance, keyPath: wrappedKeyPath) {

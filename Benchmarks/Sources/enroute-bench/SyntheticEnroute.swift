@@ -39,7 +39,7 @@ struct SyntheticEnroute {
             context.insert(airline)
             airlines.append(airline)
         }
-        var rng = SplitMix(seed: 42)
+        var rng = SeededRandom(seed: 42)
         let base = Date(timeIntervalSince1970: 1_763_000_000)
         for i in 0..<flights {
             let airlineIndex = Int(rng.next() % UInt64(airlineCount))
@@ -66,14 +66,3 @@ struct SyntheticEnroute {
     }
 }
 
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

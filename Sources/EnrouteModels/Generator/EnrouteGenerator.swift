@@ -42,7 +42,7 @@ public struct EnrouteGenerator {
 
     /// The files' contents, in memory.
     public func generate() -> Output {
-        var rng = Random(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let airportRecords = (0..<max(2, airports)).map { airportRecord($0) }
         let airlineRecords = (0..<max(1, airlines)).map { airlineRecord($0) }
         let boardCodes = boards ?? airportRecords.map(\.airportCode)
@@ -217,7 +217,7 @@ public struct EnrouteGenerator {
         return record
     }
 
-    private func flightRecord(ident: String, from: String, to: String, start: Date, now: Date, rng: inout Random) -> FlightAwareFlight {
+    private func flightRecord(ident: String, from: String, to: String, start: Date, now: Date, rng: inout SeededRandom) -> FlightAwareFlight {
         var flight = FlightAwareFlight(ident: ident)
         flight.faFlightID = "\(ident)-\(1_795_300_000 + Int(rng.next() % 90_000))-airline-\(rng.next() % 1_000)"
         flight.operator = String(ident.prefix { $0.isLetter })
@@ -289,16 +289,4 @@ public struct EnrouteGenerator {
     static let states = ["AL", "AZ", "CA", "CO", "FL", "GA", "IL", "KS", "MI", "MN", "NC", "NY", "OH", "OR", "TX", "WA"]
     static let aircraft = ["B738", "A320", "B39M", "A321", "E175", "B77W", "B789", "A21N", "CRJ9", "B752"]
 
-    /// SplitMix64: the same numbers for the same seed on every platform.
-    struct Random {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 }

@@ -161,3 +161,13 @@ final class PendingToMany {
         }
     }
 }
+
+// Reflection (debuggers, test failure reports) shows the object's identity and state, and never
+// walks into the context: its identity map holds weak existential references, which the
+// runtime's reflection does not copy safely.
+extension ModelBacking: CustomReflectable {
+    public var customMirror: Mirror {
+        Mirror(self, children: ["state": state, "row": row, "unsavedAttributes": attributeChanges.count,
+                                "unsavedRelationships": relationshipChanges.count], displayStyle: .class)
+    }
+}

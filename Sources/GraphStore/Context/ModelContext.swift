@@ -394,3 +394,10 @@ public enum MergePolicy: Sendable, Equatable {
 
 extension ModelContext {
 }
+
+extension ModelContext: CustomReflectable {
+    public var customMirror: Mirror {
+        Mirror(self, children: ["author": author as Any, "inserted": inserted.count, "changed": changed.count,
+                                "deleted": deleted.count, "autosaveEnabled": autosaveEnabled], displayStyle: .class)
+    }
+}
