@@ -28,17 +28,58 @@ extension ModelContext {
         try fetch(descriptor).map(\.persistentModelID)
     }
 
+    /// How a fetch will find its rows, as text: the index or inverse set used, or a scan.
+    public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> String {
+        guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
+        let (plan, rows) = plan(descriptor, entity: entity)
+        var lines = [plan?.plan ?? "scan \(entity.name): \(rows.count) row(s)"]
+        if descriptor.predicate != nil { lines.append("filter by the predicate") }
+        if descriptor.includePendingChanges && hasChanges { lines.append("with this context's unsaved changes") }
+        if !descriptor.sortBy.isEmpty { lines.append("sort by \(descriptor.sortBy.count) key(s)") }
+        if descriptor.fetchOffset ?? 0 > 0 || descriptor.fetchLimit != nil {
+            lines.append("offset \(descriptor.fetchOffset ?? 0), limit \(descriptor.fetchLimit.map(String.init) ?? "none")")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Whether fetches use indexes (tests turn it off to compare with a plain scan).
+    var plansQueries: Bool {
+        get { queryPlanningEnabled }
+        set { queryPlanningEnabled = newValue }
+    }
+
+    private func plan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> (QueryPlanner.Candidates?, [UInt64]) {
+        let pendingEntities = Set((inserted + Array(changed.values) + Array(deleted.values)).compactMap { $0.persistentBacking.entity?.index })
+        return graph.read { view in
+            if queryPlanningEnabled, let predicate = descriptor.predicate {
+                var planner = QueryPlanner(schema: schema, entity: entity, view: view)
+                planner.hasPendingChanges = { pendingEntities.contains($0) }
+                if let candidates = planner.candidates(for: predicate.expression) { return (candidates, candidates.rows) }
+            }
+            return (nil, view.table(entity.index).liveRows)
+        }
+    }
+
     private func candidates<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
-        let rows = graph.read { $0.table(entity.index).liveRows }
+        let (plan, rows) = plan(descriptor, entity: entity)
         var results: [T] = []
         results.reserveCapacity(rows.count)
+        var seen = Set<UInt64>()
         for row in rows {
             guard let model = object(entity: entity.index, row: row) as? T else { continue }
             if descriptor.includePendingChanges && model.persistentBacking.state == .deleted { continue }
             results.append(model)
+            if plan != nil { seen.insert(row) }
         }
         if descriptor.includePendingChanges {
+            if plan != nil {
+                // Unsaved changes may make rows the index does not list match: check them too.
+                for model in changed.values where model.persistentBacking.entity?.index == entity.index {
+                    if let model = model as? T, !seen.contains(model.persistentBacking.row) { results.append(model) }
+                }
+                results.sort { $0.persistentBacking.row < $1.persistentBacking.row }
+            }
             results.append(contentsOf: inserted.compactMap { $0 as? T })
         }
         guard let predicate = descriptor.predicate else { return results }

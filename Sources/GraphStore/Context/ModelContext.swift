@@ -50,6 +50,7 @@ public final class ModelContext {
     var autosaveTimer: (any AutosaveTimer)?
     var autosavePending = false
     var transactionDepth = 0
+    var queryPlanningEnabled = true
     /// The model executor that owns this context, if an actor's.
     weak var modelExecutor: DefaultSerialModelExecutor?
 

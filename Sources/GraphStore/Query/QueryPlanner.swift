@@ -1,0 +1,124 @@
+import Foundation
+
+/// Chooses how to find the rows a predicate may match: equality and IN on unique or indexed
+/// attributes, ranges on sorted indexes, a to-one relationship's target (by a unique attribute
+/// of the target) through the target's inverse set, the most selective conjunct of an AND, the
+/// union of an OR whose both sides have one. Anything else scans the entity. The predicate is
+/// always evaluated on every candidate, so a plan only ever narrows the work, never the answer.
+struct QueryPlanner {
+    struct Candidates {
+        /// Committed rows of the fetched entity, ascending.
+        var rows: [UInt64]
+        /// How they were found, for `explain`.
+        var plan: String
+    }
+
+    let schema: Schema
+    let entity: Schema.Entity
+    let view: GraphView
+    /// Whether the fetching context has unsaved changes to objects of an entity: plans through a
+    /// relationship read the committed target, so they stand down when it may have changed.
+    var hasPendingChanges: (Int) -> Bool = { _ in false }
+
+    /// The rows to evaluate, or nil to scan.
+    func candidates(for expression: Any) -> Candidates? {
+        (expression as? any PlannableCondition)?.candidates(self)
+    }
+
+    // MARK: Conditions
+
+    func equal(_ chain: [AnyKeyPath], _ constant: Any) -> Candidates? {
+        guard let value = Self.storedValue(constant) else { return nil }
+        return lookup(chain, values: [value], describe: "= \(value)")
+    }
+
+    func oneOf(_ chain: [AnyKeyPath], _ constants: [Any]) -> Candidates? {
+        let values = constants.compactMap(Self.storedValue)
+        guard values.count == constants.count else { return nil }
+        return lookup(chain, values: values, describe: "IN \(values.count) value(s)")
+    }
+
+    func range(_ chain: [AnyKeyPath], _ op: PredicateExpressions.ComparisonOperator, _ constant: Any, constantOnRight: Bool) -> Candidates? {
+        guard chain.count == 1, case let .attribute(attribute)? = entity.property(for: chain[0]),
+              let sorted = view.table(entity.index).sorted[attribute.index], !sorted.isStale,
+              let value = Self.storedValue(constant), value != .null else { return nil }
+        // Normalize to "attribute <op> value".
+        var op = op
+        if !constantOnRight {
+            switch op {
+            case .lessThan: op = .greaterThan
+            case .lessThanOrEqual: op = .greaterThanOrEqual
+            case .greaterThan: op = .lessThan
+            case .greaterThanOrEqual: op = .lessThanOrEqual
+            @unknown default: return nil
+            }
+        }
+        let column = view.table(entity.index).columns[attribute.index]
+        let rows: ArraySlice<UInt32>
+        switch op {
+        case .lessThan: rows = sorted.rows(from: nil, includingLower: false, to: value, includingUpper: false, column: column)
+        case .lessThanOrEqual: rows = sorted.rows(from: nil, includingLower: false, to: value, includingUpper: true, column: column)
+        case .greaterThan: rows = sorted.rows(from: value, includingLower: false, to: nil, includingUpper: false, column: column)
+        case .greaterThanOrEqual: rows = sorted.rows(from: value, includingLower: true, to: nil, includingUpper: false, column: column)
+        @unknown default: return nil
+        }
+        return Candidates(rows: rows.map(UInt64.init).sorted(),
+                          plan: "sorted index \(entity.name).\(attribute.name) \(Self.symbol(op)) \(value): \(rows.count) row(s)")
+    }
+
+    /// Rows whose chain equals one of `values`: through a unique or indexed attribute, or a to-one
+    /// relationship's target found by a unique attribute of the target.
+    private func lookup(_ chain: [AnyKeyPath], values: [Value], describe: String) -> Candidates? {
+        // Indexes hold no nil for unique values, and "points at nothing" has no inverse set: scan.
+        guard !values.contains(.null) else { return nil }
+        let table = view.table(entity.index)
+        if chain.count == 1, case let .attribute(attribute)? = entity.property(for: chain[0]) {
+            if let unique = table.unique[attribute.index] {
+                let rows = values.compactMap { unique.rows[$0] }.map(UInt64.init)
+                return Candidates(rows: Array(Set(rows)).sorted(), plan: "unique index \(entity.name).\(attribute.name) \(describe): \(rows.count) row(s)")
+            }
+            if let secondary = table.secondary[attribute.index] {
+                let rows = Set(values.flatMap { secondary.rows[$0] ?? [] }).map(UInt64.init).sorted()
+                return Candidates(rows: rows, plan: "index \(entity.name).\(attribute.name) \(describe): \(rows.count) row(s)")
+            }
+            return nil
+        }
+        if chain.count == 2, case let .relationship(relationship)? = entity.property(for: chain[0]), !relationship.isToMany {
+            let target = schema.entities[relationship.targetIndex]
+            guard !hasPendingChanges(target.index), case let .attribute(attribute)? = target.property(for: chain[1]),
+                  let unique = view.table(target.index).unique[attribute.index] else { return nil }
+            var rows = Set<UInt64>()
+            for value in values {
+                guard let targetRow = unique.rows[value] else { continue }
+                for source in view.sources(of: relationship, pointingAt: UInt64(targetRow), schema: schema) { rows.insert(UInt64(source)) }
+            }
+            return Candidates(rows: rows.sorted(),
+                              plan: "inverse set of \(target.name).\(attribute.name) \(describe) through \(entity.name).\(relationship.name): \(rows.count) row(s)")
+        }
+        return nil
+    }
+
+    /// A predicate constant as the graph stores it, when it has a plain stored form.
+    static func storedValue(_ constant: Any) -> Value? {
+        if let optional = constant as? any AnyOptional, optional.isNil { return .null }
+        if let storable = unwrap(constant) as? any Storable { return storable.storedValue }
+        if let raw = unwrap(constant) as? any RawRepresentable, let storable = raw.rawValue as? any Storable { return storable.storedValue }
+        return nil
+    }
+
+    private static func unwrap(_ value: Any) -> Any {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional, let first = mirror.children.first { return first.value }
+        return value
+    }
+
+    private static func symbol(_ op: PredicateExpressions.ComparisonOperator) -> String {
+        switch op {
+        case .lessThan: return "<"
+        case .lessThanOrEqual: return "<="
+        case .greaterThan: return ">"
+        case .greaterThanOrEqual: return ">="
+        @unknown default: return "?"
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+@testable import GraphStoreMacrosFree
+@testable import GraphStore
+import GraphStoreTestSupport
+
+@Suite struct PlannerTests {
+    func randomGraph(seed: UInt64) throws -> (ModelContext, [Airport], SplitMix64) {
+        var rng = SplitMix64(seed: seed)
+        let context = ModelContext(try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let airports = (0..<8).map { i -> Airport in
+            let a = Airport(icao: "K\(i)", name: ["Zürich", "San Jose", "Chicago", "Santa Ana", "Denver", "", "Sanford", "Oslo"][i])
+            context.insert(a)
+            return a
+        }
+        for i in 0..<200 {
+            let f = Flight(ident: "F\(i)")
+            context.insert(f)
+            f.routeDistance = Int(rng.next() % 50) * 10
+            f.status = FlightStatus.allCases[Int(rng.next() % 3)]
+            if rng.next() % 3 == 0 { f.actualOff = Date(timeIntervalSince1970: Double(rng.next() % 1000)) }
+            if rng.next() % 5 != 0 { f.origin = airports[Int(rng.next() % 8)] }
+            if rng.next() % 5 != 0 { f.destination = airports[Int(rng.next() % 8)] }
+        }
+        try context.save()
+        return (context, airports, rng)
+    }
+
+    func flightPredicates(_ rng: inout SplitMix64) -> [(String, Predicate<Flight>)] {
+        let c = Int(rng.next() % 50) * 10, d = Int(rng.next() % 50) * 10
+        let ident = "F\(rng.next() % 220)", ident2 = "F\(rng.next() % 220)"
+        let icao: String? = "K\(rng.next() % 9)", icao2: String? = "K\(rng.next() % 9)"
+        let plain = "K\(rng.next() % 9)"
+        let prefix = "F1"
+        let low = min(c, d), high = max(c, d)
+        let count = Int(rng.next() % 40)
+        let enroute = FlightStatus.enroute
+        return [
+            ("ident ==", #Predicate { $0.ident == ident }),
+            ("distance >", #Predicate { $0.routeDistance > c }),
+            ("distance <=", #Predicate { $0.routeDistance <= c }),
+            ("distance ==", #Predicate { $0.routeDistance == c }),
+            ("constant on the left", #Predicate { c <= $0.routeDistance }),
+            ("range", #Predicate { $0.routeDistance > low && $0.routeDistance < high }),
+            ("IN", #Predicate { [ident, ident2, "F3"].contains($0.ident) }),
+            ("destination icao", #Predicate { $0.destination?.icao == icao }),
+            ("origin and distance", #Predicate { $0.origin?.icao == icao && $0.routeDistance > d }),
+            ("or", #Predicate { $0.destination?.icao == icao || $0.origin?.icao == icao2 }),
+            ("or with a scan side", #Predicate { $0.ident == ident || $0.actualOff == nil }),
+            ("nil", #Predicate { $0.actualOff == nil }),
+            ("not", #Predicate { !($0.routeDistance > c) }),
+            ("starts with", #Predicate { $0.ident.starts(with: prefix) }),
+            ("enum", #Predicate { $0.status == enroute }),
+            ("coalesce", #Predicate { ($0.destination?.icao ?? "none") == plain }),
+            ("no destination", #Predicate { $0.destination?.icao == nil }),
+            ("to-many count through a chain", #Predicate { ($0.destination?.flightsTo.count ?? 0) > count }),
+            ("and of indexes", #Predicate { $0.ident == ident && $0.destination?.icao == icao }),
+        ]
+    }
+
+    func airportPredicates(_ rng: inout SplitMix64) -> [(String, Predicate<Airport>)] {
+        let count = Int(rng.next() % 40), distance = Int(rng.next() % 50) * 10
+        let icao = "K\(rng.next() % 9)"
+        let text = ["san", "ZUR", "o", "x", "oslo"][Int(rng.next() % 5)]
+        return [
+            ("departures count", #Predicate { $0.flightsFrom.count > count }),
+            ("contains where", #Predicate { $0.flightsTo.contains { $0.routeDistance > distance } }),
+            ("filter count", #Predicate { $0.flightsFrom.filter { $0.actualOff != nil }.count >= 3 }),
+            ("contains", #Predicate { $0.name.contains(text) }),
+            ("icao", #Predicate { $0.icao == icao }),
+        ]
+    }
+
+    func fetchBoth<T: PersistentModel>(_ context: ModelContext, _ descriptor: FetchDescriptor<T>) throws -> ([PersistentIdentifier], [PersistentIdentifier]) {
+        context.plansQueries = true
+        let planned = try context.fetch(descriptor).map(\.persistentModelID)
+        context.plansQueries = false
+        let scanned = try context.fetch(descriptor).map(\.persistentModelID)
+        context.plansQueries = true
+        return (planned, scanned)
+    }
+
+    /// Random predicates over random graphs: the planned answer equals the scan's, in the same
+    /// order, sorted or not, with and without unsaved changes.
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func plannedFetchesEqualScans(seed: UInt64) throws {
+        var (context, airports, rng) = try randomGraph(seed: seed)
+        for round in 0..<2 {
+            if round == 1 {
+                // Unsaved changes: moves, inserts, deletes, a renamed airport.
+                let flights = try context.fetch(FetchDescriptor<Flight>())
+                for _ in 0..<30 {
+                    let f = flights[Int(rng.next() % UInt64(flights.count))]
+                    switch rng.next() % 4 {
+                    case 0: f.routeDistance = Int(rng.next() % 50) * 10
+                    case 1: f.destination = airports[Int(rng.next() % 8)]
+                    case 2: context.delete(f)
+                    default:
+                        let n = Flight(ident: "N\(rng.next() % 1000)")
+                        context.insert(n)
+                        n.destination = airports[Int(rng.next() % 8)]
+                        n.routeDistance = Int(rng.next() % 50) * 10
+                    }
+                }
+                airports[1].icao = "K8"
+            }
+            for (name, predicate) in flightPredicates(&rng) {
+                let sorts: [[SortDescriptor<Flight>]] = [[], [SortDescriptor(\.routeDistance, order: .reverse), SortDescriptor(\.ident)],
+                                                         [SortDescriptor(\.destination?.icao)]]
+                for sortBy in sorts {
+                    var descriptor = FetchDescriptor(predicate: predicate, sortBy: sortBy)
+                    let (planned, scanned) = try fetchBoth(context, descriptor)
+                    #expect(planned == scanned, "seed \(seed) round \(round): \(name)")
+                    descriptor.fetchLimit = 5
+                    descriptor.fetchOffset = 2
+                    let (p, s) = try fetchBoth(context, descriptor)
+                    #expect(p == s, "seed \(seed) round \(round): \(name), paged")
+                    #expect(try context.fetchCount(descriptor) == s.count)
+                }
+            }
+            for (name, predicate) in airportPredicates(&rng) {
+                let (planned, scanned) = try fetchBoth(context, FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.name)]))
+                #expect(planned == scanned, "seed \(seed) round \(round): \(name)")
+            }
+        }
+    }
+
+    @Test func theScanMatchesPlainSwift() throws {
+        let (context, _, _) = try randomGraph(seed: 9)
+        let all = try context.fetch(FetchDescriptor<Flight>())
+        let expected = all.filter { $0.destination?.icao == "K2" && $0.routeDistance > 100 }.map(\.ident).sorted()
+        let found = try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.destination?.icao == "K2" && $0.routeDistance > 100 },
+                                                              sortBy: [SortDescriptor(\.ident)]))
+        #expect(found.map(\.ident) == expected)
+    }
+
+    @Test func explainNamesEachPath() throws {
+        let (context, _, _) = try randomGraph(seed: 5)
+        func explain(_ predicate: Predicate<Flight>) throws -> String {
+            try context.explain(FetchDescriptor(predicate: predicate)).split(separator: "\n").first.map(String.init) ?? ""
+        }
+        #expect(try explain(#Predicate { $0.ident == "F7" }).hasPrefix("unique index Flight.ident = \"F7\": 1 row(s)"))
+        #expect(try explain(#Predicate { $0.routeDistance == 100 }).hasPrefix("index Flight.routeDistance = 100"))
+        #expect(try explain(#Predicate { $0.routeDistance > 300 }).hasPrefix("sorted index Flight.routeDistance > 300"))
+        #expect(try explain(#Predicate { ["F1", "F2"].contains($0.ident) }).hasPrefix("unique index Flight.ident IN 2 value(s): 2 row(s)"))
+        #expect(try explain(#Predicate { $0.destination?.icao == "K3" }).hasPrefix("inverse set of Airport.icao = \"K3\" through Flight.destination"))
+        #expect(try explain(#Predicate { $0.ident == "F7" && $0.routeDistance > 0 }).hasPrefix("unique index Flight.ident"))
+        #expect(try explain(#Predicate { $0.actualOff == nil }).hasPrefix("scan Flight: 200 row(s)"))
+        let full = try context.explain(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "F7" }, sortBy: [SortDescriptor(\.ident)]))
+        #expect(full.contains("filter by the predicate") && full.contains("sort by 1 key(s)"))
+    }
+}
