@@ -150,3 +150,21 @@ import GraphStoreTestSupport
         #expect(full.contains("filter by the predicate") && full.contains("sort by 1 key(s)"))
     }
 }
+
+@Suite struct PlannerFoldingTests {
+    @Test func anOptionalFilterThatIsOffStillUsesTheIndex() throws {
+        let context = ModelContext(try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        for i in 0..<20 { context.insert(Flight(ident: "F\(i)")) }
+        try context.save()
+        let filter: String? = "F3"
+        let anyIdent = filter == nil
+        let wanted = filter ?? ""
+        let descriptor = FetchDescriptor<Flight>(predicate: #Predicate { anyIdent || $0.ident == wanted })
+        #expect(try context.explain(descriptor).hasPrefix("unique index Flight.ident"))
+        #expect(try context.fetch(descriptor).map(\.ident) == ["F3"])
+        let everything = true
+        let all = FetchDescriptor<Flight>(predicate: #Predicate { everything || $0.ident == wanted })
+        #expect(try context.explain(all).hasPrefix("scan Flight"))
+        #expect(try context.fetchCount(all) == 20)
+    }
+}

@@ -34,6 +34,8 @@ public final class ModelContainer: @unchecked Sendable {
         var translation: SchemaTranslation?
         var identity = false
         var pendingError: (any Error)?
+        graph.beginLoading()
+        defer { graph.finishLoading() }
         let log = try TransactionLog.open(
             directory: url.path,
             options: LogOptions(durability: configuration.durability, segmentSize: configuration.segmentSize,

@@ -17,6 +17,12 @@ extension ModelContext {
 
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         try checkOwner("fetchCount")
+        // Counting everything needs no objects.
+        if descriptor.predicate == nil, !hasChanges || !descriptor.includePendingChanges, let entity = schema.entity(for: T.self) {
+            let count = graph.read { $0.table(entity.index).liveCount }
+            let offset = min(descriptor.fetchOffset ?? 0, count)
+            return min(count - offset, descriptor.fetchLimit ?? .max)
+        }
         var unpaged = descriptor
         unpaged.sortBy = []
         let count = try candidates(unpaged).count

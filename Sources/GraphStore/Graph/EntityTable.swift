@@ -130,7 +130,7 @@ final class EntityTable {
         if let uniqueIndex = unique[index], value != .null { uniqueIndex.rows[value] = r }
         if let secondaryIndex = secondary[index] {
             secondaryIndex.rows[value, default: []].append(r)
-            if bulk { sorted[index]!.markStale() } else { sorted[index]!.insert(r, column: columns[index]) }
+            if bulk { sorted[index]!.markStale() } else { sorted[index]!.insert(r) }
         }
     }
 
@@ -142,13 +142,13 @@ final class EntityTable {
                 secondaryIndex.rows[oldValue]!.remove(at: i)
                 if secondaryIndex.rows[oldValue]!.isEmpty { secondaryIndex.rows[oldValue] = nil }
             }
-            if bulk { sorted[index]!.markStale() } else { sorted[index]!.remove(r, oldValue: oldValue, column: columns[index]) }
+            if bulk { sorted[index]!.markStale() } else { sorted[index]!.remove(r) }
         }
     }
 
-    /// Brings stale sorted indexes up to date (after a bulk transaction, under the write lock).
+    /// Merges the sorted indexes' pending changes (at the end of a transaction, under the write lock).
     func refreshSortedIndexes() {
-        for (index, sortedIndex) in sorted { sortedIndex.rebuildIfStale(column: columns[index], live: live) }
+        for (index, sortedIndex) in sorted where sortedIndex.isStale { sortedIndex.consolidate(column: columns[index], live: live) }
     }
 }
 

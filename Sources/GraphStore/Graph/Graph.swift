@@ -14,6 +14,8 @@ public final class Graph: @unchecked Sendable {
     private let relationshipByNumber: [PropertyNumber: (entity: Int, index: Int)]
     /// The next row number to hand out, per entity (reserved at insert, so identifiers are permanent at once).
     private let nextRows: Mutex<[UInt64]>
+    /// While loading a whole log at open, sorted indexes are merged once at the end.
+    private var loading = false
 
     public init(schema: Schema) {
         self.schema = schema
@@ -59,12 +61,22 @@ public final class Graph: @unchecked Sendable {
         lock.withWriteLock {
             if bulk { reserveForInserts(operations) }
             for operation in operations { apply(operation, bulk: bulk) }
-            if bulk { for table in tables { table.refreshSortedIndexes() } }
+            if !loading { for table in tables { table.refreshSortedIndexes() } }
             committed = max(committed, number)
         }
         // Keep row reservation ahead of every applied row.
         nextRows.withLock { rows in
             for (i, table) in tables.enumerated() { rows[i] = max(rows[i], table.highestRow + 1) }
+        }
+    }
+
+    /// Defers index merging while a whole log is applied (recovery); `finishLoading` merges.
+    func beginLoading() { lock.withWriteLock { loading = true } }
+
+    func finishLoading() {
+        lock.withWriteLock {
+            loading = false
+            for table in tables { table.refreshSortedIndexes() }
         }
     }
 

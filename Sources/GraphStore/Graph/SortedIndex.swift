@@ -1,22 +1,38 @@
-/// Rows of one attribute in value order, for ranges and ordered scans. Small changes move one
-/// row in place (binary search, one memmove of 4-byte row numbers); a bulk change marks the
-/// index stale and the next reader rebuilds it with one sort.
+/// Rows of one attribute in value order, for ranges and ordered scans. Changes collect as
+/// pending inserts and removals while a transaction is applied and are merged in once at its end
+/// (one pass over the rows, plus sorting the few new ones), so a transaction of k changes to a
+/// table of n rows costs O(n + k log k) rather than k shifts of the whole array. During recovery
+/// the merge waits for the end of the whole log.
 final class SortedIndex {
     private(set) var rows: [UInt32] = []
-    private(set) var isStale = false
-    /// Above this many changes in one transaction the index is rebuilt instead of patched.
+    private var pendingInserts: [UInt32] = []
+    private var pendingRemovals: Set<UInt32> = []
+    /// When every row changed (or nothing is known), the next merge sorts from scratch.
+    private var needsRebuild = false
+    /// A transaction with more operations than this rebuilds indexes with one sort instead of merging.
     static let patchLimit = 512
 
-    func markStale() {
-        isStale = true
+    /// True while changes wait to be merged; readers only ever see a merged index.
+    var isStale: Bool { needsRebuild || !pendingInserts.isEmpty || !pendingRemovals.isEmpty }
+
+    func markStale() { needsRebuild = true }
+
+    /// `row` leaves its place (its value is about to change, or it is deleted).
+    func remove(_ row: UInt32) {
+        guard !needsRebuild else { return }
+        if let i = pendingInserts.firstIndex(of: row) { pendingInserts.remove(at: i) }
+        pendingRemovals.insert(row)
     }
 
-    /// Rebuilds from the column when stale. Callers hold the graph's write lock or run before publication.
-    func rebuildIfStale(column: Column, live: [Bool]) {
-        guard isStale else { return }
-        rows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
-        rows.sort { Self.precedes($0, $1, column) }
-        isStale = false
+    /// `row` (whose column value is set) takes its place.
+    func insert(_ row: UInt32) {
+        guard !needsRebuild else { return }
+        // Past a few hundred changes one sort beats merging (and keeps `remove` cheap).
+        if pendingInserts.count >= Self.patchLimit {
+            markStale()
+            return
+        }
+        pendingInserts.append(row)
     }
 
     static func precedes(_ a: UInt32, _ b: UInt32, _ column: Column) -> Bool {
@@ -26,33 +42,34 @@ final class SortedIndex {
         return a < b
     }
 
-    /// The position where `row` with `value` belongs.
-    private func position(of row: UInt32, value: Value, column: Column) -> Int {
-        var low = 0, high = rows.count
-        while low < high {
-            let mid = (low + high) / 2
-            let other = rows[mid]
-            let v = column.value(at: Int(other) - 1)
-            if Value.ordered(v, value) || (!Value.ordered(value, v) && other < row) { low = mid + 1 } else { high = mid }
+    /// Merges pending changes (or rebuilds). Called under the graph's write lock.
+    func consolidate(column: Column, live: [Bool]) {
+        if needsRebuild {
+            rows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
+            rows.sort { Self.precedes($0, $1, column) }
+        } else if isStale {
+            var kept = pendingRemovals.isEmpty ? rows : rows.filter { !pendingRemovals.contains($0) }
+            let added = pendingInserts.filter { Int($0) <= live.count && live[Int($0) - 1] }.sorted { Self.precedes($0, $1, column) }
+            if !added.isEmpty {
+                var merged: [UInt32] = []
+                merged.reserveCapacity(kept.count + added.count)
+                var i = 0, j = 0
+                while i < kept.count && j < added.count {
+                    if Self.precedes(added[j], kept[i], column) {
+                        merged.append(added[j]); j += 1
+                    } else {
+                        merged.append(kept[i]); i += 1
+                    }
+                }
+                merged.append(contentsOf: kept[i...])
+                merged.append(contentsOf: added[j...])
+                kept = merged
+            }
+            rows = kept
         }
-        return low
-    }
-
-    /// Removes `row`, which currently sorts as `oldValue`.
-    func remove(_ row: UInt32, oldValue: Value, column: Column) {
-        guard !isStale else { return }
-        let p = position(of: row, value: oldValue, column: column)
-        if p < rows.count && rows[p] == row {
-            rows.remove(at: p)
-        } else if let i = rows.firstIndex(of: row) {
-            rows.remove(at: i)
-        }
-    }
-
-    /// Inserts `row`, whose column value is already set.
-    func insert(_ row: UInt32, column: Column) {
-        guard !isStale else { return }
-        rows.insert(row, at: position(of: row, value: column.value(at: Int(row) - 1), column: column))
+        pendingInserts = []
+        pendingRemovals = []
+        needsRebuild = false
     }
 
     /// Rows whose value lies in the range, in order (bounds are nil for open ends).

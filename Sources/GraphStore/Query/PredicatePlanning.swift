@@ -57,6 +57,9 @@ extension PredicateExpressions.Conjunction: PlannableCondition {
 
 extension PredicateExpressions.Disjunction: PlannableCondition {
     func candidates(_ planner: QueryPlanner) -> QueryPlanner.Candidates? {
+        // `false || x` is x: the shape of optional filters (`noFilter || $0.a == value`).
+        if (lhs as? any ConstantExpression)?.constant as? Bool == false { return (rhs as? any PlannableCondition)?.candidates(planner) }
+        if (rhs as? any ConstantExpression)?.constant as? Bool == false { return (lhs as? any PlannableCondition)?.candidates(planner) }
         guard let left = (lhs as? any PlannableCondition)?.candidates(planner),
               let right = (rhs as? any PlannableCondition)?.candidates(planner) else { return nil }
         return QueryPlanner.Candidates(rows: Array(Set(left.rows).union(right.rows)).sorted(),
