@@ -62,11 +62,14 @@ import GraphStoreTestSupport
         let count = Int(rng.next() % 40), distance = Int(rng.next() % 50) * 10
         let icao = "K\(rng.next() % 9)"
         let text = ["san", "ZUR", "o", "x", "oslo"][Int(rng.next() % 5)]
+        let same = ComparisonResult.orderedSame
         return [
             ("departures count", #Predicate { $0.flightsFrom.count > count }),
             ("contains where", #Predicate { $0.flightsTo.contains { $0.routeDistance > distance } }),
             ("filter count", #Predicate { $0.flightsFrom.filter { $0.actualOff != nil }.count >= 3 }),
             ("contains", #Predicate { $0.name.contains(text) }),
+            ("localized standard contains", #Predicate { $0.name.localizedStandardContains(text) }),
+            ("case-insensitive compare", #Predicate { $0.name.caseInsensitiveCompare(text) == same }),
             ("icao", #Predicate { $0.icao == icao }),
         ]
     }
@@ -166,5 +169,19 @@ import GraphStoreTestSupport
         let all = FetchDescriptor<Flight>(predicate: #Predicate { everything || $0.ident == wanted })
         #expect(try context.explain(all).hasPrefix("scan Flight"))
         #expect(try context.fetchCount(all) == 20)
+    }
+}
+
+@Suite struct PredicateStringFunctionTests {
+    @Test func localizedStandardContainsAndCaseInsensitiveCompareWork() throws {
+        let context = ModelContext(try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        for name in ["Zürich", "Oslo", "San José", "Chicago"] { context.insert(Airport(icao: name, name: name)) }
+        try context.save()
+        let zur = "zur", oslo = "OSLO", jose = "jose", same = ComparisonResult.orderedSame
+        #expect(try context.fetch(FetchDescriptor<Airport>(predicate: #Predicate { $0.name.localizedStandardContains(zur) })).map(\.name) == ["Zürich"])
+        #expect(try context.fetch(FetchDescriptor<Airport>(predicate: #Predicate { $0.name.localizedStandardContains(jose) })).map(\.name) == ["San José"])
+        #expect(try context.fetch(FetchDescriptor<Airport>(predicate: #Predicate { $0.name.caseInsensitiveCompare(oslo) == same })).map(\.name) == ["Oslo"])
+        let before = ComparisonResult.orderedAscending, denver = "denver"
+        #expect(try context.fetch(FetchDescriptor<Airport>(predicate: #Predicate { $0.name.localizedCompare(denver) == before })).map(\.name) == ["Chicago"])
     }
 }
