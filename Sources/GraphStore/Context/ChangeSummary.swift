@@ -1,6 +1,11 @@
 /// Which properties of which rows a committed transaction changed, derived from its operations:
 /// what other contexts need to tell the observers of their registered objects.
 struct ChangeSummary {
+    /// Nothing changed (used to prompt a live query to apply what is waiting).
+    static let empty = ChangeSummary()
+
+    private init() {}
+
     /// entity position → row → property names.
     private(set) var changes: [Int: [UInt64: Set<String>]] = [:]
     private(set) var inserted: [PersistentIdentifier] = []

@@ -27,6 +27,8 @@ public final class ModelBacking {
     var encodingFailures: [Int: String] = [:]
     /// To-one relationships decoded by identifier, resolved when the object is inserted.
     var unresolvedToOne: [Int: PersistentIdentifier] = [:]
+    /// A private copy that shows only the committed row (fetches with `includePendingChanges: false`).
+    var readsCommittedState = false
 
     public init() {}
 
@@ -56,7 +58,7 @@ public final class ModelBacking {
 
     /// The current value, or nil when the property still has its declared initial value.
     public func attributeValue(at index: Int) -> Value? {
-        if let value = attributeChanges[index] { return value }
+        if !readsCommittedState, let value = attributeChanges[index] { return value }
         guard let context, row > 0, state != .inserted else { return nil }
         return context.committedValue(of: self, attribute: index)
     }
@@ -73,7 +75,7 @@ public final class ModelBacking {
     // MARK: Relationships
 
     public func toOne(at index: Int) -> (any PersistentModel)? {
-        if case let .toOne(target)? = relationshipChanges[index] { return target }
+        if !readsCommittedState, case let .toOne(target)? = relationshipChanges[index] { return target }
         guard let context, row > 0, state != .inserted else { return nil }
         return context.committedToOne(of: self, relationship: index)
     }
@@ -85,7 +87,7 @@ public final class ModelBacking {
     /// The members, in order; objects deleted in the context are left out unless asked for.
     func toMany(at index: Int, includingDeleted: Bool) -> [any PersistentModel] {
         let pending: PendingToMany?
-        if case let .toMany(p)? = relationshipChanges[index] { pending = p } else { pending = nil }
+        if !readsCommittedState, case let .toMany(p)? = relationshipChanges[index] { pending = p } else { pending = nil }
         var list: [any PersistentModel]
         if let base = pending?.base {
             list = base
@@ -98,7 +100,7 @@ public final class ModelBacking {
             if !pending.removed.isEmpty { list.removeAll { pending.removed.contains($0.persistentBacking.row) } }
             list.append(contentsOf: pending.added)
         }
-        if !includingDeleted { list.removeAll { $0.persistentBacking.state == .deleted } }
+        if !includingDeleted && !readsCommittedState { list.removeAll { $0.persistentBacking.state == .deleted } }
         return list
     }
 

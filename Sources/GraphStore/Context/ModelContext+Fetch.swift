@@ -6,6 +6,7 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         try checkOwner("fetch")
         runPendingAutosave()
+        guard descriptor.includePendingChanges || !hasChanges else { return try fetchCommitted(descriptor) }
         var results = try candidates(descriptor)
         if !descriptor.sortBy.isEmpty {
             results = try stableSorted(results, by: descriptor.sortBy)
@@ -25,13 +26,50 @@ extension ModelContext {
         }
         var unpaged = descriptor
         unpaged.sortBy = []
-        let count = try candidates(unpaged).count
+        unpaged.fetchLimit = nil
+        unpaged.fetchOffset = nil
+        let count = descriptor.includePendingChanges || !hasChanges ? try candidates(unpaged).count : try fetchCommitted(unpaged).count
         let offset = min(descriptor.fetchOffset ?? 0, count)
         return min(count - offset, descriptor.fetchLimit ?? .max)
     }
 
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         try fetch(descriptor).map(\.persistentModelID)
+    }
+
+    /// `includePendingChanges: false`: filter and sort what is committed, ignoring this context's
+    /// unsaved inserts, changes and deletes, then hand out this context's objects for those rows.
+    private func fetchCommitted<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
+        var committedOnly = descriptor
+        committedOnly.fetchLimit = nil
+        committedOnly.fetchOffset = nil
+        let (_, rows) = plan(committedOnly, entity: entity, ignoringPendingChanges: true)
+        var copies = rows.compactMap { committedCopy(entity: entity.index, row: $0) as? T }
+        if let predicate = descriptor.predicate { copies = try copies.filter { try predicate.evaluate($0) } }
+        if !descriptor.sortBy.isEmpty { copies = try stableSorted(copies, by: descriptor.sortBy) }
+        let offset = min(descriptor.fetchOffset ?? 0, copies.count)
+        let end = descriptor.fetchLimit.map { min(copies.count, offset + max(0, $0)) } ?? copies.count
+        return copies[offset..<end].compactMap { object(entity: entity.index, row: $0.persistentBacking.row) as? T }
+    }
+
+    /// Calls `block` with each object the descriptor fetches, a batch at a time, so that objects
+    /// of finished batches can be released. Throws `mutationDuringEnumeration` if the context has
+    /// unsaved changes at the start or after a batch, unless `allowEscapingMutations`.
+    public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5_000,
+                                              allowEscapingMutations: Bool = false, block: (T) throws -> Void) throws {
+        try checkOwner("enumerate")
+        guard allowEscapingMutations || !hasChanges else { throw ModelContextError.mutationDuringEnumeration }
+        let identifiers = try fetchIdentifiers(descriptor)
+        var start = 0
+        while start < identifiers.count {
+            let end = min(identifiers.count, start + max(1, batchSize))
+            for identifier in identifiers[start..<end] {
+                if let model = model(for: identifier) as? T { try block(model) }
+            }
+            start = end
+            guard allowEscapingMutations || !hasChanges else { throw ModelContextError.mutationDuringEnumeration }
+        }
     }
 
     /// How a fetch will find its rows, as text: the index or inverse set used, or a scan.
@@ -54,8 +92,10 @@ extension ModelContext {
         set { queryPlanningEnabled = newValue }
     }
 
-    private func plan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> (QueryPlanner.Candidates?, [UInt64]) {
-        let pendingEntities = Set((inserted + Array(changed.values) + Array(deleted.values)).compactMap { $0.persistentBacking.entity?.index })
+    private func plan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity,
+                                          ignoringPendingChanges: Bool = false) -> (QueryPlanner.Candidates?, [UInt64]) {
+        let pendingEntities = ignoringPendingChanges ? []
+            : Set((inserted + Array(changed.values) + Array(deleted.values)).compactMap { $0.persistentBacking.entity?.index })
         return graph.read { view in
             if queryPlanningEnabled, let predicate = descriptor.predicate {
                 var planner = QueryPlanner(schema: schema, entity: entity, view: view)

@@ -17,7 +17,8 @@ extension ModelContext {
             guard view.isLive(entity: entity.index, row: backing.row) else { return nil }
             return view.toOne(entity: entity.index, row: backing.row, relationship: index)
         }
-        return target.map { object(entity: relationship.targetIndex, row: $0) }
+        return target.map { backing.readsCommittedState ? committedCopy(entity: relationship.targetIndex, row: $0)
+            : object(entity: relationship.targetIndex, row: $0) }
     }
 
     func committedToMany(of backing: ModelBacking, relationship index: Int, includingDeleted: Bool = false) -> [any PersistentModel] {
@@ -27,10 +28,25 @@ extension ModelContext {
             guard view.isLive(entity: entity.index, row: backing.row) else { return [] }
             return view.toMany(entity: entity.index, row: backing.row, relationship: index)
         }
+        if backing.readsCommittedState { return rows.map { committedCopy(entity: relationship.targetIndex, row: UInt64($0)) } }
         return rows.compactMap { row in
             let target = object(entity: relationship.targetIndex, row: UInt64(row))
             return !includingDeleted && target.persistentBacking.state == .deleted ? nil : target
         }
+    }
+
+    /// A private, unregistered object that shows only the committed row (and whose relationships
+    /// lead to more of the same): what a fetch with `includePendingChanges: false` evaluates.
+    func committedCopy(entity: Int, row: UInt64) -> any PersistentModel {
+        let description = schema.entities[entity]
+        let model = description.type.init()
+        let backing = model.persistentBacking
+        backing.context = self
+        backing.entity = description
+        backing.row = row
+        backing.state = .persistent
+        backing.readsCommittedState = true
+        return model
     }
 
     func inverseRelationship(of relationship: Schema.Relationship) -> Schema.Relationship? {

@@ -52,6 +52,7 @@ extension ModelContext {
         deleted = [:]
         resetInsertedIDs()
         let (number, summary) = committed
+        notifyLiveQueries(summary)
         announce(SaveNotification(phase: .didSave, transaction: number, author: author ?? "",
                                   inserted: summary.inserted, updated: summary.updated, deleted: summary.deleted))
     }

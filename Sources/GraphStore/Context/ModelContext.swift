@@ -51,6 +51,8 @@ public final class ModelContext {
     var autosavePending = false
     var transactionDepth = 0
     var queryPlanningEnabled = true
+    /// This context's live queries, told about every commit.
+    var liveQueries: [WeakLiveQuery] = []
     /// The model executor that owns this context, if an actor's.
     weak var modelExecutor: DefaultSerialModelExecutor?
 
@@ -333,11 +335,28 @@ extension ModelContext {
     /// the observers, and leaves the merge policy to this context's own next save.
     func mergeCommitted(_ summary: ChangeSummary) {
         inboxLock.withLock { inbox.append(summary) }
+        notifyLiveQueries(summary)
         for (entity, rows) in summary.changes {
             for (row, names) in rows {
                 guard let model = registeredObject(entity: entity, row: row) else { continue }
                 for name in names { model.persistentPropertyDidChange(named: name) }
             }
+        }
+    }
+
+    /// Hands a commit to the live queries, on this context's owner (or for their next read).
+    func notifyLiveQueries(_ summary: ChangeSummary) {
+        let queries = registryLock.withLock { liveQueries.compactMap(\.query) }
+        guard !queries.isEmpty else { return }
+        if owner.isCurrent {
+            for query in queries { query.committed(summary, onOwner: true) }
+            return
+        }
+        for query in queries { query.committed(summary, onOwner: false) }
+        if case .thread = owner { return }  // applied at the next read of `results`
+        let transfer = UncheckedTransfer(queries)
+        performOnOwner {
+            for query in transfer.value { query.committed(ChangeSummary.empty, onOwner: true) }
         }
     }
 

@@ -16,6 +16,8 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
     case wrongThread(String)
     /// A lookup by unique value named a key path that is not a unique attribute.
     case notUnique(entity: String, keyPath: String)
+    /// `enumerate` met unsaved changes (pass `allowEscapingMutations: true` to allow them).
+    case mutationDuringEnumeration
     /// Another context saved changes to properties this one also changed (merge policy `.error`).
     case mergeConflict(model: PersistentIdentifier, properties: [String])
 
@@ -37,6 +39,8 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
             return "a model context was used off its own thread or actor: \(detail)"
         case let .notUnique(entity, keyPath):
             return "\(keyPath) is not a unique attribute of \(entity)"
+        case .mutationDuringEnumeration:
+            return "the context has unsaved changes during enumerate (allowEscapingMutations is false)"
         case let .mergeConflict(model, properties):
             return "\(model): another context saved \(properties.joined(separator: ", ")) since this context changed them"
         }

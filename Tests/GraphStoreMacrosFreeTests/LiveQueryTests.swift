@@ -1,0 +1,103 @@
+import Foundation
+import Observation
+import Testing
+@testable import GraphStoreMacrosFree
+
+@Suite struct LiveQueryTests {
+    func seeded() throws -> (ModelContainer, ModelContext) {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for (ident, distance) in [("A", 100), ("B", 900), ("C", 500), ("D", 1_500)] {
+            let f = Flight(ident: ident)
+            f.routeDistance = distance
+            context.insert(f)
+        }
+        try context.save()
+        return (container, context)
+    }
+
+    @Test func liveResultsFollowInsertsUpdatesDeletesIncrementally() throws {
+        let (_, context) = try seeded()
+        let live = LiveQuery(FetchDescriptor<Flight>(predicate: #Predicate { $0.routeDistance > 400 },
+                                                     sortBy: [SortDescriptor(\.routeDistance)]), in: context)
+        #expect(live.results.map(\.ident) == ["C", "B", "D"])
+        let refetches = live.refetchCount
+        let fired = Locked(0)
+        withObservationTracking { _ = live.results } onChange: { fired.mutate { $0 += 1 } }
+
+        let e = Flight(ident: "E")
+        e.routeDistance = 700
+        context.insert(e)
+        try context.save()
+        #expect(live.results.map(\.ident) == ["C", "E", "B", "D"])
+        #expect(fired.value == 1)
+
+        let a = try #require(try context.fetchUnique(\Flight.ident, equals: "A"))
+        a.routeDistance = 2_000   // now matches, sorts last
+        let b = try #require(try context.fetchUnique(\Flight.ident, equals: "B"))
+        b.routeDistance = 10      // no longer matches
+        try context.save()
+        #expect(live.results.map(\.ident) == ["C", "E", "D", "A"])
+
+        context.delete(e)
+        try context.save()
+        #expect(live.results.map(\.ident) == ["C", "D", "A"])
+        #expect(live.refetchCount == refetches)  // every change so far was applied incrementally
+    }
+
+    @Test func anotherContextsSaveUpdatesTheResults() throws {
+        let (container, context) = try seeded()
+        let live = LiveQuery(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.ident)]), in: context)
+        let other = ModelContext(container)
+        other.insert(Flight(ident: "AA"))
+        try other.save()
+        #expect(live.results.map(\.ident) == ["A", "AA", "B", "C", "D"])
+    }
+
+    @Test func predicateAndSortCanChangeAtRunTime() throws {
+        let (_, context) = try seeded()
+        let live = LiveQuery(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.ident)]), in: context)
+        #expect(live.results.count == 4)
+        let fired = Locked(false)
+        withObservationTracking { _ = live.results } onChange: { fired.mutate { $0 = true } }
+        live.descriptor.predicate = #Predicate { $0.routeDistance < 1_000 }
+        #expect(fired.value)
+        #expect(live.results.map(\.ident) == ["A", "B", "C"])
+        live.descriptor.sortBy = [SortDescriptor(\.routeDistance, order: .reverse)]
+        #expect(live.results.map(\.ident) == ["B", "C", "A"])
+        live.descriptor.fetchLimit = 1
+        #expect(live.results.map(\.ident) == ["B"])
+    }
+
+    @Test func excludingPendingChangesFiltersWhatIsCommitted() throws {
+        let (_, context) = try seeded()
+        let a = try #require(try context.fetchUnique(\Flight.ident, equals: "A"))
+        a.routeDistance = 5_000            // unsaved: A would match
+        context.insert(Flight(ident: "Z")) // unsaved insert
+        var descriptor = FetchDescriptor<Flight>(predicate: #Predicate { $0.routeDistance > 400 }, sortBy: [SortDescriptor(\.routeDistance)])
+        #expect(try context.fetch(descriptor).map(\.ident) == ["C", "B", "D", "A"])
+        descriptor.includePendingChanges = false
+        let committed = try context.fetch(descriptor)
+        #expect(committed.map(\.ident) == ["C", "B", "D"])
+        #expect(try context.fetchCount(descriptor) == 3)
+        // The objects handed out are the context's own (with their unsaved values).
+        #expect(committed.allSatisfy { $0.modelContext === context })
+    }
+
+    @Test func enumerateWalksInBatchesAndRefusesEscapingMutations() throws {
+        let (_, context) = try seeded()
+        var seen: [String] = []
+        try context.enumerate(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.ident)]), batchSize: 3) { seen.append($0.ident) }
+        #expect(seen == ["A", "B", "C", "D"])
+        #expect(throws: ModelContextError.mutationDuringEnumeration) {
+            try context.enumerate(FetchDescriptor<Flight>(), batchSize: 2) { $0.routeDistance += 1 }
+        }
+        context.rollback()
+        try context.enumerate(FetchDescriptor<Flight>(), batchSize: 2, allowEscapingMutations: true) { $0.routeDistance += 1 }
+        #expect(context.changedModelsArray.count == 4)
+        context.insert(Flight(ident: "X"))
+        #expect(throws: ModelContextError.mutationDuringEnumeration) {
+            try context.enumerate(FetchDescriptor<Flight>()) { _ in }
+        }
+    }
+}
