@@ -10,9 +10,12 @@ let package = Package(
         .package(name: "GraphStore", path: ".."),
     ],
     targets: [
+        // SQLite's C API, the baseline (Debian's libsqlite3-dev; ./setup.sh installs it).
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
             name: "enroute-bench",
             dependencies: [
+                "CSQLite",
                 .product(name: "GraphStore", package: "GraphStore"),
                 .product(name: "EnrouteModels", package: "GraphStore"),
             ]

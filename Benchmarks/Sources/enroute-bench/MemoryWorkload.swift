@@ -29,7 +29,8 @@ struct MemoryWorkload {
         try autoreleasepool {
             let context = ModelContext(container)
             let start = nowMicros()
-            SyntheticEnroute(flights: flights).insert(into: context)
+            let synthetic = SyntheticEnroute(flights: flights)
+            synthetic.insert(synthetic.rows(), into: context)
             let inserted = nowMicros()
             try context.save()
             if ProcessInfo.processInfo.environment["ENROUTE_BENCH_VERBOSE"] != nil {

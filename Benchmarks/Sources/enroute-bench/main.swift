@@ -41,6 +41,7 @@ defer { try? FileManager.default.removeItem(atPath: directory) }
 
 let durable = try DurableCommit(directory: directory, rounds: smoke ? 2 : 10, commitsPerRound: smoke ? 20 : 200).run()
 let memory = try MemoryWorkload(directory: directory, flights: flights).run()
+let queries = try QueryWorkloads(directory: directory, flights: flights, rounds: smoke ? 1 : 5).run()
 let p50 = durable.graphstore.median, p99 = durable.graphstore.percentile(99), rawP50 = durable.raw.median
 
 if json {
@@ -60,6 +61,10 @@ if json {
         "flights": flights, "machine": machineDescription(),
         "workloads": ["durable_commit": durableCommit, "memory": memoryFigures,
                       "bulk_import": ["graphstore_s": (memory.importSeconds * 1000).rounded() / 1000],
+                      "filter_query": ["graphstore_s": queries.filterGraphStore, "sqlite_s": queries.filterSQLite,
+                                       "ratio": (queries.filterSQLite / queries.filterGraphStore * 100).rounded() / 100],
+                      "point_lookup": ["graphstore_s": queries.lookupGraphStore, "sqlite_s": queries.lookupSQLite,
+                                       "ratio": (queries.lookupSQLite / queries.lookupGraphStore * 100).rounded() / 100],
                       "store_bytes": ["graphstore_bytes": memory.storeBytes]],
     ]
     let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
@@ -76,4 +81,8 @@ if json {
     print("memory (\(flights) flights with airports, airlines and relationships, after the import's objects are released):")
     print("  resident \(format(memory.residentAfterMiB - memory.residentBeforeMiB)) MiB = \(format(memory.mibPerMillionFlights)) MiB per million flights (target < 800)")
     print("  bulk import (one save, .full): \(format(memory.importSeconds, digits: 2)) s; store on disk \(memory.storeBytes) bytes")
+    print("filter_query (destination + airline + in the air, by distance; \(queries.filterQueries) airport/airline pairs), per query:")
+    print("  graphstore \(format(queries.filterGraphStore * 1e6)) µs   sqlite \(format(queries.filterSQLite * 1e6)) µs   ratio sqlite/graphstore \(format(queries.filterSQLite / queries.filterGraphStore, digits: 2)) (target ≥ 10)")
+    print("point_lookup (FetchDescriptor by unique ident; \(queries.lookups) lookups), per lookup:")
+    print("  graphstore \(format(queries.lookupGraphStore * 1e6, digits: 2)) µs   sqlite \(format(queries.lookupSQLite * 1e6, digits: 2)) µs   ratio \(format(queries.lookupSQLite / queries.lookupGraphStore, digits: 2)) (target ≥ 10)")
 }

@@ -1,0 +1,114 @@
+import CSQLite
+import Foundation
+
+/// The baseline: SQLite through its C API as a C programmer would use it — the Enroute schema
+/// with foreign keys and an index on every queried column, WAL, synchronous=FULL, prepared
+/// statements, dates as integers, one transaction per batch.
+final class SQLiteBaseline {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private var db: OpaquePointer?
+    let path: String
+
+    init(path: String) throws {
+        self.path = path
+        try? FileManager.default.removeItem(atPath: path)
+        guard sqlite3_open(path, &db) == SQLITE_OK else { throw Failure(description: "cannot open \(path)") }
+        try exec("""
+            PRAGMA journal_mode=WAL;
+            PRAGMA synchronous=FULL;
+            PRAGMA foreign_keys=ON;
+            CREATE TABLE airports(id INTEGER PRIMARY KEY, icao TEXT NOT NULL UNIQUE, name TEXT, city TEXT, state TEXT,
+                country_code TEXT, latitude REAL, longitude REAL, timezone TEXT);
+            CREATE TABLE airlines(id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT, shortname TEXT);
+            CREATE TABLE flights(id INTEGER PRIMARY KEY, ident TEXT NOT NULL UNIQUE,
+                actual_off INTEGER, scheduled_off INTEGER, estimated_off INTEGER, scheduled_on INTEGER, estimated_on INTEGER,
+                actual_on INTEGER, aircraft_type TEXT, progress_percent INTEGER, status TEXT, route_distance INTEGER,
+                filed_airspeed INTEGER, filed_altitude INTEGER,
+                origin_id INTEGER REFERENCES airports(id), destination_id INTEGER REFERENCES airports(id),
+                airline_id INTEGER REFERENCES airlines(id));
+            CREATE INDEX flights_origin ON flights(origin_id);
+            CREATE INDEX flights_destination ON flights(destination_id);
+            CREATE INDEX flights_airline ON flights(airline_id);
+            CREATE INDEX flights_distance ON flights(route_distance);
+            """)
+    }
+
+    deinit {
+        sqlite3_close(db)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    func exec(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? "?"
+            sqlite3_free(message)
+            throw Failure(description: "sqlite: \(text)")
+        }
+    }
+
+    final class Statement {
+        let handle: OpaquePointer
+        init(_ db: OpaquePointer?, _ sql: String) throws {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+                throw Failure(description: "prepare failed: \(String(cString: sqlite3_errmsg(db)))")
+            }
+            handle = statement
+        }
+        deinit { sqlite3_finalize(handle) }
+
+        func reset() {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        func bind(_ index: Int32, _ text: String) { sqlite3_bind_text(handle, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self)) }
+        func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+        func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
+        func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
+        func step() -> Int32 { sqlite3_step(handle) }
+        func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+        func text(_ column: Int32) -> String { String(cString: sqlite3_column_text(handle, column)) }
+    }
+
+    func prepare(_ sql: String) throws -> Statement { try Statement(db, sql) }
+
+    /// Loads the same data the GraphStore side gets, in one transaction.
+    func load(_ data: SyntheticEnroute.Rows) throws {
+        try exec("BEGIN")
+        let airport = try prepare("INSERT INTO airports(id, icao, name, city, state, country_code, latitude, longitude, timezone) VALUES (?,?,?,?,?,?,?,?,?)")
+        for (i, a) in data.airports.enumerated() {
+            airport.reset()
+            airport.bind(1, Int64(i + 1)); airport.bind(2, a.icao); airport.bind(3, a.name); airport.bind(4, a.city)
+            airport.bind(5, "ST"); airport.bind(6, "US"); airport.bind(7, a.latitude); airport.bind(8, a.longitude); airport.bind(9, "America/Chicago")
+            guard airport.step() == SQLITE_DONE else { throw Failure(description: "insert airport") }
+        }
+        let airline = try prepare("INSERT INTO airlines(id, code, name, shortname) VALUES (?,?,?,?)")
+        for (i, code) in data.airlines.enumerated() {
+            airline.reset()
+            airline.bind(1, Int64(i + 1)); airline.bind(2, code); airline.bind(3, "Airline \(i)"); airline.bind(4, "AL\(i)")
+            guard airline.step() == SQLITE_DONE else { throw Failure(description: "insert airline") }
+        }
+        let flight = try prepare("""
+            INSERT INTO flights(id, ident, actual_off, scheduled_off, estimated_off, scheduled_on, estimated_on, actual_on,
+                aircraft_type, progress_percent, status, route_distance, filed_airspeed, filed_altitude, origin_id, destination_id, airline_id)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+            """)
+        for (i, f) in data.flights.enumerated() {
+            flight.reset()
+            flight.bind(1, Int64(i + 1)); flight.bind(2, f.ident)
+            if let off = f.actualOff { flight.bind(3, off) } else { flight.bindNull(3) }
+            flight.bind(4, f.scheduledOff); flight.bind(5, f.estimatedOff); flight.bind(6, f.scheduledOn); flight.bind(7, f.estimatedOn)
+            flight.bindNull(8)
+            flight.bind(9, f.aircraftType); flight.bind(10, Int64(f.progressPercent)); flight.bind(11, f.status)
+            flight.bind(12, Int64(f.routeDistance)); flight.bind(13, Int64(f.filedAirspeed)); flight.bind(14, Int64(f.filedAltitude))
+            flight.bind(15, Int64(f.origin + 1)); flight.bind(16, Int64(f.destination + 1)); flight.bind(17, Int64(f.airline + 1))
+            guard flight.step() == SQLITE_DONE else { throw Failure(description: "insert flight: \(String(cString: sqlite3_errmsg(db)))") }
+        }
+        try exec("COMMIT")
+        try exec("ANALYZE")
+    }
+}
