@@ -88,7 +88,24 @@ import GraphStoreTestSupport
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func plannedFetchesEqualScans(seed: UInt64) throws {
         var (context, airports, rng) = try randomGraph(seed: seed)
-        for round in 0..<2 {
+        for round in 0..<3 {
+            if round == 2 {
+                // Unsaved changes to flights alone: rows are evaluated compiled, changed ones on objects.
+                try context.save()
+                let flights = try context.fetch(FetchDescriptor<Flight>())
+                for _ in 0..<30 {
+                    let f = flights[Int(rng.next() % UInt64(flights.count))]
+                    switch rng.next() % 3 {
+                    case 0: f.routeDistance = Int(rng.next() % 50) * 10
+                    case 1: if !f.isDeleted && f.origin == nil && f.destination == nil { context.delete(f) }
+                    default:
+                        let n = Flight(ident: "M\(rng.next() % 1000)")
+                        n.routeDistance = Int(rng.next() % 50) * 10
+                        context.insert(n)
+                    }
+                }
+                #expect(context.hasChanges)
+            }
             if round == 1 {
                 // Unsaved changes: moves, inserts, deletes, a renamed airport.
                 let flights = try context.fetch(FetchDescriptor<Flight>())
@@ -150,7 +167,9 @@ import GraphStoreTestSupport
         #expect(try explain(#Predicate { $0.ident == "F7" && $0.routeDistance > 0 }).hasPrefix("unique index Flight.ident"))
         #expect(try explain(#Predicate { $0.actualOff == nil }).hasPrefix("scan Flight: 200 row(s)"))
         let full = try context.explain(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "F7" }, sortBy: [SortDescriptor(\.ident)]))
-        #expect(full.contains("filter by the predicate") && full.contains("sort by 1 key(s)"))
+        #expect(full.contains("filter by the predicate, compiled, on rows") && full.contains("sort by 1 key(s)"))
+        let onObjects = try context.explain(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident.starts(with: "F1") }))
+        #expect(onObjects.contains("filter by the predicate on objects"))
     }
 }
 

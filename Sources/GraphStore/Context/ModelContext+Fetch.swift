@@ -77,7 +77,10 @@ extension ModelContext {
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
         let (plan, rows) = plan(descriptor, entity: entity)
         var lines = [plan?.plan ?? "scan \(entity.name): \(rows.count) row(s)"]
-        if descriptor.predicate != nil { lines.append("filter by the predicate") }
+        if let predicate = descriptor.predicate {
+            let compiled = RowCompiler(schema: schema, entity: entity).compile(predicate.expression) != nil
+            lines.append(compiled ? "filter by the predicate, compiled, on rows" : "filter by the predicate on objects")
+        }
         if descriptor.includePendingChanges && hasChanges { lines.append("with this context's unsaved changes") }
         if !descriptor.sortBy.isEmpty { lines.append("sort by \(descriptor.sortBy.count) key(s)") }
         if descriptor.fetchOffset ?? 0 > 0 || descriptor.fetchLimit != nil {
@@ -108,6 +111,7 @@ extension ModelContext {
 
     private func candidates<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
+        if let rowMatches = try matchOnRows(descriptor, entity: entity) { return rowMatches }
         let (plan, rows) = plan(descriptor, entity: entity)
         var results: [T] = []
         results.reserveCapacity(rows.count)
@@ -130,6 +134,31 @@ extension ModelContext {
         }
         guard let predicate = descriptor.predicate else { return results }
         return try results.filter { try predicate.evaluate($0) }
+    }
+
+    /// Evaluates the predicate on committed rows, compiled (see RowEvaluation), and makes objects
+    /// only for the rows that match. Rows with unsaved changes in this context, and unsaved
+    /// inserts, are evaluated on their objects. Nil when the predicate has a shape that must be
+    /// evaluated on objects, or unsaved changes elsewhere could change what a chain reads.
+    private func matchOnRows<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T]? {
+        guard queryPlanningEnabled, let predicate = descriptor.predicate else { return nil }
+        let pending = inserted + Array(changed.values) + Array(deleted.values)
+        guard pending.allSatisfy({ $0.persistentBacking.entity?.index == entity.index }),
+              let function = RowCompiler(schema: schema, entity: entity).compile(predicate.expression) else { return nil }
+        let pendingRows = Set(pending.filter { $0.persistentBacking.state != .inserted }.map(\.persistentBacking.row))
+        let (_, rows) = plan(descriptor, entity: entity)
+        let matched = graph.read { view in
+            rows.filter { !pendingRows.contains($0) && function(view, $0) == .bool(true) }
+        }
+        var results = matched.compactMap { object(entity: entity.index, row: $0) as? T }
+        for model in changed.values where model.persistentBacking.entity?.index == entity.index {
+            if let model = model as? T, try predicate.evaluate(model) { results.append(model) }
+        }
+        if !changed.isEmpty { results.sort { $0.persistentBacking.row < $1.persistentBacking.row } }
+        for model in inserted {
+            if let model = model as? T, try predicate.evaluate(model) { results.append(model) }
+        }
+        return results
     }
 
     /// Sorts by the descriptors in order; ties keep their previous order (stable).
