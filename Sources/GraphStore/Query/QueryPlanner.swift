@@ -100,16 +100,17 @@ struct QueryPlanner {
 
     /// A predicate constant as the graph stores it, when it has a plain stored form.
     static func storedValue(_ constant: Any) -> Value? {
-        if let optional = constant as? any AnyOptional, optional.isNil { return .null }
-        if let storable = unwrap(constant) as? any Storable { return storable.storedValue }
-        if let raw = unwrap(constant) as? any RawRepresentable, let storable = raw.rawValue as? any Storable { return storable.storedValue }
+        if let storable = constant as? any Storable { return storable.storedValue }  // Optional of a Storable too
+        let value: Any
+        if let optional = constant as? any AnyOptional {
+            guard let wrapped = optional.wrappedValue else { return .null }
+            value = wrapped
+        } else {
+            value = constant
+        }
+        if let storable = value as? any Storable { return storable.storedValue }
+        if let raw = value as? any RawRepresentable, let storable = raw.rawValue as? any Storable { return storable.storedValue }
         return nil
-    }
-
-    private static func unwrap(_ value: Any) -> Any {
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional, let first = mirror.children.first { return first.value }
-        return value
     }
 
     private static func symbol(_ op: PredicateExpressions.ComparisonOperator) -> String {

@@ -60,12 +60,15 @@ extension ValueCoder where T: OptionalRawRepresentable {
 public protocol AnyOptional {
     static var wrappedTypeName: String { get }
     var isNil: Bool { get }
+    /// The wrapped value, or nil.
+    var wrappedValue: Any? { get }
     static var nilValue: Self { get }
 }
 
 extension Optional: AnyOptional {
     public static var wrappedTypeName: String { String(describing: Wrapped.self) }
     public var isNil: Bool { self == nil }
+    public var wrappedValue: Any? { self.map { $0 as Any } }
     public static var nilValue: Self { nil }
 }
 
