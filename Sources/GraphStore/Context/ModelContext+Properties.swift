@@ -38,14 +38,8 @@ extension ModelContext {
     /// A private, unregistered object that shows only the committed row (and whose relationships
     /// lead to more of the same): what a fetch with `includePendingChanges: false` evaluates.
     func committedCopy(entity: Int, row: UInt64) -> any PersistentModel {
-        let description = schema.entities[entity]
-        let model = description.type.init()
-        let backing = model.persistentBacking
-        backing.context = self
-        backing.entity = description
-        backing.row = row
-        backing.state = .persistent
-        backing.readsCommittedState = true
+        let model = makeStoredObject(entity: entity, row: row)
+        model.persistentBacking.readsCommittedState = true
         return model
     }
 

@@ -85,6 +85,13 @@ public final class ModelContext {
             return existing
         }
         registryLock.unlock()
+        let model = makeStoredObject(entity: entity, row: row)
+        register(model, entity: entity, row: row)
+        return model
+    }
+
+    /// A new object for a stored row, managed by this context (not yet registered).
+    func makeStoredObject(entity: Int, row: UInt64) -> any PersistentModel {
         let description = schema.entities[entity]
         let model = description.type.init()
         let backing = model.persistentBacking
@@ -92,7 +99,6 @@ public final class ModelContext {
         backing.entity = description
         backing.row = row
         backing.state = .persistent
-        register(model, entity: entity, row: row)
         return model
     }
 
