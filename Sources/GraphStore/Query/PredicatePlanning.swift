@@ -45,9 +45,14 @@ extension PredicateExpressions.Conjunction: PlannableCondition {
     func candidates(_ planner: QueryPlanner) -> QueryPlanner.Candidates? {
         let left = (lhs as? any PlannableCondition)?.candidates(planner)
         let right = (rhs as? any PlannableCondition)?.candidates(planner)
-        // The most selective side narrows the rows; the whole predicate is checked on each anyway.
+        // Both sides have index paths: only rows in both can match (the whole predicate is
+        // checked on each anyway). Otherwise the side that has one narrows the rows.
         switch (left, right) {
-        case let (l?, r?): return l.rows.count <= r.rows.count ? l : r
+        case let (l?, r?):
+            let (small, large) = l.rows.count <= r.rows.count ? (l, r) : (r, l)
+            let members = Set(small.rows)
+            return QueryPlanner.Candidates(rows: large.rows.filter(members.contains),
+                                           plan: "intersection of (\(small.plan)) and (\(large.plan))")
         case let (l?, nil): return l
         case let (nil, r?): return r
         default: return nil
