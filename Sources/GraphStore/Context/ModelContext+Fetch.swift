@@ -44,7 +44,7 @@ extension ModelContext {
         var committedOnly = descriptor
         committedOnly.fetchLimit = nil
         committedOnly.fetchOffset = nil
-        let (_, rows) = plan(committedOnly, entity: entity, ignoringPendingChanges: true)
+        let rows = plan(committedOnly, entity: entity, ignoringPendingChanges: true).1.sorted()
         var copies = rows.compactMap { committedCopy(entity: entity.index, row: $0) as? T }
         if let predicate = descriptor.predicate { copies = try copies.filter { try predicate.evaluate($0) } }
         if !descriptor.sortBy.isEmpty { copies = try stableSorted(copies, by: descriptor.sortBy) }
@@ -122,16 +122,17 @@ extension ModelContext {
             results.append(model)
             if plan != nil { seen.insert(row) }
         }
-        if descriptor.includePendingChanges {
-            if plan != nil {
+        if plan != nil {
+            if descriptor.includePendingChanges {
                 // Unsaved changes may make rows the index does not list match: check them too.
                 for model in changed.values where model.persistentBacking.entity?.index == entity.index {
                     if let model = model as? T, !seen.contains(model.persistentBacking.row) { results.append(model) }
                 }
-                results.sort { $0.persistentBacking.row < $1.persistentBacking.row }
             }
-            results.append(contentsOf: inserted.compactMap { $0 as? T })
+            // Planned rows come in no particular order; results come in row order, as a scan's do.
+            results.sort { $0.persistentBacking.row < $1.persistentBacking.row }
         }
+        if descriptor.includePendingChanges { results.append(contentsOf: inserted.compactMap { $0 as? T }) }
         guard let predicate = descriptor.predicate else { return results }
         return try results.filter { try predicate.evaluate($0) }
     }
@@ -149,7 +150,7 @@ extension ModelContext {
         let (_, rows) = plan(descriptor, entity: entity)
         let matched = graph.read { view in
             rows.filter { !pendingRows.contains($0) && function(view, $0) == .bool(true) }
-        }
+        }.sorted()
         var results = matched.compactMap { object(entity: entity.index, row: $0) as? T }
         for model in changed.values where model.persistentBacking.entity?.index == entity.index {
             if let model = model as? T, try predicate.evaluate(model) { results.append(model) }

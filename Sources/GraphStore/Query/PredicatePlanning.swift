@@ -67,7 +67,7 @@ extension PredicateExpressions.Disjunction: PlannableCondition {
         if (rhs as? any ConstantExpression)?.constant as? Bool == false { return (lhs as? any PlannableCondition)?.candidates(planner) }
         guard let left = (lhs as? any PlannableCondition)?.candidates(planner),
               let right = (rhs as? any PlannableCondition)?.candidates(planner) else { return nil }
-        return QueryPlanner.Candidates(rows: Array(Set(left.rows).union(right.rows)).sorted(),
+        return QueryPlanner.Candidates(rows: Array(Set(left.rows).union(right.rows)),
                                        plan: "union of (\(left.plan)) and (\(right.plan))")
     }
 }

@@ -7,7 +7,8 @@ import Foundation
 /// always evaluated on every candidate, so a plan only ever narrows the work, never the answer.
 struct QueryPlanner {
     struct Candidates {
-        /// Committed rows of the fetched entity, ascending.
+        /// Committed rows of the fetched entity, each once, in no particular order (callers sort
+        /// what survives the predicate, which is usually far less).
         var rows: [UInt64]
         /// How they were found, for `explain`.
         var plan: String
@@ -62,7 +63,7 @@ struct QueryPlanner {
         case .greaterThanOrEqual: rows = sorted.rows(from: value, includingLower: true, to: nil, includingUpper: false, column: column)
         @unknown default: return nil
         }
-        return Candidates(rows: rows.map(UInt64.init).sorted(),
+        return Candidates(rows: rows.map(UInt64.init),
                           plan: "sorted index \(entity.name).\(attribute.name) \(Self.symbol(op)) \(value): \(rows.count) row(s)")
     }
 
@@ -74,11 +75,11 @@ struct QueryPlanner {
         let table = view.table(entity.index)
         if chain.count == 1, case let .attribute(attribute)? = entity.property(for: chain[0]) {
             if let unique = table.unique[attribute.index] {
-                let rows = values.compactMap { unique.rows[$0] }.map(UInt64.init)
-                return Candidates(rows: Array(Set(rows)).sorted(), plan: "unique index \(entity.name).\(attribute.name) \(describe): \(rows.count) row(s)")
+                let rows = Self.distinct(values.compactMap { unique.rows[$0] }.map(UInt64.init), from: values.count)
+                return Candidates(rows: rows, plan: "unique index \(entity.name).\(attribute.name) \(describe): \(rows.count) row(s)")
             }
             if let secondary = table.secondary[attribute.index] {
-                let rows = Set(values.flatMap { secondary.rows[$0] ?? [] }).map(UInt64.init).sorted()
+                let rows = Self.distinct(values.flatMap { secondary.rows[$0] ?? [] }.map(UInt64.init), from: values.count)
                 return Candidates(rows: rows, plan: "index \(entity.name).\(attribute.name) \(describe): \(rows.count) row(s)")
             }
             return nil
@@ -87,15 +88,23 @@ struct QueryPlanner {
             let target = schema.entities[relationship.targetIndex]
             guard !hasPendingChanges(target.index), case let .attribute(attribute)? = target.property(for: chain[1]),
                   let unique = view.table(target.index).unique[attribute.index] else { return nil }
-            var rows = Set<UInt64>()
+            var rows: [UInt64] = []
             for value in values {
                 guard let targetRow = unique.rows[value] else { continue }
-                for source in view.sources(of: relationship, pointingAt: UInt64(targetRow), schema: schema) { rows.insert(UInt64(source)) }
+                rows.append(contentsOf: view.sources(of: relationship, pointingAt: UInt64(targetRow), schema: schema).lazy.map(UInt64.init))
             }
-            return Candidates(rows: rows.sorted(),
+            rows = Self.distinct(rows, from: values.count)
+            return Candidates(rows: rows,
                               plan: "inverse set of \(target.name).\(attribute.name) \(describe) through \(entity.name).\(relationship.name): \(rows.count) row(s)")
         }
         return nil
+    }
+
+    /// Rows gathered for `valueCount` values: one value's rows are distinct already.
+    private static func distinct(_ rows: [UInt64], from valueCount: Int) -> [UInt64] {
+        guard valueCount > 1 else { return rows }
+        var seen = Set<UInt64>()
+        return rows.filter { seen.insert($0).inserted }
     }
 
     /// A predicate constant as the graph stores it, when it has a plain stored form.
