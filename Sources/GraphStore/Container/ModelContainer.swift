@@ -74,7 +74,8 @@ public final class ModelContainer: @unchecked Sendable {
 
     deinit { log?.close() }
 
-    /// The main actor's context, created on first use; autosaves unless the configuration says otherwise.
+    /// The main actor's context, created on first use; autosaves unless the configuration says
+    /// otherwise. It lives until `close()`, like SwiftData's, which the container owns.
     @MainActor public var mainContext: ModelContext {
         if let context = MainContextStore.contexts[ObjectIdentifier(self)] { return context }
         let context = ModelContext(self)
@@ -94,6 +95,9 @@ public final class ModelContainer: @unchecked Sendable {
             context.runAutosave()
         }
         log?.close()
+        // The main context lives (and keeps the container alive) until the container closes.
+        let id = ObjectIdentifier(self)
+        Task { @MainActor in MainContextStore.contexts[id] = nil }
     }
 
     /// The number of the newest committed transaction.
