@@ -41,8 +41,6 @@ public final class ModelBacking {
         return id
     }
 
-    var isManaged: Bool { context != nil && row > 0 }
-
     // MARK: Attributes
 
     /// Remembers that a value assigned to an attribute could not be encoded; the next save throws.
