@@ -65,3 +65,20 @@ import Testing
         #expect(ord.flightsTo.isEmpty)
     }
 }
+
+@Suite struct ObjectLifetimeTests {
+    /// Objects hold their context weakly; their stored attributes stay readable after it is gone.
+    @Test func objectsReadStoredAttributesAfterTheirContextIsGone() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        do {
+            let context = ModelContext(container)
+            let flight = Flight(ident: "UAL9")
+            flight.routeDistance = 321
+            context.insert(flight)
+            try context.save()
+        }
+        let flight = try #require(try ModelContext(container).fetch(FetchDescriptor<Flight>()).first)
+        #expect(flight.modelContext == nil)
+        #expect(flight.ident == "UAL9" && flight.routeDistance == 321)
+    }
+}

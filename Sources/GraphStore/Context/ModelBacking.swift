@@ -17,6 +17,9 @@ public final class ModelBacking {
     /// Weak: a context owns its objects' unsaved work, never the other way round (no cycles through undo or inserts).
     public internal(set) weak var context: ModelContext?
     var entity: Schema.Entity?
+    /// The committed graph the row lives in: kept strongly (it holds no objects or contexts), so
+    /// an object's stored attributes stay readable even after its context is gone.
+    var graph: Graph?
     var row: UInt64 = 0
     private var temporaryIdentifier: PersistentIdentifier?
     /// Unsaved attribute values (all values set so far, for an unmanaged object).
@@ -57,8 +60,10 @@ public final class ModelBacking {
     /// The current value, or nil when the property still has its declared initial value.
     public func attributeValue(at index: Int) -> Value? {
         if !readsCommittedState, let value = attributeChanges[index] { return value }
-        guard let context, row > 0, state != .inserted else { return nil }
-        return context.committedValue(of: self, attribute: index)
+        guard row > 0, state != .inserted, let graph, let entity else { return nil }
+        return graph.read { view in
+            view.isLive(entity: entity.index, row: row) ? view.value(entity: entity.index, row: row, attribute: index) : nil
+        }
     }
 
     public func setAttributeValue(_ value: Value, at index: Int, of model: any PersistentModel) {

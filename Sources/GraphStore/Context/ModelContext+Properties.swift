@@ -3,13 +3,6 @@
 extension ModelContext {
     // MARK: Committed state
 
-    func committedValue(of backing: ModelBacking, attribute: Int) -> Value? {
-        guard let entity = backing.entity else { return nil }
-        return graph.read { view in
-            view.isLive(entity: entity.index, row: backing.row) ? view.value(entity: entity.index, row: backing.row, attribute: attribute) : nil
-        }
-    }
-
     func committedToOne(of backing: ModelBacking, relationship index: Int) -> (any PersistentModel)? {
         guard let entity = backing.entity else { return nil }
         let relationship = entity.relationships[index]

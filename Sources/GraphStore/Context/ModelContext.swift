@@ -97,6 +97,7 @@ public final class ModelContext {
         let backing = model.persistentBacking
         backing.context = self
         backing.entity = description
+        backing.graph = graph
         backing.row = row
         backing.state = .persistent
         return model
@@ -187,6 +188,7 @@ public final class ModelContext {
         }
         backing.context = self
         backing.entity = entity
+        backing.graph = graph
         backing.row = graph.reserveRow(entity: entity.index)
         backing.state = .inserted
         scheduleAutosave()

@@ -80,6 +80,7 @@ extension ModelContext {
         if live {
             backing.context = self
             backing.entity = entity
+            backing.graph = graph
             deleted[id] = nil
             if graph.read({ $0.isLive(entity: entity.index, row: backing.row) }) {
                 backing.state = .persistent
