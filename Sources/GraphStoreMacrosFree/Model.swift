@@ -25,6 +25,8 @@ open class Model: PersistentModel, Codable {
     final let observationRegistrar = ObservationRegistrar()
     /// Set on a type's prototype while schema discovery asks which property a key path reads.
     final var accessRecorder: AccessRecorder?
+    /// The class's discovery facts, cached on first property access.
+    final var classMetadata: ClassMetadata?
 
     public required init() {}
 

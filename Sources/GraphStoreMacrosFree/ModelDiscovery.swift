@@ -51,7 +51,18 @@ extension ModelDiscovery {
     ) -> Int {
         let slot = instance[keyPath: storage].slot
         if slot >= 0 { return slot }
-        let resolved = metadata(for: M.self).slot(for: storage, isRelationship: isRelationship, identify: {
+        // The class's facts, found once per object rather than once per property.
+        // (Only when the object is exactly of the declaring class: a subclass's properties may be
+        // declared at several levels.)
+        let classMetadata: ClassMetadata
+        let exact = type(of: instance) == M.self
+        if exact, let cached = instance.classMetadata {
+            classMetadata = cached
+        } else {
+            classMetadata = metadata(for: M.self)
+            if exact { instance.classMetadata = classMetadata }
+        }
+        let resolved = classMetadata.slot(for: storage, isRelationship: isRelationship, identify: {
             // Mark this wrapper, reflect the object, and see which property carries the mark.
             instance[keyPath: storage].slot = markerSlot
             defer { instance[keyPath: storage].slot = -1 }
@@ -79,6 +90,11 @@ final class ClassMetadata: @unchecked Sendable {
     let declaration: Result<EntityDeclaration, any Error>
     private let lock = NSLock()
     private var slots: [AnyKeyPath: Int] = [:]
+    /// The same answers by key path identity: the key path objects the compiler passes for a
+    /// property are normally one and the same, and comparing identity is far cheaper than hashing
+    /// a key path. Each entry keeps its key path alive, so an identity is never reused while it
+    /// is a key here; the table is bounded in case key paths are not uniqued.
+    private var slotsByIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, slot: Int)] = [:]
     private var notifiers: [String: (Model) -> Void] = [:]
     private let attributeIndex: [String: Int]
     private let relationshipIndex: [String: Int]
@@ -123,7 +139,14 @@ final class ClassMetadata: @unchecked Sendable {
     func slot(for storageKeyPath: AnyKeyPath, isRelationship: Bool, identify: () -> String?,
               observe: @escaping (Model) -> Void) -> Int {
         lock.lock()
+        if let entry = slotsByIdentity[ObjectIdentifier(storageKeyPath)], entry.keyPath === storageKeyPath {
+            lock.unlock()
+            return entry.slot
+        }
         if let slot = slots[storageKeyPath] {
+            if slotsByIdentity.count < 4 * (attributeIndex.count + relationshipIndex.count) {
+                slotsByIdentity[ObjectIdentifier(storageKeyPath)] = (storageKeyPath, slot)
+            }
             lock.unlock()
             return slot
         }
@@ -132,6 +155,9 @@ final class ClassMetadata: @unchecked Sendable {
         lock.lock()
         slots[storageKeyPath] = slot
         notifiers[name] = observe
+        if slotsByIdentity.count < 4 * (attributeIndex.count + relationshipIndex.count) {
+            slotsByIdentity[ObjectIdentifier(storageKeyPath)] = (storageKeyPath, slot)
+        }
         lock.unlock()
         return slot
     }
