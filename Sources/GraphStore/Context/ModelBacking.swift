@@ -59,7 +59,10 @@ public final class ModelBacking {
 
     /// The current value, or nil when the property still has its declared initial value.
     public func attributeValue(at index: Int) -> Value? {
-        if !readsCommittedState, let value = attributeChanges[index] { return value }
+        // Read off the context's thread or actor: refused as misuse, answered from the committed
+        // row only (the unsaved changes belong to the owner and are not touched from here).
+        let offOwner = isOffOwner("reading an attribute")
+        if !readsCommittedState, !offOwner, let value = attributeChanges[index] { return value }
         guard row > 0, state != .inserted, let graph, let entity else { return nil }
         return graph.read { view in
             view.isLive(entity: entity.index, row: row) ? view.value(entity: entity.index, row: row, attribute: index) : nil
@@ -78,13 +81,22 @@ public final class ModelBacking {
     // MARK: Relationships
 
     public func toOne(at index: Int) -> (any PersistentModel)? {
+        if isOffOwner("reading a relationship") { return nil }
         if !readsCommittedState, case let .toOne(target)? = relationshipChanges[index] { return target }
         guard let context, row > 0, state != .inserted else { return nil }
         return context.committedToOne(of: self, relationship: index)
     }
 
     public func toMany(at index: Int) -> [any PersistentModel] {
-        toMany(at: index, includingDeleted: false)
+        if isOffOwner("reading a relationship") { return [] }
+        return toMany(at: index, includingDeleted: false)
+    }
+
+    /// Whether this object is being used off its context's thread or actor (recorded as misuse).
+    private func isOffOwner(_ operation: String) -> Bool {
+        guard let context, !context.owner.isCurrent else { return false }
+        context.lastMisuse = ModelContextError.wrongThread("\(operation) off \(context.owner.description)")
+        return true
     }
 
     /// The members, in order; objects deleted in the context are left out unless asked for.

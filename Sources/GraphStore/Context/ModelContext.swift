@@ -30,8 +30,13 @@ public final class ModelContext {
     let observers = SaveObservers()
     /// Where this context may be used (see ContextOwner).
     var owner: ContextOwner
-    /// The last use from the wrong thread or actor, refused.
-    public internal(set) var lastMisuse: ModelContextError?
+    /// The last use from the wrong thread or actor, refused. (Locked: it is set from that thread.)
+    public internal(set) var lastMisuse: ModelContextError? {
+        get { misuseLock.withLock { storedMisuse } }
+        set { misuseLock.withLock { storedMisuse = newValue } }
+    }
+    private var storedMisuse: ModelContextError?
+    private let misuseLock = NSLock()
     /// Other contexts' commits, waiting to have the merge policy applied at this context's next save.
     private var inbox: [ChangeSummary] = []
     private let inboxLock = NSLock()
