@@ -79,14 +79,9 @@ public struct Attribute<Value>: AttributeWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
     ) -> Value {
         get {
-            let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: false)
             let wrapper = instance[keyPath: storageKeyPath]
-            if let recorder = instance.accessRecorder {
-                recorder.name = ModelDiscovery.nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: false)
-                return wrapper.initialValue
-            }
-            instance.observationRegistrar.access(instance, keyPath: wrappedKeyPath)
-            guard slot >= 0, let coder = wrapper.coder, let stored = instance.persistentBacking.attributeValue(at: slot) else {
+            guard let slot = ModelDiscovery.beginRead(instance, wrappedKeyPath, storageKeyPath, isRelationship: false),
+                  slot >= 0, let coder = wrapper.coder, let stored = instance.persistentBacking.attributeValue(at: slot) else {
                 return wrapper.initialValue
             }
             // A stored value that no longer decodes stays in the store untouched; the property

@@ -43,6 +43,22 @@ protocol PropertyWrapperSlot {
 }
 
 extension ModelDiscovery {
+    /// What every wrapper's getter does first: find its slot, and either report the property to
+    /// schema discovery's recorder (then nil: the getter returns its initial value) or register
+    /// the read with Observation.
+    static func beginRead<M: Model, Value, Wrapper: PropertyWrapperSlot>(
+        _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
+        _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool
+    ) -> Int? {
+        let slot = resolveSlot(instance, wrapped, storage, isRelationship: isRelationship)
+        if let recorder = instance.accessRecorder {
+            recorder.name = nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: isRelationship)
+            return nil
+        }
+        instance.observationRegistrar.access(instance, keyPath: wrapped)
+        return slot
+    }
+
     /// The position of the wrapper at `storage` among its class's attributes (or relationships),
     /// found once per class and then kept in the wrapper itself.
     static func resolveSlot<M: Model, Value, Wrapper: PropertyWrapperSlot>(

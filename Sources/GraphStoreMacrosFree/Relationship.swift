@@ -49,14 +49,9 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
     ) -> Value {
         get {
-            let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: true)
-            let wrapper = instance[keyPath: storageKeyPath]
-            if let recorder = instance.accessRecorder {
-                recorder.name = ModelDiscovery.nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: true)
-                return wrapper.initialValue
+            guard let slot = ModelDiscovery.beginRead(instance, wrappedKeyPath, storageKeyPath, isRelationship: true), slot >= 0 else {
+                return instance[keyPath: storageKeyPath].initialValue
             }
-            instance.observationRegistrar.access(instance, keyPath: wrappedKeyPath)
-            guard slot >= 0 else { return wrapper.initialValue }
             let backing = instance.persistentBacking
             if Value.isToMany { return Value.make(backing.toMany(at: slot)) }
             return Value.make(backing.toOne(at: slot).map { [$0] } ?? [])

@@ -97,8 +97,7 @@ extension ModelContext {
 
     private func plan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity,
                                           ignoringPendingChanges: Bool = false) -> (QueryPlanner.Candidates?, [UInt64]) {
-        let pendingEntities: Set<Int> = ignoringPendingChanges || !hasChanges ? []
-            : Set((inserted + Array(changed.values) + Array(deleted.values)).compactMap { $0.persistentBacking.entity?.index })
+        let pendingEntities: Set<Int> = ignoringPendingChanges ? [] : Set(unsavedModels.compactMap { $0.persistentBacking.entity?.index })
         return graph.read { view in
             if queryPlanningEnabled, let predicate = descriptor.predicate {
                 var planner = QueryPlanner(schema: schema, entity: entity, view: view)
@@ -143,7 +142,7 @@ extension ModelContext {
     /// evaluated on objects, or unsaved changes elsewhere could change what a chain reads.
     private func matchOnRows<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T]? {
         guard queryPlanningEnabled, let predicate = descriptor.predicate else { return nil }
-        let pending = hasChanges ? inserted + Array(changed.values) + Array(deleted.values) : []
+        let pending = unsavedModels
         guard pending.allSatisfy({ $0.persistentBacking.entity?.index == entity.index }),
               let function = RowCompiler(schema: schema, entity: entity).compile(predicate.expression) else { return nil }
         let pendingRows = Set(pending.filter { $0.persistentBacking.state != .inserted }.map(\.persistentBacking.row))

@@ -148,6 +148,11 @@ public final class ModelContext {
     // MARK: Unsaved work
 
     public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+
+    /// Every object with unsaved work: inserted, changed, deleted.
+    var unsavedModels: [any PersistentModel] {
+        hasChanges ? inserted + Array(changed.values) + Array(deleted.values) : []
+    }
     public var insertedModelsArray: [any PersistentModel] { inserted }
     public var changedModelsArray: [any PersistentModel] { Array(changed.values) }
     public var deletedModelsArray: [any PersistentModel] { Array(deleted.values) }
