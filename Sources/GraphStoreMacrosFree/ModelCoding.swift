@@ -64,6 +64,9 @@ enum ModelCoding {
         case let .url(v): try container.encode(v, forKey: key)
         case let .decimal(v): try container.encode(v, forKey: key)
         case .array, .dictionary: try container.encode(CodableValue(value: value, kind: kind), forKey: key)
+        case .blob:
+            // Reads resolve blob references to their bytes; one here means the blob file could not be read.
+            throw EncodingError.invalidValue(value, .init(codingPath: container.codingPath + [key], debugDescription: "unreadable external-storage value"))
         }
     }
 
@@ -117,6 +120,8 @@ struct CodableValue: Encodable {
             case let .url(v): try c.encode(v)
             case let .decimal(v): try c.encode(v)
             case .array, .dictionary: try c.encode(CodableValue(value: value, kind: kind))
+            case .blob:
+                throw EncodingError.invalidValue(value, .init(codingPath: c.codingPath, debugDescription: "unreadable external-storage value"))
             }
         }
     }

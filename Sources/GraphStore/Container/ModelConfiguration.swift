@@ -17,6 +17,15 @@ public struct ModelConfiguration: Sendable {
     public var segmentSize: UInt64
     /// The file system seam (tests inject faults through it).
     public var fileIO: any FileIO
+    /// Automatic checkpoints, compaction and history retention (Docs/guides/recovery.md).
+    public var maintenance = MaintenancePolicy()
+    /// Open the store as it was after this transaction (read-only configurations only).
+    public var asOfTransaction: UInt64?
+
+    var storeOptions: StoreOptions {
+        StoreOptions(log: LogOptions(durability: durability, segmentSize: segmentSize, readOnly: isReadOnly, salvage: salvage, fileIO: fileIO),
+                     asOfTransaction: asOfTransaction, maintenance: maintenance)
+    }
 
     public var isReadOnly: Bool { !allowsSave }
 

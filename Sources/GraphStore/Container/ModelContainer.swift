@@ -9,10 +9,11 @@ public final class ModelContainer: @unchecked Sendable {
     public let schema: Schema
     public let configuration: ModelConfiguration
     let graph: Graph
-    let log: TransactionLog?
+    /// The open store; nil in memory.
+    public let store: Store?
     /// What recovery found when the store was opened.
-    public let openReport: OpenReport?
-    private let commitLock = NSLock()
+    public var openReport: OpenReport? { store?.report }
+    private let commitLock: NSLock
     private let contexts = Mutex<[WeakContext]>([])
     private let misuse = Mutex<[any Error]>([])
 
@@ -23,56 +24,19 @@ public final class ModelContainer: @unchecked Sendable {
     public init(for types: [any PersistentModel.Type], configurations configuration: ModelConfiguration) throws {
         schema = try SchemaBuilder.build(types: types)
         self.configuration = configuration
-        let graph = Graph(schema: schema)
-        self.graph = graph
         guard !configuration.isStoredInMemoryOnly, let url = configuration.url else {
-            log = nil
-            openReport = nil
+            graph = Graph(schema: schema)
+            store = nil
+            commitLock = NSLock()
             return
         }
-        let schema = self.schema
-        var translation: SchemaTranslation?
-        var identity = false
-        var pendingError: (any Error)?
-        graph.beginLoading()
-        defer { graph.finishLoading() }
-        let log = try TransactionLog.open(
-            directory: url.path,
-            options: LogOptions(durability: configuration.durability, segmentSize: configuration.segmentSize,
-                                readOnly: configuration.isReadOnly, salvage: configuration.salvage, fileIO: configuration.fileIO)
-        ) { transaction in
-            var operations: [LogOperation] = []
-            operations.reserveCapacity(transaction.operations.count)
-            for operation in transaction.operations {
-                if case let .schema(payload) = operation {
-                    let record = try SchemaRecord(decoding: payload)
-                    let t = SchemaTranslation(record: record, schema: schema)
-                    if !t.incompatibilities.isEmpty { pendingError = SchemaError.incompatible(differences: t.incompatibilities) }
-                    translation = t
-                    identity = SchemaTranslation.isIdentity(record: record, schema: schema)
-                    continue
-                }
-                guard let translation else {
-                    throw StorageError.corruption(segment: 0, offset: 0, reason: "transaction \(transaction.number) holds data before any schema record")
-                }
-                if let translated = identity ? operation : translation.translate(operation) { operations.append(translated) }
-            }
-            graph.apply(operations, number: transaction.number)
-        }
-        if let pendingError {
-            log.close()
-            throw pendingError
-        }
-        self.log = log
-        openReport = log.report
-        // Record the schema when the store is new or the models' numbering changed.
-        if !identity && !configuration.isReadOnly {
-            let receipt = try log.append([.schema(payload: SchemaRecord(schema: schema).encoded())], author: "schema")
-            graph.apply([], number: receipt.number)
-        }
+        let store = try Store.open(directory: url.path, schema: schema, options: configuration.storeOptions)
+        self.store = store
+        graph = store.graph
+        commitLock = store.commitLock
     }
 
-    deinit { log?.close() }
+    deinit { store?.close() }
 
     /// The main actor's context, created on first use; autosaves unless the configuration says
     /// otherwise. It lives until `close()`, like SwiftData's, which the container owns.
@@ -94,7 +58,7 @@ public final class ModelContainer: @unchecked Sendable {
         for context in contexts.withLock({ $0.compactMap(\.context) }) where context.autosaveEnabled && context.owner.isCurrent {
             context.runAutosave()
         }
-        log?.close()
+        store?.close()
         // The main context lives (and keeps the container alive) until the container closes.
         let id = ObjectIdentifier(self)
         Task { @MainActor in MainContextStore.contexts[id] = nil }
@@ -123,12 +87,12 @@ public final class ModelContainer: @unchecked Sendable {
         do {
             defer { commitLock.unlock() }
             operations = try encode()
-            if let log {
-                number = try log.append(operations, author: author).number
+            if let store {
+                number = try store.commit(operations, author: author).number
             } else {
                 number = graph.lastTransaction + 1
+                graph.apply(operations, number: number)
             }
-            graph.apply(operations, number: number)
         }
         let summary = ChangeSummary(operations: operations, schema: schema)
         for context in contexts.withLock({ $0.compactMap(\.context) }) where context !== saver {

@@ -64,9 +64,11 @@ public final class ModelBacking {
         let offOwner = isOffOwner("reading an attribute")
         if !readsCommittedState, !offOwner, let value = attributeChanges[index] { return value }
         guard row > 0, state != .inserted, let graph, let entity else { return nil }
-        return graph.read { view in
+        let stored = graph.read { view in
             view.isLive(entity: entity.index, row: row) ? view.value(entity: entity.index, row: row, attribute: index) : nil
         }
+        guard case let .blob(reference)? = stored else { return stored }
+        return graph.resolveBlob(reference, entity: entity, attribute: index, row: row)
     }
 
     public func setAttributeValue(_ value: Value, at index: Int, of model: any PersistentModel) {

@@ -98,7 +98,8 @@ public final class ModelContext {
     /// A new object for a stored row, managed by this context (not yet registered).
     func makeStoredObject(entity: Int, row: UInt64) -> any PersistentModel {
         let description = schema.entities[entity]
-        let model = description.type.init()
+        // Contexts exist only for model schemas; a recorded schema (no types) has none.
+        let model = description.type!.init()
         let backing = model.persistentBacking
         backing.context = self
         backing.entity = description

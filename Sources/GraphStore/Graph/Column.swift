@@ -18,10 +18,11 @@ final class Column {
     private var strings: [String] = []
     private var values: [Value] = []
     private var nulls: [Bool] = []
-    private let layout: Layout
+    let layout: Layout
     let defaultValue: Value
 
-    private enum Layout { case bool, int, uint, double, float, date, string, value }
+    /// How values are held; the raw value is what checkpoints record.
+    enum Layout: UInt8 { case bool = 1, int, uint, double, float, date, string, value }
 
     init(type: AttributeType, defaultValue: Value) {
         self.type = type
@@ -128,4 +129,46 @@ final class Column {
     }
 
     func isNull(_ slot: Int) -> Bool { nulls[slot] }
+
+    // MARK: Images (checkpoints)
+
+    /// The column's arrays at one moment. Capturing is O(1): the arrays are copy-on-write, so a
+    /// later write to the live column copies it once and the image stays as it was.
+    struct Image {
+        var layout: Layout
+        var nulls: [Bool]
+        var bools: [Bool] = []
+        var ints: [Int64] = []
+        var doubles: [Double] = []
+        var strings: [String] = []
+        var values: [Value] = []
+    }
+
+    func image() -> Image {
+        Image(layout: layout, nulls: nulls, bools: bools, ints: ints, doubles: doubles, strings: strings, values: values)
+    }
+
+    /// Replaces the contents with an image's. An image of another layout (a migrated type) is
+    /// converted value by value.
+    func restore(_ image: Image) {
+        guard image.layout == layout else {
+            let source = Column(layout: image.layout, defaultValue: .null)
+            source.restore(image)
+            grow(to: source.count)
+            for slot in 0..<source.count { set(source.value(at: slot), at: slot) }
+            return
+        }
+        nulls = image.nulls
+        bools = image.bools
+        ints = image.ints
+        doubles = image.doubles
+        strings = image.strings
+        values = image.values
+    }
+
+    private init(layout: Layout, defaultValue: Value) {
+        self.layout = layout
+        self.defaultValue = defaultValue
+        type = AttributeType(kind: .bool, isOptional: true)
+    }
 }

@@ -2,8 +2,8 @@
 /// the indexes. Row `r` lives in slot `r - 1`. Mutated only under the graph's write lock.
 final class EntityTable {
     let entity: Schema.Entity
-    private(set) var live: [Bool] = []
-    private(set) var liveCount = 0
+    var live: [Bool] = []
+    var liveCount = 0
     let columns: [Column]
     /// By relationship position: the target row of a to-one (0 = none); empty for to-many.
     var toOne: [[UInt32]]
@@ -17,7 +17,7 @@ final class EntityTable {
     var secondary: [Int: SecondaryIndex] = [:]
     var sorted: [Int: SortedIndex] = [:]
     /// The highest row number ever applied.
-    private(set) var highestRow: UInt64 = 0
+    var highestRow: UInt64 = 0
 
     init(entity: Schema.Entity) {
         self.entity = entity
@@ -46,7 +46,7 @@ final class EntityTable {
         return rows
     }
 
-    private func grow(to slots: Int) {
+    func grow(to slots: Int) {
         guard slots > live.count else { return }
         let extra = slots - live.count
         live.append(contentsOf: repeatElement(false, count: extra))
@@ -149,6 +149,78 @@ final class EntityTable {
     /// Merges the sorted indexes' pending changes (at the end of a transaction, under the write lock).
     func refreshSortedIndexes() {
         for (index, sortedIndex) in sorted where sortedIndex.isStale { sortedIndex.consolidate(column: columns[index], live: live) }
+    }
+}
+
+// MARK: - Images (checkpoints)
+
+extension EntityTable {
+    /// A table's state at one moment, by attribute and relationship position. Columns or
+    /// relationships that are nil (absent from a checkpoint written under another schema) start
+    /// empty; sorted orders that are missing are rebuilt.
+    struct Image {
+        var slotCount: Int
+        var live: [Bool]
+        var columns: [Column.Image?]
+        var toOne: [[UInt32]?]
+        var toMany: [[[UInt32]]?]
+        var sorted: [Int: [UInt32]]
+    }
+
+    /// O(columns): every array is shared copy-on-write with the live table.
+    func image() -> Image {
+        Image(slotCount: slotCount, live: live, columns: columns.map { $0.image() },
+              toOne: entity.relationships.map { $0.isToMany ? nil : toOne[$0.index] },
+              toMany: entity.relationships.map { $0.isToMany ? toMany[$0.index] : nil },
+              sorted: sorted.mapValues(\.rows))
+    }
+
+    /// Replaces an empty table's contents with an image and rebuilds what is derived from it:
+    /// the unique and hash indexes, the reverse sets of one-way relationships, and any sorted
+    /// order the image lacks.
+    func restore(_ image: Image) {
+        grow(to: image.slotCount)
+        live = image.live
+        liveCount = image.live.reduce(0) { $0 + ($1 ? 1 : 0) }
+        highestRow = UInt64(image.slotCount)
+        for (i, column) in columns.enumerated() {
+            if let columnImage = image.columns[i] {
+                column.restore(columnImage)
+            } else {
+                // An attribute the checkpoint predates: every row starts at its default.
+                for slot in 0..<slotCount where live[slot] { column.set(entity.attributes[i].defaultValue, at: slot) }
+            }
+        }
+        for r in entity.relationships {
+            if r.isToMany, let lists = image.toMany[r.index] { toMany[r.index] = lists }
+            if !r.isToMany, let targets = image.toOne[r.index] { toOne[r.index] = targets }
+        }
+        for r in entity.relationships where r.inverse == nil {
+            var sources: [UInt32: [UInt32]] = [:]
+            for slot in 0..<slotCount where live[slot] {
+                let targets = r.isToMany ? toMany[r.index][slot] : (toOne[r.index][slot] == 0 ? [] : [toOne[r.index][slot]])
+                for target in targets { sources[target, default: []].append(UInt32(slot + 1)) }
+            }
+            reverse[r.index] = sources
+        }
+        for (index, uniqueIndex) in unique {
+            uniqueIndex.rows.reserveCapacity(liveCount)
+            let column = columns[index]
+            for slot in 0..<slotCount where live[slot] {
+                let value = column.value(at: slot)
+                if value != .null { uniqueIndex.rows[value] = UInt32(slot + 1) }
+            }
+        }
+        for (index, secondaryIndex) in secondary {
+            let column = columns[index]
+            for slot in 0..<slotCount where live[slot] { secondaryIndex.rows[column.value(at: slot), default: []].append(UInt32(slot + 1)) }
+            if let rows = image.sorted[index], rows.count == liveCount {
+                sorted[index]!.restore(rows)
+            } else {
+                sorted[index]!.markStale()
+                sorted[index]!.consolidate(column: column, live: live)
+            }
+        }
     }
 }
 

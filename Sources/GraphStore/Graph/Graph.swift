@@ -16,6 +16,9 @@ public final class Graph: @unchecked Sendable {
     private let nextRows: Mutex<[UInt64]>
     /// While loading a whole log at open, sorted indexes are merged once at the end.
     private var loading = false
+    /// Where external-storage values live (set once by the store that opened the graph, before
+    /// any reader sees it); nil for in-memory graphs, which keep such values inline.
+    var blobs: BlobStore?
 
     public init(schema: Schema) {
         self.schema = schema
@@ -67,6 +70,41 @@ public final class Graph: @unchecked Sendable {
         // Keep row reservation ahead of every applied row.
         nextRows.withLock { rows in
             for (i, table) in tables.enumerated() { rows[i] = max(rows[i], table.highestRow + 1) }
+        }
+    }
+
+    /// The bytes of an external-storage value. A missing or damaged blob file reads as nil (the
+    /// property's initial value) and is recorded in `blobFailures`; `graphstore verify` reports it.
+    func resolveBlob(_ reference: BlobReference, entity: Schema.Entity, attribute: Int, row: UInt64) -> Value? {
+        guard let blobs else { return nil }
+        do {
+            return .data(try blobs.read(reference))
+        } catch {
+            blobs.recordFailure("\(entity.name)/\(row).\(entity.attributes[attribute].name): \(error)")
+            return nil
+        }
+    }
+
+    // MARK: Images (checkpoints)
+
+    /// Every table's state and the transaction it is as of, captured under the read lock in
+    /// O(tables + columns): arrays are shared copy-on-write, so the image stays fixed while
+    /// later commits go on (each first write to a column copies that column once).
+    func captureImage() -> (transaction: UInt64, tables: [EntityTable.Image]) {
+        lock.withReadLock { (committed, tables.map { $0.image() }) }
+    }
+
+    /// Replaces the whole graph with table images (one per entity of the schema) as of `number`.
+    /// The new tables are built aside and swapped in at once.
+    func install(_ images: [EntityTable.Image], number: UInt64) {
+        let fresh = schema.entities.map(EntityTable.init(entity:))
+        for (table, image) in zip(fresh, images) where image.slotCount > 0 { table.restore(image) }
+        lock.withWriteLock {
+            tables = fresh
+            committed = number
+        }
+        nextRows.withLock { rows in
+            for (i, table) in fresh.enumerated() { rows[i] = max(rows[i], table.highestRow + 1) }
         }
     }
 

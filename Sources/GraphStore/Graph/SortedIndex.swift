@@ -17,6 +17,14 @@ final class SortedIndex {
 
     func markStale() { needsRebuild = true }
 
+    /// Takes an order read from a checkpoint (already merged).
+    func restore(_ order: [UInt32]) {
+        rows = order
+        pendingInserts = []
+        pendingRemovals = []
+        needsRebuild = false
+    }
+
     /// `row` leaves its place (its value is about to change, or it is deleted).
     func remove(_ row: UInt32) {
         guard !needsRebuild else { return }

@@ -16,6 +16,7 @@ extension Value {
         case .decimal: return 8
         case .array: return 9
         case .dictionary: return 10
+        case .blob: return 11
         }
     }
 

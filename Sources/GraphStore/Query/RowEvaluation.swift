@@ -23,7 +23,8 @@ struct RowCompiler {
         for (i, keyPath) in keyPaths.enumerated() {
             switch current.property(for: keyPath) {
             case let .attribute(attribute)?:
-                guard i == keyPaths.count - 1 else { return nil }
+                // External-storage values are references in the graph: such predicates run on objects.
+                guard i == keyPaths.count - 1, !attribute.options.contains(.externalStorage) else { return nil }
                 let e = current.index, index = attribute.index
                 return { view, row in
                     guard let target = Self.follow(steps, from: row, in: view) else { return .null }

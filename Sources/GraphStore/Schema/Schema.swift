@@ -13,7 +13,7 @@ public final class Schema: Sendable {
     init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber) {
         self.entities = entities
         self.byName = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1.name, $0) })
-        self.byType = Dictionary(uniqueKeysWithValues: entities.enumerated().map { (ObjectIdentifier($1.type), $0) })
+        self.byType = Dictionary(uniqueKeysWithValues: entities.enumerated().compactMap { i, e in e.type.map { (ObjectIdentifier($0), i) } })
         self.nextEntityNumber = nextEntityNumber
         self.nextPropertyNumber = nextPropertyNumber
     }
@@ -93,7 +93,8 @@ extension Schema {
         /// Position in `Schema.entities`.
         public let index: Int
         public let number: EntityNumber
-        public let type: any PersistentModel.Type
+        /// The model class; nil in a schema read back from a store without its models (`Schema(record:)`).
+        public let type: (any PersistentModel.Type)?
         public let attributes: [Schema.Attribute]
         public let relationships: [Schema.Relationship]
         public let originalName: String?
@@ -103,7 +104,7 @@ extension Schema {
         private let cacheLock = NSLock()
         private var keyPathCache: [AnyKeyPath: PropertyReference] = [:]
 
-        init(name: String, index: Int, number: EntityNumber, type: any PersistentModel.Type, attributes: [Schema.Attribute],
+        init(name: String, index: Int, number: EntityNumber, type: (any PersistentModel.Type)?, attributes: [Schema.Attribute],
              relationships: [Schema.Relationship], originalName: String?, propertyNamer: @escaping (AnyKeyPath) -> String?) {
             self.name = name
             self.index = index

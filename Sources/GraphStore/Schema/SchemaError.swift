@@ -9,6 +9,8 @@ public enum SchemaError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownKeyPath(entity: String, keyPath: String)
     /// The store's recorded schema and the declared one differ in a way that needs a migration.
     case incompatible(differences: [String])
+    /// A schema record in the store cannot be turned back into a schema (a tool opening a store without its models).
+    case unreadableRecord(reason: String)
 
     public var description: String {
         switch self {
@@ -26,6 +28,8 @@ public enum SchemaError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(keyPath) is not a persistent property of \(entity)"
         case let .incompatible(differences):
             return "the store's schema differs from the models' and needs a migration:\n" + differences.map { "  - \($0)" }.joined(separator: "\n")
+        case let .unreadableRecord(reason):
+            return "the store's schema record cannot be read: \(reason)"
         }
     }
 }

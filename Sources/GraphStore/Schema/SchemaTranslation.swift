@@ -2,8 +2,8 @@
 /// schema's numbers, by entity and property name (or `originalName`). Data written under an older
 /// numbering is read through the translation of the schema record that preceded it.
 struct SchemaTranslation {
-    private var entities: [EntityNumber: EntityNumber] = [:]
-    private var properties: [PropertyNumber: PropertyNumber] = [:]
+    private(set) var entities: [EntityNumber: EntityNumber] = [:]
+    private(set) var properties: [PropertyNumber: PropertyNumber] = [:]
     /// Differences that stored data cannot follow without a migration (type changes).
     private(set) var incompatibilities: [String] = []
 

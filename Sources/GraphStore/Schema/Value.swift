@@ -20,6 +20,9 @@ public enum Value: Hashable, Sendable {
     case decimal(Decimal)
     case array([Value])
     case dictionary([String: Value])
+    /// An external-storage `Data` attribute's bytes, kept in a blob file beside the log; models
+    /// never see this case (reads resolve it to `.data`).
+    case blob(BlobReference)
 }
 
 extension Value: CustomStringConvertible {
@@ -41,6 +44,7 @@ extension Value: CustomStringConvertible {
         case let .dictionary(v):
             return "[" + v.sorted { $0.key < $1.key }.map { "\(String(reflecting: $0.key)): \($0.value)" }
                 .joined(separator: ", ") + "]"
+        case let .blob(reference): return "<blob \(reference.id.uuidString), \(reference.length) bytes>"
         }
     }
 }

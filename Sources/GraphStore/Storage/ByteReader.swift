@@ -86,4 +86,32 @@ public struct ByteReader {
         guard let s = String(validating: raw, as: UTF8.self) else { throw fail("invalid UTF-8") }
         return s
     }
+
+    /// `count` elements written by `ByteWriter.elements`. Only for integer and floating-point
+    /// types, for which every bit pattern is a valid value.
+    mutating func elements<T: BitwiseCopyable>(_ type: T.Type, count: Int) throws -> [T] {
+        let stride = MemoryLayout<T>.stride
+        guard count >= 0, count <= remaining / max(stride, 1) else { throw fail("\(count) elements need more than the \(remaining) bytes left") }
+        let raw = try take(count * stride)
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
+            initialized = count
+        }
+    }
+
+    /// `count` bools written by `ByteWriter.bools`; any byte other than 0 or 1 is refused.
+    mutating func bools(count: Int) throws -> [Bool] {
+        let raw = try take(count)
+        var result = [Bool]()
+        result.reserveCapacity(count)
+        for byte in raw {
+            guard byte <= 1 else { throw fail("bool byte \(byte)") }
+            result.append(byte == 1)
+        }
+        return result
+    }
 }
+
+#if _endian(big)
+#error("GraphStore's checkpoint columns are written in memory order, which the format fixes as little-endian")
+#endif

@@ -64,4 +64,15 @@ public struct ByteWriter: Sendable {
             for i in 0..<4 { bytes[offset + i] = src[i] }
         }
     }
+
+    /// The elements' bytes as they lie in memory: little-endian on every platform GraphStore
+    /// builds for (see the check in ByteReader). For checkpoint columns: one copy, no per-element work.
+    mutating func elements<T: BitwiseCopyable>(_ values: [T]) {
+        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    }
+
+    /// Bools as one byte each (0 or 1).
+    mutating func bools(_ values: [Bool]) {
+        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    }
 }

@@ -25,6 +25,10 @@ public struct OpenReport: Sendable, Equatable, CustomStringConvertible {
     public var salvaged: [Drop] = []
     /// Where a salvage open moved the bytes it dropped (nothing is deleted).
     public var quarantineDirectory: String?
+    /// The checkpoint open loaded (its transaction), if any; the log was replayed after it.
+    public var checkpoint: UInt64?
+    /// Checkpoints open passed over, each with why (damaged, or older than the log's start).
+    public var skippedCheckpoints: [String] = []
 
     public var isClean: Bool { tornTail == nil && salvaged.isEmpty }
 
@@ -33,6 +37,8 @@ public struct OpenReport: Sendable, Equatable, CustomStringConvertible {
         if let tail = tornTail { lines.append("torn tail: \(tail)") }
         for drop in salvaged { lines.append("salvaged: \(drop)") }
         if let dir = quarantineDirectory { lines.append("dropped bytes kept in \(dir)") }
+        if let checkpoint { lines.append("loaded the checkpoint at transaction \(checkpoint)") }
+        for skipped in skippedCheckpoints { lines.append("skipped \(skipped)") }
         return lines.joined(separator: "\n")
     }
 }

@@ -35,6 +35,25 @@ struct Recovery {
         outcome.report.segments = segments.count
         var last = baseTransaction
         var index = 0
+        // After a checkpoint at `baseTransaction`: start at the last segment that begins at or
+        // before it (earlier ones are history the checkpoint already holds), reading but not
+        // applying the transactions up to it.
+        if baseTransaction > 0 {
+            var start = 0
+            for (i, number) in segments.enumerated() {
+                guard let previous = segmentStart(number), previous <= baseTransaction else { break }
+                start = i
+            }
+            index = start
+            if let first = segments.first.flatMap(segmentStart), first > baseTransaction {
+                throw StorageError.corruption(segment: segments[0], offset: 0,
+                                              reason: "the log starts after transaction \(first) but the checkpoint ends at \(baseTransaction)")
+            }
+            if let previous = segments.indices.contains(start) ? segmentStart(segments[start]) : nil { last = previous }
+        }
+        func deliver(_ transaction: LogTransaction) throws {
+            if transaction.number > baseTransaction { try body(transaction) }
+        }
         while index < segments.count {
             let number = segments[index]
             let isLast = index == segments.count - 1
@@ -74,7 +93,7 @@ struct Recovery {
                                 bytes: raw, later: Array(segments[(index + 1)...]), outcome: &outcome)
                     return true
                 }
-                let scan = try SegmentScanner.scan(raw, from: SegmentFormat.headerSize, previousTransaction: last, body: body)
+                let scan = try SegmentScanner.scan(raw, from: SegmentFormat.headerSize, previousTransaction: last, body: deliver)
                 last = scan.lastTransaction
                 outcome.report.transactionsRead += scan.transactionCount
                 outcome.report.lastTransaction = last
@@ -91,10 +110,26 @@ struct Recovery {
                             later: Array(segments[(index + 1)...]), outcome: &outcome)
                 return true
             }
-            if done { return outcome }
+            if done { break }
             index += 1
         }
+        if last < baseTransaction, outcome.report.salvaged.isEmpty {
+            throw StorageError.corruption(segment: segments.last ?? 0, offset: 0,
+                                          reason: "the log ends at transaction \(last), before the checkpoint at \(baseTransaction)")
+        }
+        outcome.report.lastTransaction = max(outcome.report.lastTransaction, baseTransaction)
         return outcome
+    }
+
+    /// The transaction a segment's header says precedes it; nil when the header is unreadable.
+    func segmentStart(_ number: UInt64) -> UInt64? {
+        guard let handle = try? fileIO.open(joinPath(directory, SegmentFormat.fileName(segment: number)), mode: .readOnly) else { return nil }
+        defer { handle.close() }
+        guard let bytes = try? handle.read(at: 0, count: SegmentFormat.headerSize) else { return nil }
+        return bytes.withUnsafeBytes { raw in
+            if case let .success(header) = SegmentFormat.decodeHeader(raw) { return header.previousTransaction }
+            return nil
+        }
     }
 
     private func readFile(_ path: String) throws -> [UInt8] {

@@ -73,13 +73,14 @@ struct SegmentScanner {
     }
 
     /// Frames and checks one record at `offset`.
-    static func decodeRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> RecordDecoding {
+    static func decodeRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int,
+                             kinds: ClosedRange<UInt8> = RecordFormat.logKinds) -> RecordDecoding {
         guard offset >= 0, bytes.count - offset >= RecordFormat.headerSize else { return .invalid("truncated record header") }
         let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         let storedCRC = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
         let kind = bytes[offset + 8]
         if length == 0 && storedCRC == 0 && kind == 0 { return .zeroHeader }
-        guard RecordFormat.Kind(rawValue: kind) != nil else { return .invalid("unknown record kind \(kind)") }
+        guard kinds.contains(kind) else { return .invalid("unknown record kind \(kind)") }
         let payloadStart = offset + RecordFormat.headerSize
         guard length <= bytes.count - payloadStart else {
             return .invalid("record length \(length) runs past the end of the segment")

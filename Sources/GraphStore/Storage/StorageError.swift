@@ -27,6 +27,11 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case transactionTooLarge(bytes: Int, limit: Int)
     /// A simulated crash from the fault-injecting FileIO: the process "died" here.
     case simulatedCrash
+    /// The log no longer reaches back to the start (compaction dropped its beginning) and no
+    /// checkpoint that it continues from could be read. Each problem names a checkpoint and why.
+    case checkpointUnavailable(logStartsAfter: UInt64, problems: [String])
+    /// History before `oldestAvailable` was compacted away (a history read or a time-travel open asked for it).
+    case historyCompacted(requested: UInt64, oldestAvailable: UInt64)
 
     public var description: String {
         switch self {
@@ -55,6 +60,11 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "transaction of \(bytes) bytes exceeds the record limit of \(limit) bytes"
         case .simulatedCrash:
             return "simulated crash (fault injection)"
+        case let .checkpointUnavailable(start, problems):
+            return "the log starts after transaction \(start) and no usable checkpoint covers it"
+                + (problems.isEmpty ? " (there is none)" : ":\n" + problems.map { "  - \($0)" }.joined(separator: "\n"))
+        case let .historyCompacted(requested, oldest):
+            return "history after transaction \(requested) is no longer kept; the oldest available starts after transaction \(oldest)"
         }
     }
 }

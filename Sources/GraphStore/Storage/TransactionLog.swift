@@ -47,10 +47,15 @@ public final class TransactionLog: @unchecked Sendable {
 
     /// Opens (a writer creates) the store at `directory`, handing every recovered transaction to `body`
     /// in order. Throws `StorageError` for damage, a held lock, or I/O failure.
+    ///
+    /// `loadCheckpoint` runs once the writer lock is held and before the log is read; it returns
+    /// the transaction the caller's state already holds (a checkpoint's), and only transactions
+    /// after it reach `body`.
     public static func open(
         directory: String,
         options: LogOptions = LogOptions(),
-        body: (LogTransaction) throws -> Void = { _ in }
+        body: (LogTransaction) throws -> Void = { _ in },
+        loadCheckpoint: () throws -> UInt64 = { 0 }
     ) throws -> TransactionLog {
         let fileIO = options.fileIO
         var lock: FileLock?
@@ -63,7 +68,7 @@ public final class TransactionLog: @unchecked Sendable {
         do {
             let recovery = Recovery(fileIO: fileIO, directory: directory, writable: !options.readOnly,
                                     salvage: options.salvage, segmentSize: options.segmentSize)
-            let outcome = try recovery.run(body: body)
+            let outcome = try recovery.run(baseTransaction: try loadCheckpoint(), body: body)
             let log = TransactionLog(directory: directory, options: options, report: outcome.report, lock: lock)
             if options.readOnly {
                 log.readSegment = outcome.end?.segment ?? 1
@@ -118,6 +123,8 @@ public final class TransactionLog: @unchecked Sendable {
     public struct Receipt: Sendable, Equatable {
         public var number: UInt64
         public var timestampMicros: Int64
+        /// Bytes the commit's record took in the log.
+        public var recordBytes: Int = 0
     }
 
     /// Appends one transaction and returns once it is as durable as `options.durability` asks.
@@ -159,7 +166,7 @@ public final class TransactionLog: @unchecked Sendable {
         appendedBytes += UInt64(record.count)
         lastNumber = number
         lastCommitMicros = time
-        let receipt = Receipt(number: number, timestampMicros: time)
+        let receipt = Receipt(number: number, timestampMicros: time, recordBytes: record.count)
 
         switch options.durability {
         case .none:
@@ -214,8 +221,57 @@ public final class TransactionLog: @unchecked Sendable {
         return storageError
     }
 
+    /// Starts a new segment unless the active one is still empty, so that everything committed
+    /// so far lies in sealed segments (compaction drops sealed segments a checkpoint covers).
+    /// Returns the number of the segment now active.
+    @discardableResult
+    public func sealActiveSegment() throws -> UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        try checkWritable()
+        while syncInProgress { condition.wait() }
+        if writeOffset > UInt64(SegmentFormat.headerSize) {
+            do { try rollSegment() } catch { throw poisonWith(error) }
+        }
+        return activeSegment
+    }
+
+    /// The segments on disk with the transaction each starts after, ascending.
+    public func segmentStarts() throws -> [(segment: UInt64, previousTransaction: UInt64)] {
+        let recovery = Recovery(fileIO: fileIO, directory: directory, writable: false, salvage: false, segmentSize: options.segmentSize)
+        return try listSegments(fileIO: fileIO, directory: directory).compactMap { number in
+            recovery.segmentStart(number).map { (number, $0) }
+        }
+    }
+
+    /// The number of the segment appends go to.
+    public var activeSegmentNumber: UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return activeSegment
+    }
+
+    /// Bytes of records in the log: sealed segments whole, the active one up to its end.
+    public func recordBytes() throws -> UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        var total: UInt64 = 0
+        for number in try listSegments(fileIO: fileIO, directory: directory) {
+            if number == activeSegment && !options.readOnly {
+                total += writeOffset
+                continue
+            }
+            let handle = try fileIO.open(segmentPath(number), mode: .readOnly)
+            total += try handle.size()
+            handle.close()
+        }
+        return total
+    }
+
     /// Seals the active segment (synced, so later segments never follow unsynced data) and starts the next.
     private func rollSegment() throws {
+        // A sealed segment keeps only its records: the preallocated rest is given back.
+        try active!.truncate(to: writeOffset)
         if options.durability != .none { try active!.sync() }
         syncedBytes = appendedBytes
         active!.close()

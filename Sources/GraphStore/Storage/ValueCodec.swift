@@ -4,6 +4,7 @@ import Foundation
 enum ValueTag: UInt8 {
     case null = 0, `false` = 1, `true` = 2, int = 3, uint = 4, double = 5, float = 6
     case string = 7, data = 8, date = 9, uuid = 10, url = 11, decimal = 12, array = 13, dictionary = 14
+    case blob = 15
 }
 
 /// Nested arrays and dictionaries deeper than this are refused when decoding (a stack guard).
@@ -48,6 +49,11 @@ extension ByteWriter {
             u8(ValueTag.array.rawValue)
             varint(items.count)
             for item in items { value(item) }
+        case let .blob(reference):
+            u8(ValueTag.blob.rawValue)
+            withUnsafeBytes(of: reference.id.uuid) { raw($0) }
+            varint(reference.length)
+            u32(reference.checksum)
         case let .dictionary(entries):
             u8(ValueTag.dictionary.rawValue)
             varint(entries.count)
@@ -78,9 +84,9 @@ extension ByteReader {
         case .data: return .data(Data(try lengthPrefixed()))
         case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try u64())))
         case .uuid:
-            let b = try bytes(16)
-            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-                                     b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+            return .uuid(try uuid())
+        case .blob:
+            return .blob(BlobReference(id: try uuid(), length: try varint(), checksum: try u32()))
         case .url:
             let text = try string()
             guard let url = URL(string: text) else { throw fail("invalid URL \(String(reflecting: text))") }
@@ -111,5 +117,12 @@ extension ByteReader {
             }
             return .dictionary(entries)
         }
+    }
+}
+
+extension ByteReader {
+    mutating func uuid() throws -> UUID {
+        let b = try bytes(16)
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
 }

@@ -1,0 +1,159 @@
+import Foundation
+
+/// A checkpoint file: the committed graph as of one transaction, so that open reads it and
+/// replays only the log after it (Docs/FILE-FORMAT.md, "Checkpoint files").
+///
+/// `checkpoint-<20-digit transaction>.gsckpt`, starting with a 40-byte header:
+///
+///     0   8  magic "GSCKPT\r\n"
+///     8   2  format version (u16 LE)
+///     10  2  flags (0)
+///     12  8  transaction the image is as of (u64 LE)
+///     20  8  that transaction's commit time, microseconds since 1970 (u64 LE, two's complement)
+///     28  8  number of records that follow (u64 LE)
+///     36  4  masked CRC-32C of bytes 0..<36 (u32 LE)
+///
+/// then records framed exactly as in log segments (length, masked CRC-32C, kind, payload):
+/// one `checkpointSchemas`, one `checkpointTable` per entity, and a closing `checkpointEnd`.
+/// A file is written under a `.tmp` name, synced, renamed and its directory synced, so a
+/// checkpoint either exists whole or not at all; a crash leaves at most a `.tmp` file, which
+/// the next writer removes.
+public enum CheckpointFile {
+    public static let magic: [UInt8] = Array("GSCKPT\r\n".utf8)
+    public static let formatVersion: UInt16 = 1
+    public static let headerSize = 40
+    static let fileExtension = ".gsckpt"
+    static let temporarySuffix = ".tmp"
+
+    public static func fileName(transaction: UInt64) -> String {
+        let digits = String(transaction)
+        return "checkpoint-" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + fileExtension
+    }
+
+    /// The transaction in a checkpoint file name, or nil for any other file.
+    public static func transaction(fileName: String) -> UInt64? {
+        guard fileName.hasPrefix("checkpoint-"), fileName.hasSuffix(fileExtension) else { return nil }
+        let digits = fileName.dropFirst(11).dropLast(fileExtension.count)
+        guard digits.count == 20, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return UInt64(digits)
+    }
+
+    /// The transactions of the checkpoints in `directory`, ascending.
+    public static func list(directory: String, fileIO: any FileIO) throws -> [UInt64] {
+        try fileIO.listDirectory(directory).compactMap(transaction(fileName:)).sorted()
+    }
+
+    public struct Header: Equatable, Sendable {
+        public var transaction: UInt64
+        public var timestampMicros: Int64
+        public var recordCount: UInt64
+    }
+
+    static func encodeHeader(_ header: Header) -> [UInt8] {
+        var w = ByteWriter(capacity: headerSize)
+        w.raw(magic)
+        w.u16(formatVersion)
+        w.u16(0)
+        w.u64(header.transaction)
+        w.u64(UInt64(bitPattern: header.timestampMicros))
+        w.u64(header.recordCount)
+        w.u32(CRC32C.mask(CRC32C.checksum(w.bytes)))
+        return w.bytes
+    }
+
+    /// A checkpoint that cannot be used, and why.
+    public struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        public var path: String
+        public var offset: Int
+        public var reason: String
+        public var description: String { "checkpoint \(path) unusable at offset \(offset): \(reason)" }
+    }
+
+    /// A checkpoint read whole and checked: every checksum, the record count, the closing record.
+    public struct Contents {
+        public var header: Header
+        /// Each record's kind and payload, in file order.
+        public var records: [(kind: RecordFormat.Kind, payload: [UInt8])]
+    }
+
+    public static func read(path: String, fileIO: any FileIO) throws -> Contents {
+        let handle = try fileIO.open(path, mode: .readOnly)
+        let bytes = try { defer { handle.close() }; return try handle.readAll() }()
+        func problem(_ offset: Int, _ reason: String) -> Problem { Problem(path: path, offset: offset, reason: reason) }
+        return try bytes.withUnsafeBytes { raw in
+            guard raw.count >= headerSize else { throw problem(0, "file is \(raw.count) bytes, shorter than the header") }
+            guard raw.prefix(8).elementsEqual(magic) else { throw problem(0, "bad magic") }
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<headerSize]), offset: 8)
+            let version = try r.u16()
+            _ = try r.u16()
+            let header = Header(transaction: try r.u64(), timestampMicros: Int64(bitPattern: try r.u64()), recordCount: try r.u64())
+            let stored = try r.u32()
+            guard stored == CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<36]))) else {
+                throw problem(0, "header checksum mismatch")
+            }
+            guard version == formatVersion else { throw problem(8, "format version \(version); this build reads \(formatVersion)") }
+            var records: [(kind: RecordFormat.Kind, payload: [UInt8])] = []
+            var offset = headerSize
+            while offset < raw.count {
+                switch SegmentScanner.decodeRecord(raw, at: offset, kinds: RecordFormat.checkpointKinds) {
+                case .zeroHeader: throw problem(offset, "zero record header before the closing record")
+                case let .invalid(reason): throw problem(offset, reason)
+                case let .record(payload, next):
+                    records.append((RecordFormat.Kind(rawValue: raw[offset + 8])!, Array(payload)))
+                    offset = next
+                }
+            }
+            guard UInt64(records.count) == header.recordCount else {
+                throw problem(offset, "\(records.count) records where the header promises \(header.recordCount)")
+            }
+            guard let last = records.last, last.kind == .checkpointEnd else { throw problem(offset, "no closing record") }
+            return Contents(header: header, records: records)
+        }
+    }
+
+    /// Writes a checkpoint durably: the records go to a temporary file, which is synced and then
+    /// renamed into place (and the directory synced). `records` is called once per record, in
+    /// order, so a large image is never held encoded all at once.
+    static func write(directory: String, fileIO: any FileIO, transaction: UInt64, timestampMicros: Int64, recordCount: Int,
+                      records: (Int) throws -> (RecordFormat.Kind, [UInt8])) throws -> String {
+        let path = joinPath(directory, fileName(transaction: transaction))
+        let temporary = path + temporarySuffix
+        if fileIO.fileExists(temporary) { try fileIO.removeFile(temporary) }
+        let handle = try fileIO.open(temporary, mode: .create)
+        do {
+            try handle.writeAll(encodeHeader(Header(transaction: transaction, timestampMicros: timestampMicros,
+                                                    recordCount: UInt64(recordCount))), at: 0)
+            var offset = UInt64(headerSize)
+            for index in 0..<recordCount {
+                let (kind, payload) = try records(index)
+                guard payload.count <= RecordFormat.maximumPayload else {
+                    throw StorageError.transactionTooLarge(bytes: payload.count, limit: RecordFormat.maximumPayload)
+                }
+                var header = ByteWriter(capacity: RecordFormat.headerSize)
+                header.u32(UInt32(payload.count))
+                let crc = payload.withUnsafeBytes { RecordFormat.checksum(kind: kind.rawValue, payload: $0) }
+                header.u32(crc)
+                header.u8(kind.rawValue)
+                try handle.writeAll(header.bytes, at: offset)
+                try handle.writeAll(payload, at: offset + UInt64(RecordFormat.headerSize))
+                offset += UInt64(RecordFormat.headerSize + payload.count)
+            }
+            try handle.sync()
+            handle.close()
+        } catch {
+            handle.close()
+            try? fileIO.removeFile(temporary)
+            throw error
+        }
+        try fileIO.rename(temporary, to: path)
+        try fileIO.syncDirectory(directory)
+        return path
+    }
+
+    /// Removes leftovers of checkpoint writes a crash interrupted.
+    static func removeTemporaries(directory: String, fileIO: any FileIO) throws {
+        for name in try fileIO.listDirectory(directory) where name.hasPrefix("checkpoint-") && name.hasSuffix(fileExtension + temporarySuffix) {
+            try fileIO.removeFile(joinPath(directory, name))
+        }
+    }
+}

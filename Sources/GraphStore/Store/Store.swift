@@ -1,0 +1,278 @@
+import Foundation
+import Synchronization
+
+/// One open store directory: its transaction log, the committed graph (loaded from the newest
+/// usable checkpoint, then the log after it), the schema history and the blob files.
+/// `ModelContainer` owns one; the `graphstore` tool opens one without any model classes.
+public final class Store: @unchecked Sendable {
+    // Immutable after open except `state` (its mutex) and the locks' critical sections.
+    public let directory: String
+    /// The schema the graph is in: the models' (a container) or the newest recorded one (a tool).
+    public let schema: Schema
+    public let options: StoreOptions
+    /// What open found and did: torn tails, salvage, the checkpoint loaded and those skipped.
+    public let report: OpenReport
+    let graph: Graph
+    let log: TransactionLog
+    public let blobs: BlobStore
+    let fileIO: any FileIO
+    /// Numbers of the attributes marked `.externalStorage`.
+    let externalAttributes: Set<PropertyNumber>
+
+    struct State {
+        var schemaHistory: [SchemaHistoryEntry]
+        /// Log bytes committed since the last checkpoint (for the automatic policy).
+        var bytesSinceCheckpoint: UInt64 = 0
+        var maintenanceScheduled = false
+        var lastMaintenanceError: (any Error)?
+        var closed = false
+    }
+    let state: Mutex<State>
+    /// One checkpoint or compaction at a time; `close()` waits for a running one.
+    let maintenanceLock = NSLock()
+    /// Held while segments are deleted and while history reads them.
+    let segmentsLock = NSLock()
+    /// Serialises commits: a commit's encoding (validation, blob writes), append and apply happen
+    /// under it, so the graph changes in log order and compaction's blob sweep sees whole commits.
+    public let commitLock = NSLock()
+
+    private init(directory: String, schema: Schema, options: StoreOptions, report: OpenReport, graph: Graph,
+                 log: TransactionLog, history: [SchemaHistoryEntry]) {
+        self.directory = directory
+        self.schema = schema
+        self.options = options
+        self.report = report
+        self.graph = graph
+        self.log = log
+        self.fileIO = options.log.fileIO
+        externalAttributes = Set(schema.entities.flatMap { $0.attributes.filter { $0.options.contains(.externalStorage) }.map(\.number) })
+        self.blobs = BlobStore(storeDirectory: directory, fileIO: options.log.fileIO, syncs: options.log.durability != .none)
+        self.state = Mutex(State(schemaHistory: history))
+        graph.blobs = blobs
+    }
+
+    deinit { log.close() }
+
+    /// Opens the store at `directory`. With `schema` (the models'), stored data is translated
+    /// onto it by name and, for a writer, the schema is recorded when it changed. Without one,
+    /// the newest recorded schema is used (`Store.recordedSchema`).
+    ///
+    /// Throws `StorageError` for damage, a held lock, I/O failure or compacted history, and
+    /// `SchemaError.incompatible` when stored data cannot follow the declared schema.
+    public static func open(directory: String, schema declared: Schema? = nil, options: StoreOptions = StoreOptions()) throws -> Store {
+        if options.asOfTransaction != nil && !options.log.readOnly {
+            throw StorageError.io(operation: "open as of a past transaction (read-only opens only)", path: directory, errno: 22)
+        }
+        let schema: Schema
+        if let declared {
+            schema = declared
+        } else {
+            guard let record = try recordedSchema(directory: directory, fileIO: options.log.fileIO) else {
+                throw StorageError.noStore(path: directory)
+            }
+            schema = try Schema(record: record)
+        }
+        let graph = Graph(schema: schema)
+        let loader = StoreLoader(directory: directory, schema: schema, graph: graph, options: options)
+        graph.beginLoading()
+        defer { graph.finishLoading() }
+        let log = try TransactionLog.open(directory: directory, options: options.log,
+                                          body: { try loader.apply($0) },
+                                          loadCheckpoint: { try loader.loadCheckpoint() })
+        if let problem = loader.incompatibility {
+            log.close()
+            throw problem
+        }
+        var report = log.report
+        report.checkpoint = loader.checkpoint
+        report.skippedCheckpoints = loader.skipped
+        if let asOf = options.asOfTransaction, asOf > log.lastTransaction {
+            log.close()
+            throw LogReplay.Failure.transactionNotInLog(requested: asOf, last: log.lastTransaction)
+        }
+        let store = Store(directory: directory, schema: schema, options: options, report: report, graph: graph,
+                          log: log, history: loader.history)
+        // Record the models' schema when the store is new or it changed.
+        if declared != nil, !options.log.readOnly, loader.history.last?.record != SchemaRecord(schema: schema) {
+            try store.commitLock.withLock {
+                _ = try store.commit([.schema(payload: SchemaRecord(schema: schema).encoded())], author: "schema")
+            }
+        }
+        return store
+    }
+
+    /// The schema history: every schema the store recorded, oldest first.
+    public var schemaHistory: [SchemaHistoryEntry] { state.withLock { $0.schemaHistory } }
+
+    /// The number of the newest transaction in the graph.
+    public var lastTransaction: UInt64 { graph.lastTransaction }
+
+    /// Appends one transaction and applies it to the graph. Call with `commitLock` held, so the
+    /// graph applies commits in log order.
+    @discardableResult
+    public func commit(_ operations: [LogOperation], author: String) throws -> TransactionLog.Receipt {
+        let operations = try externalizeBlobs(operations)
+        let receipt = try log.append(operations, author: author)
+        graph.apply(operations, number: receipt.number)
+        var schedule = false
+        state.withLock { state in
+            for case let .schema(payload) in operations {
+                if let record = try? SchemaRecord(decoding: payload) {
+                    state.schemaHistory.append(SchemaHistoryEntry(transaction: receipt.number, timestampMicros: receipt.timestampMicros, record: record))
+                }
+            }
+            state.bytesSinceCheckpoint += UInt64(receipt.recordBytes)
+            if let limit = options.maintenance.checkpointAfterLogBytes, state.bytesSinceCheckpoint >= limit,
+               !state.maintenanceScheduled, !state.closed {
+                state.maintenanceScheduled = true
+                schedule = true
+            }
+        }
+        if schedule { scheduleMaintenance() }
+        return receipt
+    }
+
+    /// External-storage `Data` values go to blob files, written and synced before the commit
+    /// that names them; the log and the graph hold `.blob` references.
+    private func externalizeBlobs(_ operations: [LogOperation]) throws -> [LogOperation] {
+        guard !externalAttributes.isEmpty else { return operations }
+        var wrote = false
+        func convert(_ values: [PropertyValue]) throws -> [PropertyValue] {
+            try values.map { pv in
+                guard externalAttributes.contains(pv.property), case let .data(bytes) = pv.value else { return pv }
+                wrote = true
+                return PropertyValue(pv.property, .blob(try blobs.write(bytes)))
+            }
+        }
+        let converted = try operations.map { operation -> LogOperation in
+            switch operation {
+            case let .insert(entity, row, values): return .insert(entity: entity, row: row, values: try convert(values))
+            case let .update(entity, row, values): return .update(entity: entity, row: row, values: try convert(values))
+            default: return operation
+            }
+        }
+        if wrote { try blobs.syncDirectory() }
+        return converted
+    }
+
+    /// Waits for running maintenance, then closes the log and releases the writer lock.
+    public func close() {
+        state.withLock { $0.closed = true }
+        maintenanceLock.lock()
+        log.close()
+        maintenanceLock.unlock()
+    }
+
+    /// The last failure of automatic (background) maintenance, if any.
+    public var lastMaintenanceError: (any Error)? { state.withLock { $0.lastMaintenanceError } }
+
+    /// The newest schema recorded in the store at `directory` (its newest checkpoint's, or a later
+    /// schema record in the log), without loading any data; nil when there is no store.
+    public static func recordedSchema(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> SchemaRecord? {
+        guard fileIO.isDirectory(directory) else { return nil }
+        var newest: SchemaRecord?
+        var base: UInt64 = 0
+        for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO).reversed() {
+            let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))
+            guard let contents = try? CheckpointFile.read(path: path, fileIO: fileIO),
+                  contents.records.first?.kind == .checkpointSchemas,
+                  let history = try? CheckpointCodec.decodeSchemas(contents.records[0].payload), let last = history.last else { continue }
+            newest = last.record
+            base = transaction
+            break
+        }
+        let log = try TransactionLog.open(directory: directory, options: LogOptions(readOnly: true, fileIO: fileIO),
+                                          body: { transaction in
+                                              for case let .schema(payload) in transaction.operations { newest = try SchemaRecord(decoding: payload) }
+                                          }, loadCheckpoint: { base })
+        log.close()
+        return newest
+    }
+}
+
+/// The open-time work of a store: choosing and loading a checkpoint, then applying the log after
+/// it through the schema translation in force at each transaction.
+private final class StoreLoader {
+    let directory: String
+    let schema: Schema
+    let graph: Graph
+    let options: StoreOptions
+    var fileIO: any FileIO { options.log.fileIO }
+    var history: [SchemaHistoryEntry] = []
+    var checkpoint: UInt64?
+    var skipped: [String] = []
+    var incompatibility: (any Error)?
+    private var translation: SchemaTranslation?
+    private var identity = false
+
+    init(directory: String, schema: Schema, graph: Graph, options: StoreOptions) {
+        self.directory = directory
+        self.schema = schema
+        self.graph = graph
+        self.options = options
+    }
+
+    /// Loads the newest checkpoint the log continues from (and, time travelling, at or before the
+    /// wanted transaction); a damaged one is skipped, and said so. Returns its transaction, or 0.
+    func loadCheckpoint() throws -> UInt64 {
+        guard fileIO.isDirectory(directory) else { return 0 }
+        if !options.log.readOnly { try CheckpointFile.removeTemporaries(directory: directory, fileIO: fileIO) }
+        let recovery = Recovery(fileIO: fileIO, directory: directory, writable: false, salvage: false, segmentSize: options.log.segmentSize)
+        let logStart = try listSegments(fileIO: fileIO, directory: directory).first.flatMap(recovery.segmentStart) ?? 0
+        let limit = options.asOfTransaction ?? .max
+        for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO).reversed() where transaction <= limit {
+            let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))
+            guard transaction >= logStart else {
+                skipped.append("checkpoint at transaction \(transaction): the log continues only after transaction \(logStart)")
+                continue
+            }
+            do {
+                let contents = try CheckpointFile.read(path: path, fileIO: fileIO)
+                let image = try CheckpointCodec.decode(contents, schema: schema)
+                try CheckpointCodec.validateTargets(image, schema: schema)
+                graph.install(image.tables, number: transaction)
+                history = image.schemaHistory
+                if let record = history.last?.record { adopt(record) }
+                checkpoint = transaction
+                return transaction
+            } catch let error as SchemaError {
+                throw error
+            } catch {
+                skipped.append("checkpoint at transaction \(transaction): \(error)")
+            }
+        }
+        if logStart > 0 {
+            if let asOf = options.asOfTransaction, asOf < logStart {
+                throw StorageError.historyCompacted(requested: asOf, oldestAvailable: logStart)
+            }
+            throw StorageError.checkpointUnavailable(logStartsAfter: logStart, problems: skipped)
+        }
+        return 0
+    }
+
+    private func adopt(_ record: SchemaRecord) {
+        let t = SchemaTranslation(record: record, schema: schema)
+        if !t.incompatibilities.isEmpty { incompatibility = SchemaError.incompatible(differences: t.incompatibilities) }
+        translation = t
+        identity = SchemaTranslation.isIdentity(record: record, schema: schema)
+    }
+
+    func apply(_ transaction: LogTransaction) throws {
+        if let asOf = options.asOfTransaction, transaction.number > asOf { return }
+        var operations: [LogOperation] = []
+        operations.reserveCapacity(transaction.operations.count)
+        for operation in transaction.operations {
+            if case let .schema(payload) = operation {
+                let record = try SchemaRecord(decoding: payload)
+                history.append(SchemaHistoryEntry(transaction: transaction.number, timestampMicros: transaction.timestampMicros, record: record))
+                adopt(record)
+                continue
+            }
+            guard let translation else {
+                throw StorageError.corruption(segment: 0, offset: 0, reason: "transaction \(transaction.number) holds data before any schema record")
+            }
+            if let translated = identity ? operation : translation.translate(operation) { operations.append(translated) }
+        }
+        graph.apply(operations, number: transaction.number)
+    }
+}
