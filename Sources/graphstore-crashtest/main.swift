@@ -7,6 +7,10 @@ import GraphStoreTestSupport
 // sequence after its last commit found in the store, so a store survives any number of kills.
 //
 // usage: graphstore-crashtest STORE [--durability full|grouped|none] [--writers N] [--segment-size BYTES]
+//        graphstore-crashtest STORE --maintenance [--segment-size BYTES]
+//
+// With --maintenance it commits MaintenanceWorkload items through a Store (blob files
+// included) while a second thread checkpoints and compacts in a loop, printing "ack SEQUENCE".
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 /// Unbuffered, so the parent sees every acknowledgement that was printed before the kill.
@@ -26,6 +30,48 @@ func option(_ name: String) -> String? {
 let durability = Durability(rawValue: option("--durability") ?? "full") ?? .full
 let writers = Int(option("--writers") ?? "1") ?? 1
 let segmentSize = UInt64(option("--segment-size") ?? "65536") ?? 65_536
+
+if arguments.contains("--maintenance") {
+    runMaintenanceWorkload()
+}
+
+func runMaintenanceWorkload() -> Never {
+    let opened: Store
+    do {
+        opened = try Store.open(directory: store, schema: try Schema(record: MaintenanceWorkload.schemaRecord),
+                                options: StoreOptions(log: LogOptions(durability: .full, segmentSize: segmentSize), maintenance: .manual))
+    } catch {
+        emit("open failed: \(error)", to: 2)
+        exit(1)
+    }
+    // The next sequence is the number of items held (rows are sequence + 1, never deleted).
+    var sequence = 0
+    while (try? opened.rowExists(entity: "Item", row: RowNumber(sequence + 1))) == true { sequence += 1 }
+    emit("open \(sequence)")
+    let maintenance = Thread {
+        var round = 0
+        while true {
+            do {
+                if round % 2 == 0 { try opened.checkpoint() } else { try opened.compact(retention: round % 4 == 1 ? .none : .window(0)) }
+            } catch {
+                emit("maintenance failed: \(error)", to: 2)
+                exit(1)
+            }
+            round += 1
+        }
+    }
+    maintenance.start()
+    while true {
+        do {
+            try opened.commitLock.withLock { _ = try opened.commit(MaintenanceWorkload.operations(sequence: sequence), author: "crashtest") }
+            emit("ack \(sequence)")
+        } catch {
+            emit("commit failed: \(error)", to: 2)
+            exit(1)
+        }
+        sequence += 1
+    }
+}
 
 var nextSequence = [Int](repeating: 0, count: writers)
 let log: TransactionLog

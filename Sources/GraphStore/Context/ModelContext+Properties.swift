@@ -37,7 +37,7 @@ extension ModelContext {
     }
 
     func inverseRelationship(of relationship: Schema.Relationship) -> Schema.Relationship? {
-        relationship.inverse.map { schema.entities[$0.entity].relationships[$0.relationship] }
+        schema.inverse(of: relationship)
     }
 
     // MARK: Writing

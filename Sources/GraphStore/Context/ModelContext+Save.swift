@@ -168,14 +168,6 @@ extension ModelContext {
 
     // MARK: Encoding
 
-    /// Whether links of `relationship` are written from its side. Each pair is written from one
-    /// side only (the graph keeps the other in step): the to-many side when there is one, so the
-    /// order of a to-many is the order of its links; otherwise the side with the lower number.
-    func writesLinks(_ relationship: Schema.Relationship) -> Bool {
-        guard let inverse = inverseRelationship(of: relationship) else { return true }
-        if relationship.isToMany != inverse.isToMany { return relationship.isToMany }
-        return relationship.number <= inverse.number
-    }
 
     private func encodeOperations(inserts: [any PersistentModel], changes: [any PersistentModel],
                                   upserted: [any PersistentModel], deletes: [any PersistentModel]) throws -> [LogOperation] {
@@ -219,7 +211,7 @@ extension ModelContext {
         let isNew = backing.state == .inserted && !existingRow
         for (index, change) in backing.relationshipChanges.sorted(by: { $0.key < $1.key }) {
             let relationship = entity.relationships[index]
-            guard writesLinks(relationship) else { continue }
+            guard schema.writesLinks(relationship) else { continue }
             let number = relationship.number
             func row(_ target: any PersistentModel) -> UInt64? {
                 let b = target.persistentBacking

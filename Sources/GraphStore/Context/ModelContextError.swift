@@ -20,6 +20,8 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
     case mutationDuringEnumeration
     /// Another context saved changes to properties this one also changed (merge policy `.error`).
     case mergeConflict(model: PersistentIdentifier, properties: [String])
+    /// History, checkpoints and compaction need a store on disk; this container is in memory.
+    case noHistory
 
     public var description: String {
         switch self {
@@ -43,6 +45,8 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
             return "the context has unsaved changes during enumerate (allowEscapingMutations is false)"
         case let .mergeConflict(model, properties):
             return "\(model): another context saved \(properties.joined(separator: ", ")) since this context changed them"
+        case .noHistory:
+            return "an in-memory container keeps no history, checkpoints or compaction"
         }
     }
 }

@@ -47,6 +47,22 @@ public final class Schema: Sendable {
 }
 
 extension Schema {
+    /// The relationship on the other side of `relationship`, when it has one.
+    public func inverse(of relationship: Relationship) -> Relationship? {
+        relationship.inverse.map { entities[$0.entity].relationships[$0.relationship] }
+    }
+
+    /// Whether links of `relationship` are written from its side. Each pair is written from one
+    /// side only (the graph keeps the other in step): the to-many side when there is one, so the
+    /// order of a to-many is the order of its links; otherwise the side with the lower number.
+    func writesLinks(_ relationship: Relationship) -> Bool {
+        guard let other = inverse(of: relationship) else { return true }
+        if relationship.isToMany != other.isToMany { return relationship.isToMany }
+        return relationship.number <= other.number
+    }
+}
+
+extension Schema {
     /// A stored attribute of an entity.
     public struct Attribute: Sendable, Hashable {
         public let name: String

@@ -20,6 +20,17 @@ public struct SchemaRecord: Equatable, Sendable {
         public var isToMany: Bool
         public var deleteRule: String
         public var inverseName: String
+
+        public init(name: String, number: PropertyNumber, type: String, options: UInt8 = 0, isToMany: Bool = false,
+                    deleteRule: String = "", inverseName: String = "") {
+            self.name = name
+            self.number = number
+            self.type = type
+            self.options = options
+            self.isToMany = isToMany
+            self.deleteRule = deleteRule
+            self.inverseName = inverseName
+        }
     }
 
     public struct EntityRecord: Equatable, Sendable {
@@ -27,6 +38,13 @@ public struct SchemaRecord: Equatable, Sendable {
         public var number: EntityNumber
         public var attributes: [Property]
         public var relationships: [Property]
+
+        public init(name: String, number: EntityNumber, attributes: [Property], relationships: [Property]) {
+            self.name = name
+            self.number = number
+            self.attributes = attributes
+            self.relationships = relationships
+        }
     }
 
     public static let version: UInt8 = 1
@@ -112,7 +130,7 @@ public struct SchemaRecord: Equatable, Sendable {
         }
     }
 
-    init(fingerprint: String, nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, entities: [EntityRecord]) {
+    public init(fingerprint: String, nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, entities: [EntityRecord]) {
         self.fingerprint = fingerprint
         self.nextEntityNumber = nextEntityNumber
         self.nextPropertyNumber = nextPropertyNumber

@@ -20,10 +20,16 @@ extension Store {
     /// removed, and segments go oldest first, so a kill at any moment leaves a store whose log
     /// continues from a checkpoint it still has.
     @discardableResult
-    public func compact(retention: HistoryRetention? = nil, progress: (String) -> Void = { _ in }) throws -> CompactionSummary {
+    public func compact(retention: HistoryRetention, progress: (String) -> Void = { _ in }) throws -> CompactionSummary {
         maintenanceLock.lock()
         defer { maintenanceLock.unlock() }
-        return try compactWithLock(retention: retention ?? options.maintenance.retention, progress: progress)
+        return try compactWithLock(retention: retention, progress: progress)
+    }
+
+    /// Compacts with the retention of the store's maintenance policy.
+    @discardableResult
+    public func compact(progress: (String) -> Void = { _ in }) throws -> CompactionSummary {
+        try compact(retention: options.maintenance.retention, progress: progress)
     }
 
     func compactWithLock(retention: HistoryRetention, progress: (String) -> Void = { _ in }) throws -> CompactionSummary {

@@ -166,27 +166,38 @@ public final class Store: @unchecked Sendable {
     /// The last failure of automatic (background) maintenance, if any.
     public var lastMaintenanceError: (any Error)? { state.withLock { $0.lastMaintenanceError } }
 
-    /// The newest schema recorded in the store at `directory` (its newest checkpoint's, or a later
-    /// schema record in the log), without loading any data; nil when there is no store.
+    /// The newest schema recorded in the store at `directory`, without loading any data; nil
+    /// when there is no store or it holds no schema record.
     public static func recordedSchema(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> SchemaRecord? {
-        guard fileIO.isDirectory(directory) else { return nil }
-        var newest: SchemaRecord?
+        try recordedSchemaHistory(directory: directory, fileIO: fileIO).last?.record
+    }
+
+    /// Every schema the store at `directory` recorded, oldest first: the newest sound
+    /// checkpoint's history, then schema records in the log after it. Loads no data.
+    public static func recordedSchemaHistory(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> [SchemaHistoryEntry] {
+        guard fileIO.isDirectory(directory) else { return [] }
+        var history: [SchemaHistoryEntry] = []
         var base: UInt64 = 0
-        for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO).reversed() {
+        let recovery = Recovery(fileIO: fileIO, directory: directory, writable: false, salvage: false, segmentSize: 0)
+        let logStart = try listSegments(fileIO: fileIO, directory: directory).first.flatMap(recovery.segmentStart) ?? 0
+        for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO).reversed() where transaction >= logStart {
             let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))
             guard let contents = try? CheckpointFile.read(path: path, fileIO: fileIO),
                   contents.records.first?.kind == .checkpointSchemas,
-                  let history = try? CheckpointCodec.decodeSchemas(contents.records[0].payload), let last = history.last else { continue }
-            newest = last.record
+                  let recorded = try? CheckpointCodec.decodeSchemas(contents.records[0].payload) else { continue }
+            history = recorded
             base = transaction
             break
         }
-        let log = try TransactionLog.open(directory: directory, options: LogOptions(readOnly: true, fileIO: fileIO),
-                                          body: { transaction in
-                                              for case let .schema(payload) in transaction.operations { newest = try SchemaRecord(decoding: payload) }
-                                          }, loadCheckpoint: { base })
+        if base == 0 && logStart > 0 { base = logStart }
+        let log = try TransactionLog.open(directory: directory, options: LogOptions(readOnly: true, fileIO: fileIO), body: { transaction in
+            for case let .schema(payload) in transaction.operations {
+                history.append(SchemaHistoryEntry(transaction: transaction.number, timestampMicros: transaction.timestampMicros,
+                                                  record: try SchemaRecord(decoding: payload)))
+            }
+        }, loadCheckpoint: { base })
         log.close()
-        return newest
+        return history
     }
 }
 
@@ -274,5 +285,13 @@ private final class StoreLoader {
             if let translated = identity ? operation : translation.translate(operation) { operations.append(translated) }
         }
         graph.apply(operations, number: transaction.number)
+    }
+}
+
+extension Store {
+    /// Whether `row` of the entity named `entity` exists (tools and tests without models).
+    public func rowExists(entity name: String, row: RowNumber) throws -> Bool {
+        guard let entity = schema.entity(named: name) else { throw SchemaError.unreadableRecord(reason: "no entity \(name)") }
+        return graph.read { $0.isLive(entity: entity.index, row: row) }
     }
 }

@@ -1,0 +1,81 @@
+/// A read-only look at a store: what `graphstore info` and `verify` print.
+public struct StoreInspection: Sendable {
+    public struct Segment: Sendable, Equatable {
+        public var number: UInt64
+        /// Size of the file, preallocated space included.
+        public var fileBytes: UInt64
+    }
+
+    public struct Checkpoint: Sendable, Equatable {
+        public var transaction: UInt64
+        public var fileBytes: UInt64
+        /// Why it cannot be used, or nil when every checksum holds.
+        public var problem: String?
+    }
+
+    public var formatVersion: UInt16
+    public var segments: [Segment]
+    /// The kept log starts after this transaction (0: the whole history is kept).
+    public var logStart: UInt64
+    public var checkpoints: [Checkpoint]
+    /// Every record of the kept log was read and decoded; torn tails are in `report.tornTail`.
+    public var report: OpenReport
+    /// Transactions and operations in the kept log.
+    public var transactionCount: Int
+    public var operationCount: Int
+    /// Bytes of records (headers included) in the log.
+    public var recordBytes: UInt64
+    public var blobCount: Int
+    public var blobBytes: UInt64
+
+    public var lastTransaction: UInt64 { report.lastTransaction }
+    public var fileBytes: UInt64 {
+        segments.reduce(0) { $0 + $1.fileBytes } + checkpoints.reduce(0) { $0 + $1.fileBytes } + blobBytes
+    }
+
+    /// Reads every record of the kept log and checks every checkpoint of the store at
+    /// `directory`, without changing a byte. Throws what a writer's open would throw for damage
+    /// before the last good commit.
+    public static func inspect(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> StoreInspection {
+        guard fileIO.isDirectory(directory) else { throw StorageError.noStore(path: directory) }
+        var checkpoints: [Checkpoint] = []
+        for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO) {
+            let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))
+            let size = try fileSize(path, fileIO)
+            var problem: String?
+            do { _ = try CheckpointFile.read(path: path, fileIO: fileIO) } catch { problem = "\(error)" }
+            checkpoints.append(Checkpoint(transaction: transaction, fileBytes: size, problem: problem))
+        }
+        let recovery = Recovery(fileIO: fileIO, directory: directory, writable: false, salvage: false, segmentSize: 0)
+        let numbers = try listSegments(fileIO: fileIO, directory: directory)
+        let logStart = numbers.first.flatMap(recovery.segmentStart) ?? 0
+        var transactions = 0
+        var operations = 0
+        var recordBytes: UInt64 = 0
+        let log = try TransactionLog.open(directory: directory, options: LogOptions(readOnly: true, fileIO: fileIO), body: { transaction in
+            transactions += 1
+            operations += transaction.operations.count
+            recordBytes += UInt64(RecordFormat.headerSize + TransactionCodec.encode(transaction).count)
+        }, loadCheckpoint: { logStart })
+        defer { log.close() }
+        var report = log.report
+        report.transactionsRead = transactions
+        var segments: [Segment] = []
+        for number in numbers {
+            segments.append(Segment(number: number, fileBytes: try fileSize(log.segmentPath(number), fileIO)))
+        }
+        let blobs = BlobStore(storeDirectory: directory, fileIO: fileIO, syncs: false)
+        var blobBytes: UInt64 = 0
+        let blobIDs = try blobs.list()
+        for id in blobIDs { blobBytes += try fileSize(blobs.path(of: id), fileIO) }
+        return StoreInspection(formatVersion: SegmentFormat.formatVersion, segments: segments, logStart: logStart,
+                               checkpoints: checkpoints, report: report, transactionCount: transactions,
+                               operationCount: operations, recordBytes: recordBytes, blobCount: blobIDs.count, blobBytes: blobBytes)
+    }
+
+    private static func fileSize(_ path: String, _ fileIO: any FileIO) throws -> UInt64 {
+        let handle = try fileIO.open(path, mode: .readOnly)
+        defer { handle.close() }
+        return try handle.size()
+    }
+}

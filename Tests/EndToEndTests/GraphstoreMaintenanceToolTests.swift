@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import GraphStore
+
+/// The maintenance subcommands end to end on a real Enroute store (the demo's sample load).
+@Suite struct GraphstoreMaintenanceToolTests {
+    func enrouteStore(_ dir: TemporaryDirectory) throws -> String {
+        let store = dir.store()
+        let demo = try runTool("enroute", ["--store", store])
+        #expect(demo.status == 0, "\(demo.stderr)")
+        return store
+    }
+
+    func dumpLines(_ store: String, _ extra: [String] = []) throws -> [String] {
+        let dump = try runTool("graphstore", ["dump", store] + extra)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        return dump.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func infoHistoryCheckpointDumpExportImportCompactVerify() throws {
+        let dir = TemporaryDirectory()
+        let store = try enrouteStore(dir)
+
+        let info = try runTool("graphstore", ["info", store])
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdout.contains("schema versions:    1"))
+        #expect(info.stdout.contains("Flight(13+3)"))
+        #expect(info.stdout.contains("history kept:       all transactions"))
+
+        let history = try runTool("graphstore", ["history", store, "--limit", "2"])
+        #expect(history.status == 0)
+        #expect(history.stdout.split(separator: "\n").count == 3, "\(history.stdout)")
+
+        let checkpoint = try runTool("graphstore", ["checkpoint", store])
+        #expect(checkpoint.status == 0, "\(checkpoint.stderr)")
+        #expect(checkpoint.stdout.contains("checkpoint at transaction"))
+        // The app opens through the checkpoint and sees the same flights.
+        let flights = try runTool("enroute", ["flights", "--to", "KSFO", "--store", store])
+        #expect(flights.status == 0, "\(flights.stderr)")
+
+        let airports = try dumpLines(store, ["--entity", "Airport"])
+        #expect(airports.count == 24)
+        for line in airports {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["entity"] as? String == "Airport")
+            #expect((object?["attributes"] as? [String: Any])?["icao"] is String)
+        }
+        let everything = try dumpLines(store)
+        #expect(everything.count == 24 + 12 + 238)
+
+        // Export, import into a new store: the same rows, numbers and relationships.
+        let file = dir.path + "/export.json"
+        let export = try runTool("graphstore", ["export", store, "--output", file])
+        #expect(export.status == 0, "\(export.stderr)")
+        let copy = dir.store("copy")
+        let imported = try runTool("graphstore", ["import", file, "--into", copy])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("imported 274 row(s)"))
+        #expect(Set(try dumpLines(copy)) == Set(everything))
+        // The app can open the imported store with its models.
+        let copied = try runTool("enroute", ["status", "--store", copy])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(copied.stdout.contains("238"), "\(copied.stdout)")
+
+        let compact = try runTool("graphstore", ["compact", store, "--retention", "none"])
+        #expect(compact.status == 0, "\(compact.stderr)")
+        #expect(compact.stdout.contains("removed 1 segment(s)"), "\(compact.stdout)")
+        let verify = try runTool("graphstore", ["verify", store])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stdout.contains("loads from the checkpoint at"), "\(verify.stdout)")
+        #expect(Set(try dumpLines(store)) == Set(everything))
+        let after = try runTool("graphstore", ["info", store])
+        #expect(after.stdout.contains("history kept:       transactions after"))
+        #expect(after.stdout.contains("schema versions:    1"), "the schema history survives compaction")
+
+        // Replay still works from the checkpoint.
+        let last = try StoreInspection.inspect(directory: store).lastTransaction
+        let replay = try runTool("graphstore", ["replay", store, "--to", "\(last)", "--into", dir.store("replayed")])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(Set(try dumpLines(dir.store("replayed"))) == Set(everything))
+        let tooEarly = try runTool("graphstore", ["replay", store, "--to", "1", "--into", dir.store("early")])
+        #expect(tooEarly.status == 1)
+        #expect(tooEarly.stderr.contains("no longer kept"), "\(tooEarly.stderr)")
+    }
+
+    @Test func badInputIsRefusedWithAClearError() throws {
+        let dir = TemporaryDirectory()
+        let store = try enrouteStore(dir)
+        let junk = dir.path + "/junk.json"
+        try Data("{\"format\": \"graphstore-export\", \"version\": 1, \"schema\": {\"entities\": 3}}".utf8).write(to: URL(fileURLWithPath: junk))
+        let refused = try runTool("graphstore", ["import", junk, "--into", dir.store("never")])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("$.schema.entities"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.store("never")))
+        try Data("not json".utf8).write(to: URL(fileURLWithPath: junk))
+        #expect(try runTool("graphstore", ["import", junk, "--into", dir.store("never")]).stderr.contains("not JSON"))
+
+        let unknown = try runTool("graphstore", ["dump", store, "--entity", "Gate"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("no entity Gate"))
+        #expect(try runTool("graphstore", ["compact", store, "--retention", "forever"]).status == 2)
+        #expect(try runTool("graphstore", ["history", store, "--limit", "0"]).status == 2)
+        #expect(try runTool("graphstore", ["import", junk]).status == 2)
+        for command in ["checkpoint", "compact", "history", "dump", "export", "import"] {
+            let help = try runTool("graphstore", [command, "--help"])
+            #expect(help.status == 0 && help.stdout.contains("usage: graphstore \(command)"))
+        }
+        // A second writer is refused while another holds the lock (the tool names the holder).
+        let missing = try runTool("graphstore", ["checkpoint", dir.store("absent")])
+        #expect(missing.status == 1)
+    }
+}

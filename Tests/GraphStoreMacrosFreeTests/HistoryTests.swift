@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import GraphStoreMacrosFree
+@testable import GraphStore
+
+@Suite struct HistoryTests {
+    let types: [any PersistentModel.Type] = [Airport.self, Airline.self, Flight.self]
+
+    @Test func historyNamesInsertsUpdatesDeletesAuthorsAndBothSidesOfALink() throws {
+        let store = TemporaryStore()
+        let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
+        let start = container.currentHistoryToken
+        let context = ModelContext(container)
+        context.author = "importer"
+        let sfo = Airport(icao: "KSFO"), ord = Airport(icao: "KORD")
+        let flight = Flight(ident: "UAL1")
+        flight.origin = sfo
+        context.insert(flight)
+        context.insert(ord)
+        try context.save()
+        let afterInsert = container.currentHistoryToken
+
+        let editor = ModelContext(container)
+        editor.author = "editor"
+        let stored = try #require(try editor.fetchUnique(\Flight.ident, equals: "UAL1"))
+        stored.routeDistance = 1846
+        stored.destination = try editor.fetchUnique(\Airport.icao, equals: "KORD")
+        try editor.save()
+        editor.delete(stored)
+        try editor.save()
+
+        let history = try context.fetchHistory(after: start)
+        #expect(history.map(\.author) == ["importer", "editor", "editor"])
+        #expect(history.map(\.transactionNumber) == [start.transaction + 1, start.transaction + 2, start.transaction + 3])
+        let flightID = stored.persistentModelID
+        #expect(Set(history[0].changes) == [.insert(flightID), .insert(sfo.persistentModelID), .insert(ord.persistentModelID)])
+        #expect(Set(history[1].changes) == [.update(flightID, updatedAttributes: ["routeDistance", "destination"]),
+                                            .update(ord.persistentModelID, updatedAttributes: ["flightsTo"])])
+        #expect(history[2].changes.contains(.delete(flightID)))
+        #expect(history.allSatisfy { abs($0.timestamp.timeIntervalSinceNow) < 60 })
+
+        #expect(try context.fetchHistory(after: afterInsert).count == 2)
+        #expect(try container.fetchHistory(HistoryDescriptor(after: start, fetchLimit: 1)).count == 1)
+        #expect(try container.fetchHistory(HistoryDescriptor(after: start, author: "importer")).count == 1)
+        #expect(try context.fetchHistory(after: container.currentHistoryToken).isEmpty)
+        // Tokens are Codable.
+        let token = try JSONDecoder().decode(HistoryToken.self, from: JSONEncoder().encode(afterInsert))
+        #expect(token == afterInsert)
+    }
+
+    @Test func historyReadsAcrossSegmentsReopensAndCheckpoints() throws {
+        let store = TemporaryStore()
+        do {
+            let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
+            try commitRandomChanges(container, count: 60, seed: 21)
+            try container.checkpoint()
+            try commitRandomChanges(container, count: 60, seed: 22, author: "second")
+            container.close()
+        }
+        let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
+        let history = try container.fetchHistory()
+        #expect(history.count == Int(container.lastTransaction))
+        #expect(history.map(\.transactionNumber) == Array(1...container.lastTransaction))
+        #expect(history.first?.author == "schema")
+        #expect(history.last?.author == "second")
+    }
+
+    @Test func anInMemoryContainerHasNoHistory() throws {
+        let container = try ModelContainer(for: types, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        #expect(throws: ModelContextError.noHistory) { try container.fetchHistory() }
+        #expect(throws: ModelContextError.noHistory) { try container.compact() }
+    }
+
+    @Test func aReadOnlyContainerOpensAsOfAPastTransaction() throws {
+        let store = TemporaryStore()
+        var states: [UInt64: String] = [:]
+        do {
+            let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
+            for round in 0..<6 {
+                try commitRandomChanges(container, count: 15, seed: 30 + UInt64(round))
+                states[container.lastTransaction] = try describeState(container)
+                if round == 2 { try container.checkpoint() }
+            }
+            container.close()
+        }
+        for (transaction, expected) in states {
+            let past = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url, readOnly: true, asOf: transaction))
+            #expect(past.lastTransaction == transaction)
+            #expect(try describeState(past) == expected, "as of \(transaction)")
+            let context = ModelContext(past)
+            context.insert(Airport(icao: "NOPE"))
+            #expect(throws: ModelContextError.readOnly) { try context.save() }
+        }
+        // Asking for the future or for a writable past is refused.
+        #expect(throws: LogReplay.Failure.self) {
+            _ = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url, readOnly: true, asOf: 10_000))
+        }
+        #expect(throws: StorageError.self) {
+            _ = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url, asOf: 3))
+        }
+    }
+
+    @Test func timeTravelBeforeCompactedHistoryIsATypedError() throws {
+        let store = TemporaryStore()
+        var compactedAt: UInt64 = 0
+        var expected = ""
+        do {
+            let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
+            try commitRandomChanges(container, count: 80, seed: 40)
+            compactedAt = try container.compact(retention: HistoryRetention.none).checkpoint.transaction
+            expected = try describeState(container)
+            try commitRandomChanges(container, count: 10, seed: 41)
+            container.close()
+        }
+        #expect(throws: StorageError.historyCompacted(requested: 5, oldestAvailable: compactedAt)) {
+            _ = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url, readOnly: true, asOf: 5))
+        }
+        let atCompaction = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url, readOnly: true, asOf: compactedAt))
+        #expect(try describeState(atCompaction) == expected)
+    }
+}
