@@ -12,9 +12,11 @@ if arguments.contains("--help") {
     print("usage: enroute-bench [--json] [--smoke] [--dir DIR]\n\n--smoke runs tiny sizes in seconds; --json prints one JSON object; --dir is where stores are written (default: the temporary directory, which should be on the disk you care about).")
     exit(0)
 }
-let known: Set<String> = ["--json", "--smoke", "--dir", "--flights"]
+let known: Set<String> = ["--json", "--smoke", "--dir", "--flights", "--only"]
 var flights = smoke ? 2_000 : 100_000
 var index = 0
+/// Workloads to run (all when empty): --only cold_open,memory
+var only: Set<String> = []
 var directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-bench-\(getpid())").path
 while index < arguments.count {
     let argument = arguments[index]
@@ -22,10 +24,12 @@ while index < arguments.count {
         FileHandle.standardError.write(Data("enroute-bench: unknown argument \(argument)\n".utf8))
         exit(2)
     }
-    if argument == "--dir" || argument == "--flights" {
+    if argument == "--dir" || argument == "--flights" || argument == "--only" {
         guard index + 1 < arguments.count else { FileHandle.standardError.write(Data("\(argument) needs a value\n".utf8)); exit(2) }
         if argument == "--dir" {
             directory = arguments[index + 1]
+        } else if argument == "--only" {
+            only = Set(arguments[index + 1].split(separator: ",").map(String.init))
         } else if let n = Int(arguments[index + 1]), n > 0 {
             flights = n
         } else {
@@ -38,6 +42,12 @@ while index < arguments.count {
 }
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }
+
+if only == ["cold_open"] {
+    let cold = try ColdOpen(directory: directory, flights: flights).run()
+    print("cold_open (\(flights) flights): replaying the log \(format(cold.replaySeconds, digits: 3)) s; checkpoint written in \(format(cold.checkpointSeconds, digits: 3)) s (\(cold.checkpointBytes) bytes); open from the checkpoint \(format(cold.checkpointOpenSeconds, digits: 3)) s (target < 1 s at 1M)")
+    exit(0)
+}
 
 let durable = try DurableCommit(directory: directory, rounds: smoke ? 2 : 10, commitsPerRound: smoke ? 20 : 200).run()
 let memory = try MemoryWorkload(directory: directory, flights: flights).run()

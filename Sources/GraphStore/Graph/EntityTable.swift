@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The committed rows of one entity: a column per attribute, relationship targets by row, and
 /// the indexes. Row `r` lives in slot `r - 1`. Mutated only under the graph's write lock.
 final class EntityTable {
@@ -175,11 +177,12 @@ extension EntityTable {
               sorted: sorted.mapValues(\.rows))
     }
 
-    /// Replaces an empty table's contents with an image and rebuilds what is derived from it:
-    /// the unique and hash indexes, the reverse sets of one-way relationships, and any sorted
-    /// order the image lacks.
-    func restore(_ image: Image) {
-        grow(to: image.slotCount)
+    /// Replaces an empty table's contents with an image. The arrays the image has are taken as
+    /// they are (no copy). Returns the work that rebuilds what is derived from them — the unique
+    /// and hash indexes, the reverse sets of one-way relationships, any sorted order the image
+    /// lacks — as independent jobs (to run side by side with other tables'), and a closure that
+    /// installs their results once all have run.
+    func restore(_ image: Image) -> (jobs: [() -> Void], finish: () -> Void) {
         live = image.live
         liveCount = image.live.reduce(0) { $0 + ($1 ? 1 : 0) }
         highestRow = UInt64(image.slotCount)
@@ -188,40 +191,93 @@ extension EntityTable {
                 column.restore(columnImage)
             } else {
                 // An attribute the checkpoint predates: every row starts at its default.
+                column.grow(to: image.slotCount)
                 for slot in 0..<slotCount where live[slot] { column.set(entity.attributes[i].defaultValue, at: slot) }
             }
         }
         for r in entity.relationships {
-            if r.isToMany, let lists = image.toMany[r.index] { toMany[r.index] = lists }
-            if !r.isToMany, let targets = image.toOne[r.index] { toOne[r.index] = targets }
-        }
-        for r in entity.relationships where r.inverse == nil {
-            var sources: [UInt32: [UInt32]] = [:]
-            for slot in 0..<slotCount where live[slot] {
-                let targets = r.isToMany ? toMany[r.index][slot] : (toOne[r.index][slot] == 0 ? [] : [toOne[r.index][slot]])
-                for target in targets { sources[target, default: []].append(UInt32(slot + 1)) }
+            if r.isToMany {
+                toMany[r.index] = image.toMany[r.index] ?? Array(repeating: [], count: image.slotCount)
+            } else {
+                toOne[r.index] = image.toOne[r.index] ?? Array(repeating: 0, count: image.slotCount)
             }
-            reverse[r.index] = sources
+        }
+        // Each job reads the arrays above and writes only its own result.
+        let live = self.live, liveCount = self.liveCount, slots = image.slotCount
+        var jobs: [() -> Void] = []
+        let reverseSets = ResultSlots<[UInt32: [UInt32]]>(count: entity.relationships.count)
+        for r in entity.relationships where r.inverse == nil {
+            let toOne = r.isToMany ? [] : self.toOne[r.index], toMany = r.isToMany ? self.toMany[r.index] : []
+            jobs.append {
+                var sources: [UInt32: [UInt32]] = [:]
+                for slot in 0..<slots where live[slot] {
+                    let targets = r.isToMany ? toMany[slot] : (toOne[slot] == 0 ? [] : [toOne[slot]])
+                    for target in targets { sources[target, default: []].append(UInt32(slot + 1)) }
+                }
+                reverseSets[r.index] = sources
+            }
         }
         for (index, uniqueIndex) in unique {
-            uniqueIndex.rows.reserveCapacity(liveCount)
             let column = columns[index]
-            for slot in 0..<slotCount where live[slot] {
-                let value = column.value(at: slot)
-                if value != .null { uniqueIndex.rows[value] = UInt32(slot + 1) }
+            jobs.append {
+                var rows: [Value: UInt32] = [:]
+                rows.reserveCapacity(liveCount)
+                for slot in 0..<slots where live[slot] {
+                    let value = column.value(at: slot)
+                    if value != .null { rows[value] = UInt32(slot + 1) }
+                }
+                uniqueIndex.rows = rows
             }
         }
         for (index, secondaryIndex) in secondary {
-            let column = columns[index]
-            for slot in 0..<slotCount where live[slot] { secondaryIndex.rows[column.value(at: slot), default: []].append(UInt32(slot + 1)) }
-            if let rows = image.sorted[index], rows.count == liveCount {
-                sorted[index]!.restore(rows)
-            } else {
-                sorted[index]!.markStale()
-                sorted[index]!.consolidate(column: column, live: live)
+            let column = columns[index], sortedIndex = sorted[index]!
+            jobs.append {
+                var rows: [Value: [UInt32]] = [:]
+                for slot in 0..<slots where live[slot] { rows[column.value(at: slot), default: []].append(UInt32(slot + 1)) }
+                secondaryIndex.rows = rows
+                if let order = image.sorted[index], order.count == liveCount {
+                    sortedIndex.restore(order)
+                } else {
+                    sortedIndex.markStale()
+                    sortedIndex.consolidate(column: column, live: live)
+                }
             }
         }
+        return (jobs, { [self] in
+            for r in entity.relationships where r.inverse == nil { reverse[r.index] = reverseSets[r.index] ?? [:] }
+        })
     }
+}
+
+/// One result per job, each written by its own job only. The slots are raw memory allocated
+/// before the jobs start, so jobs writing different slots share no Swift variable (an array
+/// property would be one exclusively-accessed variable).
+final class ResultSlots<T> {
+    private let slots: UnsafeMutableBufferPointer<T?>
+    init(count: Int) {
+        slots = .allocate(capacity: max(count, 1))
+        slots.initialize(repeating: nil)
+    }
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+    subscript(index: Int) -> T? {
+        get { slots[index] }
+        set { slots[index] = newValue }
+    }
+}
+
+/// Runs independent jobs on the available cores and returns when all are done. Each job must
+/// write only its own results (distinct objects, or its own slot of a `ResultSlots`). Call it
+/// once with every job rather than nesting calls: nested calls run serially.
+func runSideBySide(_ jobs: [() -> Void]) {
+    if jobs.count <= 1 {
+        jobs.first?()
+        return
+    }
+    nonisolated(unsafe) let work = jobs
+    DispatchQueue.concurrentPerform(iterations: work.count) { work[$0]() }
 }
 
 /// A unique attribute's index: value → the one row holding it. A class, so updates happen in place.

@@ -98,7 +98,10 @@ public final class Graph: @unchecked Sendable {
     /// The new tables are built aside and swapped in at once.
     func install(_ images: [EntityTable.Image], number: UInt64) {
         let fresh = schema.entities.map(EntityTable.init(entity:))
-        for (table, image) in zip(fresh, images) where image.slotCount > 0 { table.restore(image) }
+        // Every table's index rebuilding runs side by side (tables are independent objects).
+        let restored = zip(fresh, images).filter { $0.1.slotCount > 0 }.map { table, image in table.restore(image) }
+        runSideBySide(restored.flatMap(\.jobs))
+        for table in restored { table.finish() }
         lock.withWriteLock {
             tables = fresh
             committed = number

@@ -93,7 +93,7 @@ struct Recovery {
                                 bytes: raw, later: Array(segments[(index + 1)...]), outcome: &outcome)
                     return true
                 }
-                let scan = try SegmentScanner.scan(raw, from: SegmentFormat.headerSize, previousTransaction: last, body: deliver)
+                let scan = try SegmentScanner.scan(raw, from: SegmentFormat.headerSize, previousTransaction: last, skipThrough: baseTransaction, body: deliver)
                 last = scan.lastTransaction
                 outcome.report.transactionsRead += scan.transactionCount
                 outcome.report.lastTransaction = last

@@ -90,15 +90,17 @@ public enum RecordFormat {
     public enum Kind: UInt8, Sendable {
         /// A committed transaction (log segments).
         case transaction = 1
-        /// Checkpoint files: the schema history, one entity's rows, and the closing record.
+        /// Checkpoint files: the schema history, one entity's rows and relationships, the closing
+        /// record, and one attribute's column (after its entity's table record).
         case checkpointSchemas = 2
         case checkpointTable = 3
         case checkpointEnd = 4
+        case checkpointColumn = 5
     }
 
     /// The kinds a log segment may hold, and those a checkpoint file may hold.
     static let logKinds: ClosedRange<UInt8> = 1...1
-    static let checkpointKinds: ClosedRange<UInt8> = 2...4
+    static let checkpointKinds: ClosedRange<UInt8> = 2...5
 
     static func checksum(kind: UInt8, payload: UnsafeRawBufferPointer) -> UInt32 {
         var crc = withUnsafeBytes(of: kind) { CRC32C.update(0, $0) }

@@ -21,11 +21,13 @@ struct SegmentScanner {
     }
 
     /// Scans records from `start`, expecting transaction `previousTransaction + 1` first,
-    /// handing each good one to `body`.
+    /// handing each good one to `body`. Transactions up to `skipThrough` (which a checkpoint
+    /// already holds) are checked (framing, checksum, number) but not decoded or handed over.
     static func scan(
         _ bytes: UnsafeRawBufferPointer,
         from start: Int,
         previousTransaction: UInt64,
+        skipThrough: UInt64 = 0,
         body: (LogTransaction) throws -> Void
     ) rethrows -> Result {
         var offset = start
@@ -40,6 +42,15 @@ struct SegmentScanner {
             if remaining == 0 { return result(.cleanEnd) }
             if remaining < RecordFormat.headerSize {
                 return result(isZero(bytes, from: offset) ? .cleanEnd : .damaged(offset: offset, reason: "truncated record header"))
+            }
+            // Covered by a checkpoint: only the framing and the number are checked (a damaged
+            // payload there changes nothing; damaged framing still stops the scan below).
+            if last &+ 1 <= skipThrough, let next = skippableRecord(bytes, at: offset, number: last &+ 1) {
+                last = next.number
+                lastTime = next.time
+                count += 1
+                offset = next.offset
+                continue
             }
             switch decodeRecord(bytes, at: offset) {
             case .zeroHeader:
@@ -64,6 +75,19 @@ struct SegmentScanner {
                 offset = next
             }
         }
+    }
+
+    /// A well-framed transaction record numbered `number` at `offset`: where the next record
+    /// starts and its commit time. Checks no checksum.
+    static func skippableRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int, number: UInt64) -> (offset: Int, number: UInt64, time: Int64)? {
+        guard bytes.count - offset >= RecordFormat.headerSize + 17, bytes[offset + 8] == RecordFormat.Kind.transaction.rawValue else { return nil }
+        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        let start = offset + RecordFormat.headerSize
+        guard length >= 17, length <= bytes.count - start, bytes[start] == TransactionCodec.payloadVersion else { return nil }
+        let found = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start + TransactionCodec.numberOffset, as: UInt64.self))
+        guard found == number else { return nil }
+        let time = Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start + 9, as: UInt64.self)))
+        return (start + length, found, time)
     }
 
     enum RecordDecoding {

@@ -34,14 +34,12 @@ extension Store {
         let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))
         if !fileIO.fileExists(path) {
             let time = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
-            let count = schema.entities.count + 2
+            let parts = CheckpointCodec.parts(of: schema)
+            let count = parts.count
             _ = try CheckpointFile.write(directory: directory, fileIO: fileIO, transaction: transaction, timestampMicros: time,
                                          recordCount: count) { index in
                 progress(index, count)
-                if index == 0 { return (.checkpointSchemas, CheckpointCodec.encodeSchemas(history)) }
-                if index == count - 1 { return (.checkpointEnd, CheckpointCodec.encodeEnd(transaction: transaction, tableCount: count - 2)) }
-                let entity = schema.entities[index - 1]
-                return (.checkpointTable, CheckpointCodec.encodeTable(tables[entity.index], entity: entity))
+                return CheckpointCodec.encode(parts[index], transaction: transaction, history: history, tables: tables, schema: schema)
             }
             progress(count, count)
         }

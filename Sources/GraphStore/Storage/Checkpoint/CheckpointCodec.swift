@@ -1,8 +1,10 @@
 /// Turns a graph image into checkpoint records and back (Docs/FILE-FORMAT.md, "Checkpoint files").
 ///
-/// Tables are written in the numbering of the schema current at the checkpoint (the last entry
-/// of its schema history) and read back through a translation onto the opening schema, so a
-/// checkpoint survives renamed, added and removed properties like the log does.
+/// Each entity is a table record (rows, relationships, sorted orders) followed by one column
+/// record per attribute, so that checksums and decoding of a big table's columns run side by
+/// side. Tables are written in the numbering of the schema current at the checkpoint (the last
+/// entry of its schema history) and read back through a translation onto the opening schema,
+/// so a checkpoint survives renamed, added and removed properties like the log does.
 enum CheckpointCodec {
     /// The graph and schema history as of one transaction.
     struct Image {
@@ -12,7 +14,40 @@ enum CheckpointCodec {
         var tables: [EntityTable.Image]
     }
 
+    /// The records of a checkpoint of `schema`, in file order.
+    enum Part {
+        case schemas
+        case table(entity: Int)
+        case column(entity: Int, attribute: Int)
+        case end
+    }
+
+    static func parts(of schema: Schema) -> [Part] {
+        [.schemas] + schema.entities.flatMap { entity in
+            [Part.table(entity: entity.index)] + entity.attributes.map { Part.column(entity: entity.index, attribute: $0.index) }
+        } + [.end]
+    }
+
     // MARK: Encoding
+
+    static func encode(_ part: Part, transaction: UInt64, history: [SchemaHistoryEntry], tables: [EntityTable.Image],
+                       schema: Schema) -> (RecordFormat.Kind, [UInt8]) {
+        switch part {
+        case .schemas:
+            return (.checkpointSchemas, encodeSchemas(history))
+        case let .table(entity):
+            return (.checkpointTable, encodeTable(tables[entity], entity: schema.entities[entity]))
+        case let .column(entity, attribute):
+            let slots = tables[entity].slotCount
+            return (.checkpointColumn, encodeColumn(tables[entity].columns[attribute]!, slots: slots,
+                                                    number: schema.entities[entity].attributes[attribute].number))
+        case .end:
+            var w = ByteWriter()
+            w.u64(transaction)
+            w.varint(schema.entities.count)
+            return (.checkpointEnd, w.bytes)
+        }
+    }
 
     static func encodeSchemas(_ history: [SchemaHistoryEntry]) -> [UInt8] {
         var w = ByteWriter()
@@ -27,24 +62,10 @@ enum CheckpointCodec {
 
     static func encodeTable(_ table: EntityTable.Image, entity: Schema.Entity) -> [UInt8] {
         let slots = table.slotCount
-        var w = ByteWriter(capacity: 64 + slots * (1 + entity.attributes.count * 9 + entity.relationships.count * 4))
+        var w = ByteWriter(capacity: 64 + slots * (1 + entity.relationships.count * 4))
         w.varint(UInt64(entity.number))
         w.varint(slots)
         w.bools(table.live)
-        w.varint(entity.attributes.count)
-        for attribute in entity.attributes {
-            let column = table.columns[attribute.index]!
-            w.varint(UInt64(attribute.number))
-            w.u8(column.layout.rawValue)
-            w.bools(column.nulls)
-            switch column.layout {
-            case .bool: w.bools(column.bools)
-            case .int, .uint: w.elements(column.ints)
-            case .double, .float, .date: w.elements(column.doubles)
-            case .string: for s in column.strings { w.string(s) }
-            case .value: for v in column.values { w.value(v) }
-            }
-        }
         w.varint(entity.relationships.count)
         for relationship in entity.relationships {
             w.varint(UInt64(relationship.number))
@@ -65,20 +86,30 @@ enum CheckpointCodec {
             w.varint(rows.count)
             w.elements(rows)
         }
+        w.varint(entity.attributes.count)
         return w.bytes
     }
 
-    static func encodeEnd(transaction: UInt64, tableCount: Int) -> [UInt8] {
-        var w = ByteWriter()
-        w.u64(transaction)
-        w.varint(tableCount)
+    static func encodeColumn(_ column: Column.Image, slots: Int, number: PropertyNumber) -> [UInt8] {
+        var w = ByteWriter(capacity: 16 + slots * 9)
+        w.varint(UInt64(number))
+        w.u8(column.layout.rawValue)
+        w.varint(slots)
+        w.bools(column.nulls)
+        switch column.layout {
+        case .bool: w.bools(column.bools)
+        case .int, .uint: w.elements(column.ints)
+        case .double, .float, .date: w.elements(column.doubles)
+        case .string: for s in column.strings { w.string(s) }
+        case .value: for v in column.values { w.value(v) }
+        }
         return w.bytes
     }
 
     // MARK: Decoding
 
-    static func decodeSchemas(_ payload: [UInt8]) throws -> [SchemaHistoryEntry] {
-        try payload.withUnsafeBytes { raw in
+    static func decodeSchemas<Bytes: Collection<UInt8>>(_ payload: Bytes) throws -> [SchemaHistoryEntry] {
+        try Array(payload).withUnsafeBytes { raw in
             var r = ByteReader(raw)
             var history: [SchemaHistoryEntry] = []
             for _ in 0..<(try r.count(limit: r.remaining / 17)) {
@@ -92,61 +123,157 @@ enum CheckpointCodec {
         }
     }
 
+    /// A table record as read, in the recorded numbering, before its columns.
+    private struct TableHeader {
+        enum Targets {
+            case toOne([UInt32])
+            case toMany([[UInt32]])
+        }
+        var recordedEntity: EntityNumber
+        var slotCount: Int
+        var live: [Bool]
+        var relationships: [(PropertyNumber, Targets)]
+        var sorted: [(PropertyNumber, [UInt32])]
+        var columnCount: Int
+    }
+
     /// Reads checked contents into table images of `schema` (the opening schema). Throws
-    /// `ByteReader.Error` or `SchemaError.incompatible` naming what does not fit.
+    /// `ByteReader.Error` for malformed records and `SchemaError.incompatible` naming what does
+    /// not fit. Records are decoded side by side.
     static func decode(_ contents: CheckpointFile.Contents, schema: Schema) throws -> Image {
-        guard contents.records.first?.kind == .checkpointSchemas else {
+        let records = contents.records
+        guard records.first?.kind == .checkpointSchemas else {
             throw ByteReader.Error(offset: CheckpointFile.headerSize, reason: "the first record is not the schema history")
         }
-        let history = try decodeSchemas(contents.records[0].payload)
+        let history = try decodeSchemas(records[0].payload)
         guard let recorded = history.last?.record else {
             throw ByteReader.Error(offset: CheckpointFile.headerSize, reason: "empty schema history")
         }
         let translation = SchemaTranslation(record: recorded, schema: schema)
         if !translation.incompatibilities.isEmpty { throw SchemaError.incompatible(differences: translation.incompatibilities) }
-        let entityIndex = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.number, $0.index) })
-        var tables = schema.entities.map { entity in
-            EntityTable.Image(slotCount: 0, live: [], columns: entity.attributes.map { _ in nil },
-                              toOne: entity.relationships.map { _ in nil }, toMany: entity.relationships.map { _ in nil }, sorted: [:])
-        }
-        for record in contents.records.dropFirst() where record.kind == .checkpointTable {
-            try record.payload.withUnsafeBytes { raw in
-                var r = ByteReader(raw)
-                try decodeTable(&r, translation: translation, entityIndex: entityIndex, schema: schema, into: &tables)
-                guard r.isAtEnd else { throw r.fail("stray bytes after a table") }
-            }
-        }
-        let end = contents.records.last!.payload
-        let endTransaction = try end.withUnsafeBytes { raw -> UInt64 in
+        guard records.last?.kind == .checkpointEnd else { throw ByteReader.Error(offset: 0, reason: "no closing record") }
+        let endTransaction = try Array(records.last!.payload).withUnsafeBytes { raw -> UInt64 in
             var r = ByteReader(raw)
             return try r.u64()
         }
         guard endTransaction == contents.header.transaction else {
             throw ByteReader.Error(offset: 0, reason: "closing record names transaction \(endTransaction), header \(contents.header.transaction)")
         }
+
+        // Which records belong to which table: a table record, then its column records.
+        var tableRecords: [Int] = []
+        var columnOwner: [Int: Int] = [:]  // record index → position in tableRecords
+        for (i, record) in records.enumerated().dropFirst().dropLast() {
+            switch record.kind {
+            case .checkpointTable: tableRecords.append(i)
+            case .checkpointColumn:
+                guard let owner = tableRecords.indices.last else { throw ByteReader.Error(offset: 0, reason: "a column before any table") }
+                columnOwner[i] = owner
+            default: throw ByteReader.Error(offset: 0, reason: "unexpected record kind \(record.kind) inside a checkpoint")
+            }
+        }
+        let headers = ResultSlots<TableHeader>(count: tableRecords.count)
+        let columns = ResultSlots<(PropertyNumber, Column.Image)>(count: records.count)
+        let failures = ResultSlots<any Error>(count: records.count)
+        var jobs: [() -> Void] = []
+        for (position, i) in tableRecords.enumerated() {
+            jobs.append {
+                do { headers[position] = try decodeTableHeader(records[i].payload) } catch { failures[i] = error }
+            }
+        }
+        for (i, _) in columnOwner {
+            jobs.append {
+                do { columns[i] = try decodeColumn(records[i].payload) } catch { failures[i] = error }
+            }
+        }
+        runSideBySide(jobs)
+        if let failure = records.indices.compactMap({ failures[$0] }).first { throw failure }
+
+        let entityIndex = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.number, $0.index) })
+        var tables = schema.entities.map { entity in
+            EntityTable.Image(slotCount: 0, live: [], columns: entity.attributes.map { _ in nil },
+                              toOne: entity.relationships.map { _ in nil }, toMany: entity.relationships.map { _ in nil }, sorted: [:])
+        }
+        for (position, _) in tableRecords.enumerated() {
+            guard let header = headers[position] else { continue }
+            let owned = columnOwner.filter { $0.value == position }.keys.sorted()
+            guard owned.count == header.columnCount else {
+                throw ByteReader.Error(offset: 0, reason: "a table promises \(header.columnCount) columns and has \(owned.count)")
+            }
+            // An entity the models no longer have is read (to check it) and dropped.
+            guard let target = translation.entities[header.recordedEntity].flatMap({ entityIndex[$0] }) else { continue }
+            let entity = schema.entities[target]
+            var image = EntityTable.Image(slotCount: header.slotCount, live: header.live,
+                                          columns: entity.attributes.map { _ in nil },
+                                          toOne: entity.relationships.map { _ in nil }, toMany: entity.relationships.map { _ in nil }, sorted: [:])
+            func attributeIndex(_ recorded: PropertyNumber) -> Int? {
+                guard let number = translation.properties[recorded] else { return nil }
+                return entity.attributes.first { $0.number == number }?.index
+            }
+            for i in owned {
+                let (number, column) = columns[i]!
+                guard column.nulls.count == header.slotCount else {
+                    throw ByteReader.Error(offset: 0, reason: "a column of \(column.nulls.count) slots in a table of \(header.slotCount)")
+                }
+                if let index = attributeIndex(number) { image.columns[index] = column }
+            }
+            for (recorded, value) in header.relationships {
+                guard let number = translation.properties[recorded], let runtime = entity.relationships.first(where: { $0.number == number }) else { continue }
+                switch value {
+                case let .toOne(targets) where !runtime.isToMany: image.toOne[runtime.index] = targets
+                case let .toMany(lists) where runtime.isToMany: image.toMany[runtime.index] = lists
+                default: continue
+                }
+            }
+            for (recorded, rows) in header.sorted {
+                if let index = attributeIndex(recorded) { image.sorted[index] = rows }
+            }
+            tables[target] = image
+        }
         return Image(transaction: contents.header.transaction, timestampMicros: contents.header.timestampMicros,
                      schemaHistory: history, tables: tables)
     }
 
-    private static func decodeTable(_ r: inout ByteReader, translation: SchemaTranslation, entityIndex: [EntityNumber: Int],
-                                    schema: Schema, into tables: inout [EntityTable.Image]) throws {
-        let recordedEntity = try r.varintUInt32()
-        let slots = try r.count(limit: r.remaining)
-        let live = try r.bools(count: slots)
-        // An entity the models no longer have is read (to check it) and dropped.
-        let target = translation.entities[recordedEntity].flatMap { entityIndex[$0] }
-        let entity = target.map { schema.entities[$0] }
-        var image = EntityTable.Image(slotCount: slots, live: live, columns: entity?.attributes.map { _ in nil } ?? [],
-                                      toOne: entity?.relationships.map { _ in nil } ?? [],
-                                      toMany: entity?.relationships.map { _ in nil } ?? [], sorted: [:])
-        func attributeIndex(_ recorded: PropertyNumber) -> Int? {
-            guard let entity, let number = translation.properties[recorded] else { return nil }
-            return entity.attributes.first { $0.number == number }?.index
+    private static func decodeTableHeader(_ payload: ArraySlice<UInt8>) throws -> TableHeader {
+        try payload.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            let entity = try r.varintUInt32()
+            let slots = try r.count(limit: r.remaining)
+            let live = try r.bools(count: slots)
+            var relationships: [(PropertyNumber, TableHeader.Targets)] = []
+            for _ in 0..<(try r.count(limit: r.remaining / 2)) {
+                let number = try r.varintUInt32()
+                switch try r.u8() {
+                case 0:
+                    relationships.append((number, .toOne(try r.elements(UInt32.self, count: slots))))
+                case 1:
+                    var lists: [[UInt32]] = []
+                    lists.reserveCapacity(slots)
+                    for _ in 0..<slots { lists.append(try r.elements(UInt32.self, count: try r.count(limit: r.remaining / 4))) }
+                    relationships.append((number, .toMany(lists)))
+                case let flag:
+                    throw r.fail("relationship flag \(flag)")
+                }
+            }
+            var sorted: [(PropertyNumber, [UInt32])] = []
+            for _ in 0..<(try r.count(limit: r.remaining / 2)) {
+                let number = try r.varintUInt32()
+                sorted.append((number, try r.elements(UInt32.self, count: try r.count(limit: r.remaining / 4))))
+            }
+            let columnCount = try r.count(limit: Int(UInt32.max))
+            guard r.isAtEnd else { throw r.fail("stray bytes after a table") }
+            return TableHeader(recordedEntity: entity, slotCount: slots, live: live, relationships: relationships,
+                               sorted: sorted, columnCount: columnCount)
         }
-        for _ in 0..<(try r.count(limit: r.remaining)) {
+    }
+
+    private static func decodeColumn(_ payload: ArraySlice<UInt8>) throws -> (PropertyNumber, Column.Image) {
+        try payload.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
             let number = try r.varintUInt32()
             let layoutByte = try r.u8()
             guard let layout = Column.Layout(rawValue: layoutByte) else { throw r.fail("unknown column layout \(layoutByte)") }
+            let slots = try r.count(limit: r.remaining)
             var column = Column.Image(layout: layout, nulls: try r.bools(count: slots))
             switch layout {
             case .bool: column.bools = try r.bools(count: slots)
@@ -159,32 +286,9 @@ enum CheckpointCodec {
                 column.values.reserveCapacity(slots)
                 for _ in 0..<slots { column.values.append(try r.value()) }
             }
-            if let index = attributeIndex(number) { image.columns[index] = column }
+            guard r.isAtEnd else { throw r.fail("stray bytes after a column") }
+            return (number, column)
         }
-        for _ in 0..<(try r.count(limit: r.remaining)) {
-            let number = try r.varintUInt32()
-            let isToMany = try r.u8()
-            let runtime = translation.properties[number].flatMap { n in entity?.relationships.first { $0.number == n } }
-            if isToMany == 1 {
-                var lists: [[UInt32]] = []
-                lists.reserveCapacity(slots)
-                for _ in 0..<slots { lists.append(try r.elements(UInt32.self, count: try r.count(limit: r.remaining / 4))) }
-                if let runtime, runtime.isToMany { image.toMany[runtime.index] = lists }
-            } else if isToMany == 0 {
-                let targets = try r.elements(UInt32.self, count: slots)
-                if let runtime, !runtime.isToMany { image.toOne[runtime.index] = targets }
-            } else {
-                throw r.fail("relationship flag \(isToMany)")
-            }
-        }
-        for _ in 0..<(try r.count(limit: r.remaining)) {
-            let number = try r.varintUInt32()
-            let rows = try r.elements(UInt32.self, count: try r.count(limit: r.remaining / 4))
-            if let index = attributeIndex(number) { image.sorted[index] = rows }
-        }
-        guard let target else { return }
-        // Row targets must stay inside the tables they point into.
-        tables[target] = image
     }
 
     /// Checks that every relationship target names a slot of its target table.

@@ -72,8 +72,8 @@ public enum CheckpointFile {
     /// A checkpoint read whole and checked: every checksum, the record count, the closing record.
     public struct Contents {
         public var header: Header
-        /// Each record's kind and payload, in file order.
-        public var records: [(kind: RecordFormat.Kind, payload: [UInt8])]
+        /// Each record's kind and payload (a slice of the file's bytes), in file order.
+        public var records: [(kind: RecordFormat.Kind, payload: ArraySlice<UInt8>)]
     }
 
     public static func read(path: String, fileIO: any FileIO) throws -> Contents {
@@ -92,17 +92,32 @@ public enum CheckpointFile {
                 throw problem(0, "header checksum mismatch")
             }
             guard version == formatVersion else { throw problem(8, "format version \(version); this build reads \(formatVersion)") }
-            var records: [(kind: RecordFormat.Kind, payload: [UInt8])] = []
+            // Frame the records first, then check their checksums side by side (a big store's
+            // checkpoint is mostly a few large column records).
+            var frames: [(kind: RecordFormat.Kind, offset: Int, payload: Range<Int>, crc: UInt32)] = []
             var offset = headerSize
             while offset < raw.count {
-                switch SegmentScanner.decodeRecord(raw, at: offset, kinds: RecordFormat.checkpointKinds) {
-                case .zeroHeader: throw problem(offset, "zero record header before the closing record")
-                case let .invalid(reason): throw problem(offset, reason)
-                case let .record(payload, next):
-                    records.append((RecordFormat.Kind(rawValue: raw[offset + 8])!, Array(payload)))
-                    offset = next
+                guard raw.count - offset >= RecordFormat.headerSize else { throw problem(offset, "truncated record header") }
+                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                let crc = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+                let kindByte = raw[offset + 8]
+                guard RecordFormat.checkpointKinds.contains(kindByte), let kind = RecordFormat.Kind(rawValue: kindByte) else {
+                    throw problem(offset, "unknown record kind \(kindByte)")
                 }
+                let start = offset + RecordFormat.headerSize
+                guard length <= raw.count - start else { throw problem(offset, "record length \(length) runs past the end of the file") }
+                frames.append((kind, offset, start..<(start + length), crc))
+                offset = start + length
             }
+            let mismatched = ResultSlots<Int>(count: frames.count)
+            runSideBySide(frames.indices.map { i in {
+                let frame = frames[i]
+                if RecordFormat.checksum(kind: frame.kind.rawValue, payload: UnsafeRawBufferPointer(rebasing: raw[frame.payload])) != frame.crc {
+                    mismatched[i] = frame.offset
+                }
+            } })
+            if let bad = frames.indices.compactMap({ mismatched[$0] }).first { throw problem(bad, "record checksum mismatch") }
+            let records = frames.map { (kind: $0.kind, payload: bytes[$0.payload]) }
             guard UInt64(records.count) == header.recordCount else {
                 throw problem(offset, "\(records.count) records where the header promises \(header.recordCount)")
             }
