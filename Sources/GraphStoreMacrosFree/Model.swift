@@ -34,8 +34,14 @@ open class Model: PersistentModel, Codable {
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     public var id: PersistentIdentifier { persistentModelID }
 
+    /// The entity's name in stores written before the class was renamed (override to rename
+    /// a model without losing its rows: `override class var originalName: String? { "Plane" }`).
+    open class var originalName: String? { nil }
+
     open class func entityDeclaration() throws -> EntityDeclaration {
-        try ModelDiscovery.declaration(for: self)
+        var declaration = try ModelDiscovery.declaration(for: self)
+        declaration.originalName = originalName
+        return declaration
     }
 
     public func persistentPropertyDidChange(named name: String) {

@@ -16,24 +16,62 @@ public final class ModelContainer: @unchecked Sendable {
     private let commitLock: NSLock
     private let contexts = Mutex<[WeakContext]>([])
     private let misuse = Mutex<[any Error]>([])
+    /// A migration's staging container keeps what its contexts commit here instead of in a log.
+    private let captured: Mutex<[LogOperation]>?
 
     public convenience init(for types: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
         try self.init(for: types, configurations: configurations.first ?? ModelConfiguration())
     }
 
-    public init(for types: [any PersistentModel.Type], configurations configuration: ModelConfiguration) throws {
-        schema = try SchemaBuilder.build(types: types)
+    public convenience init(for types: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?,
+                            configurations: ModelConfiguration...) throws {
+        try self.init(for: types, migrationPlan: migrationPlan, configurations: configurations.first ?? ModelConfiguration())
+    }
+
+    /// Opens the store, first migrating it with `migrationPlan` when it is in an older version of
+    /// the plan (Docs/guides/migration.md). `types` are the newest version's models.
+    public init(for types: [any PersistentModel.Type], migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+                configurations configuration: ModelConfiguration) throws {
+        // With a plan, the models are known as its newest version.
+        let version = migrationPlan?.schemas.last.flatMap { newest in
+            Set(newest.models.map { ObjectIdentifier($0) }).isSuperset(of: types.map { ObjectIdentifier($0) }) ? newest.versionIdentifier : nil
+        }
+        schema = try SchemaBuilder.build(types: types, version: version)
         self.configuration = configuration
+        captured = nil
         guard !configuration.isStoredInMemoryOnly, let url = configuration.url else {
             graph = Graph(schema: schema)
             store = nil
             commitLock = NSLock()
             return
         }
+        if let migrationPlan, !configuration.isReadOnly {
+            try Migrator(plan: migrationPlan, directory: url.path, configuration: configuration).run()
+        }
         let store = try Store.open(directory: url.path, schema: schema, options: configuration.storeOptions)
         self.store = store
         graph = store.graph
         commitLock = store.commitLock
+    }
+
+    /// A container over a graph that commits nowhere: what its contexts save is applied to the
+    /// graph and kept for `takeCapturedOperations()` (a migration stage's old or new side).
+    init(staging schema: Schema, graph: Graph, configuration: ModelConfiguration) {
+        self.schema = schema
+        var configuration = configuration
+        configuration.autosaveEnabled = false
+        self.configuration = configuration
+        self.graph = graph
+        store = nil
+        commitLock = NSLock()
+        captured = Mutex([])
+    }
+
+    func takeCapturedOperations() -> [LogOperation] {
+        captured?.withLock { operations in
+            defer { operations = [] }
+            return operations
+        } ?? []
     }
 
     deinit { store?.close() }
@@ -92,6 +130,7 @@ public final class ModelContainer: @unchecked Sendable {
             } else {
                 number = graph.lastTransaction + 1
                 graph.apply(operations, number: number)
+                captured?.withLock { $0.append(contentsOf: operations) }
             }
         }
         let summary = ChangeSummary(operations: operations, schema: schema)

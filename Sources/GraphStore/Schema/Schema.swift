@@ -9,8 +9,11 @@ public final class Schema: Sendable {
     /// Numbers the store has used, so removed properties' numbers are never reused.
     let nextEntityNumber: EntityNumber
     let nextPropertyNumber: PropertyNumber
+    /// The declaring `VersionedSchema`'s version, when the models came with a migration plan.
+    public let versionIdentifier: Version?
 
-    init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber) {
+    init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, versionIdentifier: Version? = nil) {
+        self.versionIdentifier = versionIdentifier
         self.entities = entities
         self.byName = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1.name, $0) })
         self.byType = Dictionary(uniqueKeysWithValues: entities.enumerated().compactMap { i, e in e.type.map { (ObjectIdentifier($0), i) } })
@@ -47,6 +50,22 @@ public final class Schema: Sendable {
 }
 
 extension Schema {
+    /// A schema version, as SwiftData spells it: `Schema.Version(1, 2, 0)`.
+    public struct Version: Comparable, Hashable, Sendable, CustomStringConvertible {
+        public var major: Int
+        public var minor: Int
+        public var patch: Int
+
+        public init(_ major: Int, _ minor: Int, _ patch: Int) {
+            self.major = major
+            self.minor = minor
+            self.patch = patch
+        }
+
+        public static func < (a: Version, b: Version) -> Bool { (a.major, a.minor, a.patch) < (b.major, b.minor, b.patch) }
+        public var description: String { "\(major).\(minor).\(patch)" }
+    }
+
     /// The relationship on the other side of `relationship`, when it has one.
     public func inverse(of relationship: Relationship) -> Relationship? {
         relationship.inverse.map { entities[$0.entity].relationships[$0.relationship] }

@@ -3,7 +3,7 @@
 /// everything in declaration order. Numbers are deterministic, so an unchanged schema numbers
 /// the same way every time; the store's schema records map older numberings (`LogTranslator`).
 enum SchemaBuilder {
-    static func build(types: [any PersistentModel.Type]) throws -> Schema {
+    static func build(types: [any PersistentModel.Type], version: Schema.Version? = nil) throws -> Schema {
         let declarations = try collect(types)
         let inverses = try pairInverses(declarations)
         let indexByName = Dictionary(uniqueKeysWithValues: declarations.enumerated().map { ($1.name, $0) })
@@ -36,7 +36,7 @@ enum SchemaBuilder {
                                    attributes: attributes, relationships: relationships, originalName: declaration.originalName,
                                    propertyNamer: declaration.propertyName))
         }
-        return Schema(entities: entities, nextEntityNumber: EntityNumber(entities.count + 1), nextPropertyNumber: nextProperty)
+        return Schema(entities: entities, nextEntityNumber: EntityNumber(entities.count + 1), nextPropertyNumber: nextProperty, versionIdentifier: version)
     }
 
     static func entityName(of type: any PersistentModel.Type) throws -> String {

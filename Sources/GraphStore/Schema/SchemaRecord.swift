@@ -2,7 +2,7 @@
 /// numbers the log uses for entities and properties, so a reopened store maps its data to the
 /// models by name whatever order they are declared in.
 ///
-///     u8      record version (1)
+///     u8      record version (2; version 1 lacks the version identifier)
 ///     string  fingerprint
 ///     varint  next entity number, varint next property number
 ///     varint  entity count, then per entity:
@@ -10,6 +10,7 @@
 ///       varint attribute count, then per attribute: string name, varint number, string type, u8 options
 ///       varint relationship count, then per relationship: string name, varint number, string target,
 ///              u8 to-many, string delete rule, string inverse name (empty for none)
+///     string  version identifier ("1.2.0" of a VersionedSchema; empty for none) — version 2 only
 public struct SchemaRecord: Equatable, Sendable {
     public struct Property: Equatable, Sendable {
         public var name: String
@@ -47,14 +48,17 @@ public struct SchemaRecord: Equatable, Sendable {
         }
     }
 
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
     public var fingerprint: String
+    /// The `VersionedSchema.versionIdentifier` the models declared ("" when none).
+    public var versionIdentifier: String = ""
     public var nextEntityNumber: EntityNumber
     public var nextPropertyNumber: PropertyNumber
     public var entities: [EntityRecord]
 
     public init(schema: Schema) {
         fingerprint = schema.fingerprint
+        versionIdentifier = schema.versionIdentifier?.description ?? ""
         nextEntityNumber = schema.nextEntityNumber
         nextPropertyNumber = schema.nextPropertyNumber
         entities = schema.entities.map { entity in
@@ -98,6 +102,7 @@ public struct SchemaRecord: Equatable, Sendable {
                 w.string(r.inverseName)
             }
         }
+        w.string(versionIdentifier)
         return w.bytes
     }
 
@@ -105,7 +110,7 @@ public struct SchemaRecord: Equatable, Sendable {
         self = try bytes.withUnsafeBytes { raw in
             var r = ByteReader(raw)
             let version = try r.u8()
-            guard version == Self.version else { throw r.fail("unknown schema record version \(version)") }
+            guard version == 1 || version == Self.version else { throw r.fail("unknown schema record version \(version)") }
             let fingerprint = try r.string()
             let nextEntity = try r.varintUInt32()
             let nextProperty = try r.varintUInt32()
@@ -125,9 +130,19 @@ public struct SchemaRecord: Equatable, Sendable {
                 }
                 entities.append(EntityRecord(name: name, number: number, attributes: attributes, relationships: relationships))
             }
+            var record = SchemaRecord(fingerprint: fingerprint, nextEntityNumber: nextEntity, nextPropertyNumber: nextProperty, entities: entities)
+            if version >= 2 { record.versionIdentifier = try r.string() }
             guard r.isAtEnd else { throw r.fail("stray bytes after the schema record") }
-            return SchemaRecord(fingerprint: fingerprint, nextEntityNumber: nextEntity, nextPropertyNumber: nextProperty, entities: entities)
+            return record
         }
+    }
+
+    /// Whether the two record the same entities, properties and numbers (the version identifier aside).
+    public func hasSameShape(as other: SchemaRecord) -> Bool {
+        var a = self, b = other
+        a.versionIdentifier = ""
+        b.versionIdentifier = ""
+        return a == b
     }
 
     public init(fingerprint: String, nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, entities: [EntityRecord]) {

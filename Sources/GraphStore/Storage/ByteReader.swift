@@ -102,13 +102,14 @@ public struct ByteReader {
     /// `count` bools written by `ByteWriter.bools`; any byte other than 0 or 1 is refused.
     mutating func bools(count: Int) throws -> [Bool] {
         let raw = try take(count)
-        var result = [Bool]()
-        result.reserveCapacity(count)
-        for byte in raw {
-            guard byte <= 1 else { throw fail("bool byte \(byte)") }
-            result.append(byte == 1)
+        // Check every byte first (a tight loop), then copy them whole: 0 and 1 are Bool's bit patterns.
+        var invalid: UInt8 = 0
+        for byte in raw { invalid |= byte & 0xFE }
+        guard invalid == 0 else { throw fail("a bool byte other than 0 or 1") }
+        return [Bool](unsafeUninitializedCapacity: count) { buffer, initialized in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
+            initialized = count
         }
-        return result
     }
 }
 

@@ -45,7 +45,7 @@ public final class Store: @unchecked Sendable {
         self.graph = graph
         self.log = log
         self.fileIO = options.log.fileIO
-        externalAttributes = Set(schema.entities.flatMap { $0.attributes.filter { $0.options.contains(.externalStorage) }.map(\.number) })
+        externalAttributes = Store.externalAttributes(of: schema)
         self.blobs = BlobStore(storeDirectory: directory, fileIO: options.log.fileIO, syncs: options.log.durability != .none)
         self.state = Mutex(State(schemaHistory: history))
         graph.blobs = blobs
@@ -79,9 +79,17 @@ public final class Store: @unchecked Sendable {
         let log = try TransactionLog.open(directory: directory, options: options.log,
                                           body: { try loader.apply($0) },
                                           loadCheckpoint: { try loader.loadCheckpoint() })
-        if let problem = loader.incompatibility {
-            log.close()
-            throw problem
+        // The store must be in a schema the models can read: differences that need a migration
+        // refuse the open (nothing has been written), as do new unique constraints that stored
+        // rows already break.
+        if declared != nil, let current = loader.history.last?.record {
+            let translation = SchemaTranslation(record: current, schema: schema)
+            var problems = translation.incompatibilities
+            problems += uniqueViolations(translation.newlyUnique, in: graph, schema: schema)
+            if !problems.isEmpty {
+                log.close()
+                throw SchemaError.incompatible(differences: problems)
+            }
         }
         var report = log.report
         report.checkpoint = loader.checkpoint
@@ -93,7 +101,7 @@ public final class Store: @unchecked Sendable {
         let store = Store(directory: directory, schema: schema, options: options, report: report, graph: graph,
                           log: log, history: loader.history)
         // Record the models' schema when the store is new or it changed.
-        if declared != nil, !options.log.readOnly, loader.history.last?.record != SchemaRecord(schema: schema) {
+        if declared != nil, !options.log.readOnly, needsSchemaRecord(current: loader.history.last?.record, declared: schema) {
             try store.commitLock.withLock {
                 _ = try store.commit([.schema(payload: SchemaRecord(schema: schema).encoded())], author: "schema")
             }
@@ -132,9 +140,26 @@ public final class Store: @unchecked Sendable {
         return receipt
     }
 
+    /// A custom migration stage's one transaction: what the old models' context saved (in the
+    /// store's current numbering), the new schema, then what the new models' context saved.
+    /// Appended only; the store is closed and reopened with the new models afterwards.
+    func appendMigration(old: [LogOperation], schema: Schema, new: [LogOperation], author: String) throws {
+        try commitLock.withLock {
+            let operations = try externalizeBlobs(old)
+                + [.schema(payload: SchemaRecord(schema: schema).encoded())]
+                + externalizeBlobs(new, attributes: Self.externalAttributes(of: schema))
+            _ = try log.append(operations, author: author)
+        }
+    }
+
+    static func externalAttributes(of schema: Schema) -> Set<PropertyNumber> {
+        Set(schema.entities.flatMap { $0.attributes.filter { $0.options.contains(.externalStorage) }.map(\.number) })
+    }
+
     /// External-storage `Data` values go to blob files, written and synced before the commit
     /// that names them; the log and the graph hold `.blob` references.
-    private func externalizeBlobs(_ operations: [LogOperation]) throws -> [LogOperation] {
+    private func externalizeBlobs(_ operations: [LogOperation], attributes: Set<PropertyNumber>? = nil) throws -> [LogOperation] {
+        let externalAttributes = attributes ?? self.externalAttributes
         guard !externalAttributes.isEmpty else { return operations }
         var wrote = false
         func convert(_ values: [PropertyValue]) throws -> [PropertyValue] {
@@ -212,7 +237,6 @@ private final class StoreLoader {
     var history: [SchemaHistoryEntry] = []
     var checkpoint: UInt64?
     var skipped: [String] = []
-    var incompatibility: (any Error)?
     private var translation: SchemaTranslation?
     private var identity = false
 
@@ -246,8 +270,6 @@ private final class StoreLoader {
                 if let record = history.last?.record { adopt(record) }
                 checkpoint = transaction
                 return transaction
-            } catch let error as SchemaError {
-                throw error
             } catch {
                 skipped.append("checkpoint at transaction \(transaction): \(error)")
             }
@@ -262,9 +284,7 @@ private final class StoreLoader {
     }
 
     private func adopt(_ record: SchemaRecord) {
-        let t = SchemaTranslation(record: record, schema: schema)
-        if !t.incompatibilities.isEmpty { incompatibility = SchemaError.incompatible(differences: t.incompatibilities) }
-        translation = t
+        translation = SchemaTranslation(record: record, schema: schema)
         identity = SchemaTranslation.isIdentity(record: record, schema: schema)
     }
 
@@ -286,6 +306,41 @@ private final class StoreLoader {
         }
         graph.apply(operations, number: transaction.number)
     }
+}
+
+/// Whether opening with `declared` must record it: the store is new, its shape changed, or the
+/// models name a version the store does not have recorded.
+func needsSchemaRecord(current: SchemaRecord?, declared: Schema) -> Bool {
+    guard let current else { return true }
+    let record = SchemaRecord(schema: declared)
+    if !current.hasSameShape(as: record) { return true }
+    return declared.versionIdentifier != nil && current.versionIdentifier != record.versionIdentifier
+}
+
+/// Values that more than one row holds in attributes about to become unique, as descriptions.
+func uniqueViolations(_ attributes: [(EntityNumber, PropertyNumber)], in graph: Graph, schema: Schema) -> [String] {
+    var problems: [String] = []
+    graph.read { view in
+        for (entityNumber, attributeNumber) in attributes {
+            guard let entity = schema.entities.first(where: { $0.number == entityNumber }),
+                  let attribute = entity.attributes.first(where: { $0.number == attributeNumber }) else { continue }
+            var seen: [Value: UInt64] = [:]
+            var duplicates: [String] = []
+            for row in view.table(entity.index).liveRows {
+                let value = view.value(entity: entity.index, row: row, attribute: attribute.index)
+                if value == .null { continue }
+                if let first = seen[value] {
+                    if duplicates.count < 5 { duplicates.append("\(value) (rows \(first) and \(row))") }
+                } else {
+                    seen[value] = row
+                }
+            }
+            if !duplicates.isEmpty {
+                problems.append("\(entity.name).\(attribute.name) cannot become unique: stored rows share values: " + duplicates.joined(separator: ", "))
+            }
+        }
+    }
+    return problems
 }
 
 extension Store {

@@ -138,8 +138,7 @@ enum CheckpointCodec {
     }
 
     /// Reads checked contents into table images of `schema` (the opening schema). Throws
-    /// `ByteReader.Error` for malformed records and `SchemaError.incompatible` naming what does
-    /// not fit. Records are decoded side by side.
+    /// `ByteReader.Error` for malformed records. Records are decoded side by side.
     static func decode(_ contents: CheckpointFile.Contents, schema: Schema) throws -> Image {
         let records = contents.records
         guard records.first?.kind == .checkpointSchemas else {
@@ -149,8 +148,9 @@ enum CheckpointCodec {
         guard let recorded = history.last?.record else {
             throw ByteReader.Error(offset: CheckpointFile.headerSize, reason: "empty schema history")
         }
+        // Incompatible properties are not mapped (dropped); whether that is acceptable is the
+        // opener's decision, by the schema the store is in after the log (Store.open).
         let translation = SchemaTranslation(record: recorded, schema: schema)
-        if !translation.incompatibilities.isEmpty { throw SchemaError.incompatible(differences: translation.incompatibilities) }
         guard records.last?.kind == .checkpointEnd else { throw ByteReader.Error(offset: 0, reason: "no closing record") }
         let endTransaction = try Array(records.last!.payload).withUnsafeBytes { raw -> UInt64 in
             var r = ByteReader(raw)
@@ -311,5 +311,22 @@ enum CheckpointCodec {
                 throw ByteReader.Error(offset: 0, reason: "sorted order of \(entity.name).\(entity.attributes[index].name) names a row past the table")
             }
         }
+    }
+
+    /// Moves a graph's contents into a graph of another schema, through the same encoding and
+    /// translation a checkpoint takes (a migration's data step; nothing touches the disk).
+    static func transfer(from source: Graph, history: [SchemaHistoryEntry], into target: Graph) throws {
+        let (transaction, tables) = source.captureImage()
+        let sourceHistory = history + [SchemaHistoryEntry(transaction: transaction, timestampMicros: 0, record: SchemaRecord(schema: source.schema))]
+        let parts = parts(of: source.schema)
+        let records = parts.map { part -> (kind: RecordFormat.Kind, payload: ArraySlice<UInt8>) in
+            let (kind, payload) = encode(part, transaction: transaction, history: sourceHistory, tables: tables, schema: source.schema)
+            return (kind, payload[...])
+        }
+        let contents = CheckpointFile.Contents(header: .init(transaction: transaction, timestampMicros: 0, recordCount: UInt64(records.count)),
+                                               records: records)
+        let image = try decode(contents, schema: target.schema)
+        try validateTargets(image, schema: target.schema)
+        target.install(image.tables, number: transaction)
     }
 }
