@@ -22,7 +22,7 @@ let package = Package(
         .executableTarget(name: "enroute", dependencies: ["EnrouteModels", "ToolSupport"]),
         .executableTarget(name: "graphstore", dependencies: ["GraphStore", "ToolSupport"]),
         // A child process for the crash tests: commits in a loop until it is killed.
-        .executableTarget(name: "graphstore-crashtest", dependencies: ["GraphStore", "GraphStoreTestSupport"]),
+        .executableTarget(name: "graphstore-crashtest", dependencies: ["GraphStore", "GraphStoreMacrosFree", "GraphStoreTestSupport"]),
         // Workloads and reference models shared by the tests and the crash-test child.
         .target(name: "GraphStoreTestSupport", dependencies: ["GraphStore"]),
 

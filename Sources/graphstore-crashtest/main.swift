@@ -8,6 +8,7 @@ import GraphStoreTestSupport
 //
 // usage: graphstore-crashtest STORE [--durability full|grouped|none] [--writers N] [--segment-size BYTES]
 //        graphstore-crashtest STORE --maintenance [--segment-size BYTES]
+//        graphstore-crashtest STORE --migration-seed N | --migrate      (MigrationWorkload.swift)
 //
 // With --maintenance it commits MaintenanceWorkload items through a Store (blob files
 // included) while a second thread checkpoints and compacts in a loop, printing "ack SEQUENCE".
@@ -33,6 +34,9 @@ let segmentSize = UInt64(option("--segment-size") ?? "65536") ?? 65_536
 
 if arguments.contains("--maintenance") {
     runMaintenanceWorkload()
+}
+if arguments.contains("--migrate") || arguments.contains("--migration-seed") {
+    runMigrationMode(store: store, arguments: arguments)
 }
 
 func runMaintenanceWorkload() -> Never {

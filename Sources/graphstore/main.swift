@@ -110,7 +110,8 @@ func run(_ argv: [String]) throws -> ExitCode {
         print("schema versions:    \(schemas.count)")
         for (i, entry) in schemas.enumerated() {
             let entities = entry.record.entities.map { "\($0.name)(\($0.attributes.count)+\($0.relationships.count))" }.joined(separator: " ")
-            print("  v\(i + 1) at transaction \(entry.transaction), \(formatTime(entry.timestampMicros)): \(entities)")
+            let version = entry.record.versionIdentifier.isEmpty ? "" : " (version \(entry.record.versionIdentifier))"
+            print("  \(i + 1). at transaction \(entry.transaction), \(formatTime(entry.timestampMicros))\(version): \(entities)")
         }
         return .success
 
