@@ -8,12 +8,16 @@ import Observation
 /// when the container is created.
 @propertyWrapper
 public struct Attribute<Value>: AttributeWrapper {
-    var slot = -1
-    let initialValue: Value
-    let coder: ValueCoder<Value>?
-    let options: AttributeOptions
-    let originalName: String?
+    // Inlinable, so that a model's initialiser (which creates every wrapper, each time an object
+    // is made for a fetched row) is specialised for the concrete types: no generic metadata
+    // lookups and no heap-allocated closure contexts per wrapper.
+    @usableFromInline var slot = -1
+    @usableFromInline let initialValue: Value
+    @usableFromInline let coder: ValueCoder<Value>?
+    @usableFromInline let options: AttributeOptions
+    @usableFromInline let originalName: String?
 
+    @inlinable
     init(initialValue: Value, coder: ValueCoder<Value>?, options: [AttributeOptions], originalName: String?) {
         self.initialValue = initialValue
         self.coder = coder
@@ -21,38 +25,46 @@ public struct Attribute<Value>: AttributeWrapper {
         self.originalName = originalName
     }
 
+    @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable {
         self.init(initialValue: wrappedValue, coder: .storable, options: options, originalName: originalName)
     }
 
+    @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable & Codable {
         self.init(initialValue: wrappedValue, coder: .storable, options: options, originalName: originalName)
     }
 
+    @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: RawRepresentable, Value.RawValue: Storable {
         self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: options, originalName: originalName)
     }
 
+    @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: RawRepresentable & Codable, Value.RawValue: Storable {
         self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: options, originalName: originalName)
     }
 
+    @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: OptionalRawRepresentable {
         self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: options, originalName: originalName)
     }
 
+    @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: OptionalRawRepresentable & Codable {
         self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: options, originalName: originalName)
     }
 
+    @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Codable {
         self.init(initialValue: wrappedValue, coder: .codable, options: options, originalName: originalName)
     }
 
     /// Any other type compiles, and is refused by name when the container is created.
+    @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) {
         self.init(initialValue: wrappedValue, coder: nil, options: options, originalName: originalName)
     }

@@ -340,7 +340,8 @@ public final class ModelContext {
     }
 }
 
-final class WeakModel {
+/// A registry entry: the object, held weakly (a struct, so registering allocates nothing).
+struct WeakModel {
     weak var object: (any PersistentModel)?
     init(_ object: any PersistentModel) { self.object = object }
 }

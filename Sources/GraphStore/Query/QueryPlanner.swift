@@ -10,8 +10,14 @@ struct QueryPlanner {
         /// Committed rows of the fetched entity, each once, in no particular order (callers sort
         /// what survives the predicate, which is usually far less).
         var rows: [UInt64]
-        /// How they were found, for `explain`.
-        var plan: String
+        /// How they were found, for `explain` (described only when asked: a fetch never needs it).
+        private let describe: () -> String
+        var plan: String { describe() }
+
+        init(rows: [UInt64], plan: @autoclosure @escaping () -> String) {
+            self.rows = rows
+            describe = plan
+        }
     }
 
     let schema: Schema
@@ -32,6 +38,7 @@ struct QueryPlanner {
         guard let value = Self.storedValue(constant) else { return nil }
         return lookup(chain, values: [value], describe: "= \(value)")
     }
+
 
     func oneOf(_ chain: [AnyKeyPath], _ constants: [Any]) -> Candidates? {
         let values = constants.compactMap(Self.storedValue)
@@ -69,18 +76,18 @@ struct QueryPlanner {
 
     /// Rows whose chain equals one of `values`: through a unique or indexed attribute, or a to-one
     /// relationship's target found by a unique attribute of the target.
-    private func lookup(_ chain: [AnyKeyPath], values: [Value], describe: String) -> Candidates? {
+    private func lookup(_ chain: [AnyKeyPath], values: [Value], describe: @autoclosure @escaping () -> String) -> Candidates? {
         // Indexes hold no nil for unique values, and "points at nothing" has no inverse set: scan.
         guard !values.contains(.null) else { return nil }
         let table = view.table(entity.index)
         if chain.count == 1, case let .attribute(attribute)? = entity.property(for: chain[0]) {
             if let unique = table.unique[attribute.index] {
                 let rows = Self.distinct(values.compactMap { unique.rows[$0] }.map(UInt64.init), from: values.count)
-                return Candidates(rows: rows, plan: "unique index \(entity.name).\(attribute.name) \(describe): \(rows.count) row(s)")
+                return Candidates(rows: rows, plan: "unique index \(entity.name).\(attribute.name) \(describe()): \(rows.count) row(s)")
             }
             if let secondary = table.secondary[attribute.index] {
                 let rows = Self.distinct(values.flatMap { secondary.rows[$0] ?? [] }.map(UInt64.init), from: values.count)
-                return Candidates(rows: rows, plan: "index \(entity.name).\(attribute.name) \(describe): \(rows.count) row(s)")
+                return Candidates(rows: rows, plan: "index \(entity.name).\(attribute.name) \(describe()): \(rows.count) row(s)")
             }
             return nil
         }
@@ -95,7 +102,7 @@ struct QueryPlanner {
             }
             rows = Self.distinct(rows, from: values.count)
             return Candidates(rows: rows,
-                              plan: "inverse set of \(target.name).\(attribute.name) \(describe) through \(entity.name).\(relationship.name): \(rows.count) row(s)")
+                              plan: "inverse set of \(target.name).\(attribute.name) \(describe()) through \(entity.name).\(relationship.name): \(rows.count) row(s)")
         }
         return nil
     }

@@ -138,6 +138,10 @@ extension Schema {
         private let propertyNamer: (AnyKeyPath) -> String?
         private let cacheLock = NSLock()
         private var keyPathCache: [AnyKeyPath: PropertyReference] = [:]
+        /// The same answers by key path identity (the compiler passes one object per key path
+        /// literal, and comparing identity is far cheaper than hashing a key path). Each entry
+        /// keeps its key path alive, so an identity is never reused while it is a key here.
+        private var keyPathIdentityCache: [ObjectIdentifier: (keyPath: AnyKeyPath, property: PropertyReference)] = [:]
 
         init(name: String, index: Int, number: EntityNumber, type: (any PersistentModel.Type)?, attributes: [Schema.Attribute],
              relationships: [Schema.Relationship], originalName: String?, propertyNamer: @escaping (AnyKeyPath) -> String?) {
@@ -165,9 +169,13 @@ extension Schema {
         /// The persistent property `keyPath` reads (`\Flight.routeDistance` → the routeDistance
         /// attribute), or nil when it reads something else (a computed or transient property).
         public func property(for keyPath: AnyKeyPath) -> PropertyReference? {
-            if let cached = cacheLock.withLock({ keyPathCache[keyPath] }) { return cached }
+            let identity = ObjectIdentifier(keyPath)
+            if let cached = cacheLock.withLock({ keyPathIdentityCache[identity]?.property ?? keyPathCache[keyPath] }) { return cached }
             guard let name = propertyNamer(keyPath), let property = property(named: name) else { return nil }
-            cacheLock.withLock { keyPathCache[keyPath] = property }
+            cacheLock.withLock {
+                keyPathCache[keyPath] = property
+                if keyPathIdentityCache.count < 4_096 { keyPathIdentityCache[identity] = (keyPath, property) }
+            }
             return property
         }
     }

@@ -16,13 +16,13 @@ public struct ValueCoder<T> {
 }
 
 extension ValueCoder where T: Storable {
-    public static var storable: ValueCoder {
+    @inlinable public static var storable: ValueCoder {
         ValueCoder(type: T.storageType, encode: { $0.storedValue }, decode: { try T(storedValue: $0) })
     }
 }
 
 extension ValueCoder where T: RawRepresentable, T.RawValue: Storable {
-    public static var rawRepresentable: ValueCoder {
+    @inlinable public static var rawRepresentable: ValueCoder {
         ValueCoder(type: T.RawValue.storageType, encode: { $0.rawValue.storedValue }, decode: { value in
             let raw = try T.RawValue(storedValue: value)
             guard let result = T(rawValue: raw) else {
@@ -46,7 +46,7 @@ extension Optional: OptionalRawRepresentable where Wrapped: RawRepresentable, Wr
 }
 
 extension ValueCoder where T: OptionalRawRepresentable {
-    public static var optionalRawRepresentable: ValueCoder {
+    @inlinable public static var optionalRawRepresentable: ValueCoder {
         let inner = ValueCoder<T.WrappedRaw>.rawRepresentable
         return ValueCoder(type: AttributeType(kind: inner.type.kind, isOptional: true), encode: { value in
             try value.wrapped.map(inner.encode) ?? .null
