@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
-// GraphStore's benchmark suite: its own package so that only it may take dependencies
-// (the SQLite baseline). Run: swift run -c release --package-path Benchmarks enroute-bench
+// GraphStore's benchmark suite: its own package so that only it may take dependencies (the
+// SQLite baselines). Run: swift run -c release --package-path Benchmarks enroute-bench
 import PackageDescription
 
 let package = Package(
@@ -8,9 +8,11 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "GraphStore", path: ".."),
+        // The `grdb` baseline: SQLite through GRDB records, as a Swift programmer writes them.
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
-        // SQLite's C API, the baseline (Debian's libsqlite3-dev; ./setup.sh installs it).
+        // SQLite's C API, the `sqlite` baseline (Debian's libsqlite3-dev; ./setup.sh installs it).
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
             name: "enroute-bench",
@@ -18,6 +20,7 @@ let package = Package(
                 "CSQLite",
                 .product(name: "GraphStore", package: "GraphStore"),
                 .product(name: "EnrouteModels", package: "GraphStore"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

@@ -48,3 +48,20 @@ func machineDescription() -> String {
     let memory = ProcessInfo.processInfo.physicalMemory / (1 << 30)
     return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) GiB, Linux"
 }
+
+/// Resident set size of this process, from /proc/self/status.
+func residentMiB() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return .nan }
+    let kib = Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan
+    return kib / 1024
+}
+
+/// Returns freed heap pages to the OS so resident memory reflects live data.
+func trimHeap() {
+    // glibc's malloc_trim is not in the Glibc module map; look it up.
+    typealias MallocTrim = @convention(c) (Int) -> Int32
+    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+    }
+}

@@ -62,7 +62,7 @@ struct SyntheticEnroute {
 
     /// Inserts everything into `context` (unsaved) and returns how many flights.
     @discardableResult
-    func insert(_ rows: Rows, into context: ModelContext) -> Int {
+    static func insert(_ rows: Rows, into context: ModelContext) -> Int {
         let airports = rows.airports.map { row -> Airport in
             let airport = Airport(icao: row.icao)
             airport.name = row.name

@@ -21,6 +21,9 @@ public struct LogOptions: Sendable {
     /// (the dropped bytes are moved to a quarantine directory in the store).
     public var salvage: Bool
     public var fileIO: any FileIO
+    /// Segments are preallocated this far ahead of the writes (at most the segment size).
+    public var preallocationStep: UInt64 = LogOptions.defaultPreallocationStep
+    public static let defaultPreallocationStep: UInt64 = 4 << 20
 
     public init(
         durability: Durability = .full,

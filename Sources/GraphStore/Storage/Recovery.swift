@@ -166,7 +166,7 @@ struct Recovery {
         let handle = try fileIO.open(path, mode: .readWrite)
         defer { handle.close() }
         try handle.truncate(to: offset)
-        try handle.preallocate(to: max(fileSize, segmentSize))
+        try handle.preallocate(to: max(fileSize, min(segmentSize, LogOptions.defaultPreallocationStep)))
         try handle.sync()
     }
 

@@ -26,6 +26,10 @@ public final class TransactionLog: @unchecked Sendable {
     private var active: (any FileHandleIO)?
     private var activeSegment: UInt64 = 0
     private var writeOffset: UInt64 = 0
+    /// How far the active segment is preallocated: space is reserved a step ahead of the
+    /// writes (not the whole segment at once), so a small store takes little disk while most
+    /// commits still sync without changing the file's size.
+    private var preallocatedEnd: UInt64 = 0
     /// Bytes appended since open, and how many of them a completed sync covers (group commit).
     private var appendedBytes: UInt64 = 0
     private var syncedBytes: UInt64 = 0
@@ -77,6 +81,7 @@ public final class TransactionLog: @unchecked Sendable {
                 log.active = try fileIO.open(log.segmentPath(end.segment), mode: .readWrite)
                 log.activeSegment = end.segment
                 log.writeOffset = end.offset
+                log.preallocatedEnd = try log.active!.size()
             } else {
                 try log.createSegment(1)
             }
@@ -158,6 +163,7 @@ public final class TransactionLog: @unchecked Sendable {
             if writeOffset + UInt64(record.count) > options.segmentSize && writeOffset > UInt64(SegmentFormat.headerSize) {
                 try rollSegment()
             }
+            try reserveSpace(through: writeOffset + UInt64(record.count))
             try active!.writeAll(record, at: writeOffset)
         } catch {
             throw poisonWith(error)
@@ -221,6 +227,14 @@ public final class TransactionLog: @unchecked Sendable {
         return storageError
     }
 
+    /// Preallocates the active segment up to past `end`, a step at a time.
+    private func reserveSpace(through end: UInt64) throws {
+        guard end > preallocatedEnd else { return }
+        let step = options.preallocationStep
+        preallocatedEnd = max(end, min(options.segmentSize, (end / step + 1) * step))
+        try active!.preallocate(to: preallocatedEnd)
+    }
+
     /// Starts a new segment unless the active one is still empty, so that everything committed
     /// so far lies in sealed segments (compaction drops sealed segments a checkpoint covers).
     /// Returns the number of the segment now active.
@@ -282,7 +296,7 @@ public final class TransactionLog: @unchecked Sendable {
         let handle = try fileIO.open(segmentPath(number), mode: .create)
         do {
             try handle.writeAll(SegmentFormat.encodeHeader(.init(segment: number, previousTransaction: lastNumber)), at: 0)
-            try handle.preallocate(to: options.segmentSize)
+            try handle.preallocate(to: min(options.segmentSize, options.preallocationStep))
             if options.durability != .none {
                 try handle.sync()
                 try fileIO.syncDirectory(directory)
@@ -294,6 +308,7 @@ public final class TransactionLog: @unchecked Sendable {
         active = handle
         activeSegment = number
         writeOffset = UInt64(SegmentFormat.headerSize)
+        preallocatedEnd = min(options.segmentSize, options.preallocationStep)
     }
 
     /// Syncs everything appended so far, whatever the durability (for bulk writers using `.none`).

@@ -1,25 +1,33 @@
 import CSQLite
 import Foundation
 
-/// The baseline: SQLite through its C API as a C programmer would use it — the Enroute schema
-/// with foreign keys and an index on every queried column, WAL, synchronous=FULL, prepared
-/// statements, dates as integers, one transaction per batch.
-final class SQLiteBaseline {
+/// The `sqlite` baseline: SQLite through its C API as a C programmer would use it — the Enroute
+/// schema with foreign keys and an index on every queried column, WAL, synchronous=FULL,
+/// prepared statements kept and reused, dates as integers, one transaction per batch.
+final class SQLiteEngine: Engine {
+    static let name = "sqlite"
+
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
     private var db: OpaquePointer?
     let path: String
+    private var statements: [String: Statement] = [:]
 
-    init(path: String) throws {
+    private init(path: String) throws {
         self.path = path
-        try? FileManager.default.removeItem(atPath: path)
         guard sqlite3_open(path, &db) == SQLITE_OK else { throw Failure(description: "cannot open \(path)") }
-        try exec("""
-            PRAGMA journal_mode=WAL;
-            PRAGMA synchronous=FULL;
-            PRAGMA foreign_keys=ON;
+        try exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+        sqlite3_busy_timeout(db, 10_000)
+    }
+
+    static func open(at path: String) throws -> SQLiteEngine { try SQLiteEngine(path: path) }
+
+    static func create(at path: String) throws -> SQLiteEngine {
+        removeStore(path)
+        let engine = try SQLiteEngine(path: path)
+        try engine.exec("""
             CREATE TABLE airports(id INTEGER PRIMARY KEY, icao TEXT NOT NULL UNIQUE, name TEXT, city TEXT, state TEXT,
                 country_code TEXT, latitude REAL, longitude REAL, timezone TEXT);
             CREATE TABLE airlines(id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT, shortname TEXT);
@@ -34,12 +42,16 @@ final class SQLiteBaseline {
             CREATE INDEX flights_airline ON flights(airline_id);
             CREATE INDEX flights_distance ON flights(route_distance);
             """)
+        return engine
     }
 
-    deinit {
-        sqlite3_close(db)
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    func close() {
+        statements.removeAll()
+        if db != nil { sqlite3_close(db) }
+        db = nil
     }
+
+    deinit { close() }
 
     func exec(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
@@ -76,23 +88,33 @@ final class SQLiteBaseline {
 
     func prepare(_ sql: String) throws -> Statement { try Statement(db, sql) }
 
-    /// Loads the same data the GraphStore side gets, in one transaction.
-    func load(_ data: SyntheticEnroute.Rows) throws {
+    /// A statement prepared once and kept, reset for each use.
+    private func statement(_ sql: String) throws -> Statement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let prepared = try prepare(sql)
+        statements[sql] = prepared
+        return prepared
+    }
+
+    func bulkImport(_ data: SyntheticEnroute.Rows) throws {
         try exec("BEGIN")
-        let airport = try prepare("INSERT INTO airports(id, icao, name, city, state, country_code, latitude, longitude, timezone) VALUES (?,?,?,?,?,?,?,?,?)")
+        let airport = try statement("INSERT INTO airports(id, icao, name, city, state, country_code, latitude, longitude, timezone) VALUES (?,?,?,?,?,?,?,?,?)")
         for (i, a) in data.airports.enumerated() {
             airport.reset()
             airport.bind(1, Int64(i + 1)); airport.bind(2, a.icao); airport.bind(3, a.name); airport.bind(4, a.city)
             airport.bind(5, "ST"); airport.bind(6, "US"); airport.bind(7, a.latitude); airport.bind(8, a.longitude); airport.bind(9, "America/Chicago")
             guard airport.step() == SQLITE_DONE else { throw Failure(description: "insert airport") }
         }
-        let airline = try prepare("INSERT INTO airlines(id, code, name, shortname) VALUES (?,?,?,?)")
+        let airline = try statement("INSERT INTO airlines(id, code, name, shortname) VALUES (?,?,?,?)")
         for (i, code) in data.airlines.enumerated() {
             airline.reset()
             airline.bind(1, Int64(i + 1)); airline.bind(2, code); airline.bind(3, "Airline \(i)"); airline.bind(4, "AL\(i)")
             guard airline.step() == SQLITE_DONE else { throw Failure(description: "insert airline") }
         }
-        let flight = try prepare("""
+        let flight = try statement("""
             INSERT INTO flights(id, ident, actual_off, scheduled_off, estimated_off, scheduled_on, estimated_on, actual_on,
                 aircraft_type, progress_percent, status, route_distance, filed_airspeed, filed_altitude, origin_id, destination_id, airline_id)
             VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -110,5 +132,67 @@ final class SQLiteBaseline {
         }
         try exec("COMMIT")
         try exec("ANALYZE")
+    }
+
+    func upsertAll(_ rows: SyntheticEnroute.Rows, round: Int) throws {
+        try exec("BEGIN")
+        let update = try statement("UPDATE flights SET route_distance = ?, progress_percent = ?, status = ? WHERE ident = ?")
+        for row in rows.flights {
+            update.reset()
+            update.bind(1, Int64(UpsertValues.distance(row, round: round)))
+            update.bind(2, Int64(UpsertValues.progress(row, round: round)))
+            update.bind(3, UpsertValues.status(round: round))
+            update.bind(4, row.ident)
+            guard update.step() == SQLITE_DONE, sqlite3_changes(db) == 1 else { throw Failure(description: "update \(row.ident)") }
+        }
+        try exec("COMMIT")
+    }
+
+    func filter(destination: String, airline: String) throws -> [String] {
+        let query = try statement("""
+            SELECT f.ident, f.route_distance FROM flights f
+            JOIN airports d ON d.id = f.destination_id JOIN airlines a ON a.id = f.airline_id
+            WHERE d.icao = ? AND a.code = ? AND f.actual_off IS NOT NULL AND f.actual_on IS NULL
+            ORDER BY f.route_distance, f.ident
+            """)
+        query.bind(1, destination)
+        query.bind(2, airline)
+        var found: [String] = []
+        while query.step() == SQLITE_ROW { found.append("\(query.text(0)) \(query.int(1))") }
+        return found
+    }
+
+    func lookup(ident: String) throws -> Int {
+        let query = try statement("SELECT ident, route_distance FROM flights WHERE ident = ?")
+        query.bind(1, ident)
+        return query.step() == SQLITE_ROW ? Int(query.int(1)) : -1
+    }
+
+    func board(airport: String) throws -> [String] {
+        let query = try statement("""
+            SELECT f.ident, COALESCE(f.actual_on, f.estimated_on) AS arrival FROM flights f
+            JOIN airports d ON d.id = f.destination_id
+            WHERE d.icao = ? ORDER BY arrival, f.ident
+            """)
+        query.bind(1, airport)
+        var found: [String] = []
+        while query.step() == SQLITE_ROW { found.append("\(query.text(0)) \(query.int(1))") }
+        return found
+    }
+
+    func compact() throws {
+        statements.removeAll()
+        try exec("PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);")
+    }
+
+    /// One small durable transaction: a flight's progress (the durable_commit workload).
+    func commitSmallUpdate(_ i: Int) throws {
+        let update = try statement("UPDATE flights SET progress_percent = ?, status = ? WHERE id = ?")
+        try exec("BEGIN IMMEDIATE")
+        update.bind(1, Int64(i % 100))
+        update.bind(2, "En Route / On Time")
+        update.bind(3, Int64(i % 1000 + 1))
+        guard update.step() == SQLITE_DONE else { throw Failure(description: "small update: \(String(cString: sqlite3_errmsg(db)))") }
+        try exec("COMMIT")
     }
 }

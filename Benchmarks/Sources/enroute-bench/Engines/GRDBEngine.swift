@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+
+/// The `grdb` baseline: GRDB 7 records and its query interface, as a Swift programmer writes
+/// them — Codable record types, a migrator, associations, a DatabasePool (WAL) with
+/// synchronous=FULL.
+final class GRDBEngine: Engine {
+    static let name = "grdb"
+    private let pool: DatabasePool
+
+    struct AirportRecord: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "airport"
+        var id: Int64
+        var icao: String
+        var name: String
+        var city: String
+        var state: String
+        var countryCode: String
+        var latitude: Double
+        var longitude: Double
+        var timezone: String
+    }
+
+    struct AirlineRecord: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "airline"
+        var id: Int64
+        var code: String
+        var name: String
+        var shortname: String
+    }
+
+    struct FlightRecord: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "flight"
+        static let destination = belongsTo(AirportRecord.self, key: "destination", using: ForeignKey(["destinationId"]))
+        static let origin = belongsTo(AirportRecord.self, key: "origin", using: ForeignKey(["originId"]))
+        static let airline = belongsTo(AirlineRecord.self, using: ForeignKey(["airlineId"]))
+        var id: Int64
+        var ident: String
+        var actualOff: Date?
+        var scheduledOff: Date
+        var estimatedOff: Date
+        var scheduledOn: Date
+        var estimatedOn: Date
+        var actualOn: Date?
+        var aircraftType: String
+        var progressPercent: Int
+        var status: String
+        var routeDistance: Int
+        var filedAirspeed: Int
+        var filedAltitude: Int
+        var originId: Int64
+        var destinationId: Int64
+        var airlineId: Int64
+
+        /// When it lands (or landed): actual if known, else estimated.
+        var arrival: Date { actualOn ?? estimatedOn }
+    }
+
+    private init(path: String, migrate: Bool) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        guard migrate else { return }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("enroute") { db in
+            try db.create(table: "airport") { t in
+                t.primaryKey("id", .integer)
+                t.column("icao", .text).notNull().unique()
+                t.column("name", .text).notNull()
+                t.column("city", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("countryCode", .text).notNull()
+                t.column("latitude", .double).notNull()
+                t.column("longitude", .double).notNull()
+                t.column("timezone", .text).notNull()
+            }
+            try db.create(table: "airline") { t in
+                t.primaryKey("id", .integer)
+                t.column("code", .text).notNull().unique()
+                t.column("name", .text).notNull()
+                t.column("shortname", .text).notNull()
+            }
+            try db.create(table: "flight") { t in
+                t.primaryKey("id", .integer)
+                t.column("ident", .text).notNull().unique()
+                t.column("actualOff", .datetime)
+                t.column("scheduledOff", .datetime).notNull()
+                t.column("estimatedOff", .datetime).notNull()
+                t.column("scheduledOn", .datetime).notNull()
+                t.column("estimatedOn", .datetime).notNull()
+                t.column("actualOn", .datetime)
+                t.column("aircraftType", .text).notNull()
+                t.column("progressPercent", .integer).notNull()
+                t.column("status", .text).notNull()
+                t.column("routeDistance", .integer).notNull().indexed()
+                t.column("filedAirspeed", .integer).notNull()
+                t.column("filedAltitude", .integer).notNull()
+                t.belongsTo("origin", inTable: "airport").notNull()
+                t.belongsTo("destination", inTable: "airport").notNull()
+                t.belongsTo("airline").notNull()
+            }
+        }
+        try migrator.migrate(pool)
+    }
+
+    static func create(at path: String) throws -> GRDBEngine {
+        removeStore(path)
+        return try GRDBEngine(path: path, migrate: true)
+    }
+
+    static func open(at path: String) throws -> GRDBEngine { try GRDBEngine(path: path, migrate: false) }
+
+    func bulkImport(_ rows: SyntheticEnroute.Rows) throws {
+        func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
+        try pool.write { db in
+            for (i, a) in rows.airports.enumerated() {
+                try AirportRecord(id: Int64(i + 1), icao: a.icao, name: a.name, city: a.city, state: "ST", countryCode: "US",
+                                  latitude: a.latitude, longitude: a.longitude, timezone: "America/Chicago").insert(db)
+            }
+            for (i, code) in rows.airlines.enumerated() {
+                try AirlineRecord(id: Int64(i + 1), code: code, name: "Airline \(i)", shortname: "AL\(i)").insert(db)
+            }
+            for (i, f) in rows.flights.enumerated() {
+                try FlightRecord(id: Int64(i + 1), ident: f.ident, actualOff: f.actualOff.map(date), scheduledOff: date(f.scheduledOff),
+                                 estimatedOff: date(f.estimatedOff), scheduledOn: date(f.scheduledOn), estimatedOn: date(f.estimatedOn),
+                                 actualOn: nil, aircraftType: f.aircraftType, progressPercent: f.progressPercent, status: f.status,
+                                 routeDistance: f.routeDistance, filedAirspeed: f.filedAirspeed, filedAltitude: f.filedAltitude,
+                                 originId: Int64(f.origin + 1), destinationId: Int64(f.destination + 1), airlineId: Int64(f.airline + 1)).insert(db)
+            }
+        }
+        try pool.write { db in try db.execute(sql: "ANALYZE") }
+    }
+
+    func upsertAll(_ rows: SyntheticEnroute.Rows, round: Int) throws {
+        try pool.write { db in
+            for row in rows.flights {
+                guard var flight = try FlightRecord.filter(Column("ident") == row.ident).fetchOne(db) else {
+                    throw SQLiteEngine.Failure(description: "no flight \(row.ident)")
+                }
+                flight.routeDistance = UpsertValues.distance(row, round: round)
+                flight.progressPercent = UpsertValues.progress(row, round: round)
+                flight.status = UpsertValues.status(round: round)
+                try flight.update(db)
+            }
+        }
+    }
+
+    func filter(destination: String, airline: String) throws -> [String] {
+        try pool.read { db in
+            try FlightRecord
+                .joining(required: FlightRecord.destination.filter(Column("icao") == destination))
+                .joining(required: FlightRecord.airline.filter(Column("code") == airline))
+                .filter(Column("actualOff") != nil && Column("actualOn") == nil)
+                .order(Column("routeDistance"), Column("ident"))
+                .fetchAll(db)
+        }.map { "\($0.ident) \($0.routeDistance)" }
+    }
+
+    func lookup(ident: String) throws -> Int {
+        try pool.read { db in try FlightRecord.filter(Column("ident") == ident).fetchOne(db) }?.routeDistance ?? -1
+    }
+
+    func board(airport: String) throws -> [String] {
+        try pool.read { db in
+            try FlightRecord
+                .joining(required: FlightRecord.destination.filter(Column("icao") == airport))
+                .order(Column("estimatedOn"), Column("ident"))
+                .fetchAll(db)
+        }.map { "\($0.ident) \(Int64($0.arrival.timeIntervalSince1970))" }
+    }
+
+    func compact() throws {
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            try db.execute(sql: "VACUUM")
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    func close() { try? pool.close() }
+}

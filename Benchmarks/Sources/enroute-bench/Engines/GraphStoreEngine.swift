@@ -1,0 +1,67 @@
+import EnrouteModels
+import Foundation
+import GraphStore
+
+/// GraphStore as the Enroute app uses it: a container with `.full` durability, one context,
+/// the Enroute models and queries.
+final class GraphStoreEngine: Engine {
+    static let name = "graphstore"
+    let container: ModelContainer
+    let context: ModelContext
+
+    private init(path: String) throws {
+        var configuration = ModelConfiguration(url: URL(fileURLWithPath: path), durability: .full, autosaveEnabled: false)
+        configuration.maintenance = .manual
+        container = try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: configuration)
+        context = ModelContext(container)
+    }
+
+    static func create(at path: String) throws -> GraphStoreEngine {
+        removeStore(path)
+        return try GraphStoreEngine(path: path)
+    }
+
+    static func open(at path: String) throws -> GraphStoreEngine { try GraphStoreEngine(path: path) }
+
+    func bulkImport(_ rows: SyntheticEnroute.Rows) throws {
+        // A context of its own, so its objects are released with it (as an importer would).
+        let importer = ModelContext(container)
+        SyntheticEnroute.insert(rows, into: importer)
+        try importer.save()
+    }
+
+    func upsertAll(_ rows: SyntheticEnroute.Rows, round: Int) throws {
+        let updater = ModelContext(container)
+        for row in rows.flights {
+            guard let flight = try updater.fetchUnique(\Flight.ident, equals: row.ident) else { throw SQLiteEngine.Failure(description: "no flight \(row.ident)") }
+            flight.routeDistance = UpsertValues.distance(row, round: round)
+            flight.progressPercent = UpsertValues.progress(row, round: round)
+            flight.status = UpsertValues.status(round: round)
+        }
+        try updater.save()
+    }
+
+    func filter(destination: String, airline: String) throws -> [String] {
+        try context.fetch(FlightFilter(destination: destination, airline: airline, enrouteOnly: true, sort: .distance).fetchDescriptor)
+            .map { "\($0.ident) \($0.routeDistance)" }
+    }
+
+    func lookup(ident: String) throws -> Int {
+        try context.fetchUnique(\Flight.ident, equals: ident)?.routeDistance ?? -1
+    }
+
+    /// The same lookup written as a `#Predicate` fetch (reported beside the unique-key one).
+    func lookupWithPredicate(ident: String) throws -> Int {
+        try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == ident })).first?.routeDistance ?? -1
+    }
+
+    func board(airport: String) throws -> [String] {
+        try EnrouteQueries.arrivals(at: airport, in: context).map { "\($0.ident) \(Int64($0.arrival.timeIntervalSince1970))" }
+    }
+
+    func compact() throws {
+        try container.compact(retention: .none)
+    }
+
+    func close() { container.close() }
+}

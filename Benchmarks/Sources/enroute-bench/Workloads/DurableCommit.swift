@@ -1,0 +1,164 @@
+import EnrouteModels
+import Foundation
+import GraphStore
+
+/// `durable_commit`: one small transaction per save (one flight's progress and status) with
+/// full durability — GraphStore's `context.save()` on a `.full` container, SQLite's
+/// BEGIN/UPDATE/COMMIT with synchronous=FULL — next to a raw pwrite+fdatasync loop on a
+/// preallocated file of the same disk, interleaved in rounds so all see the same disk. Then
+/// throughput with 1, 4 and 16 concurrent writers (GraphStore `.grouped`; SQLite one
+/// connection per writer, waiting on its lock).
+struct DurableCommit {
+    struct Result {
+        var graphstore = Samples()
+        var sqlite = Samples()
+        var raw = Samples()
+        /// Commits per second by number of concurrent writers.
+        var graphstoreThroughput: [(writers: Int, commitsPerSecond: Double)] = []
+        var sqliteThroughput: [(writers: Int, commitsPerSecond: Double)] = []
+    }
+
+    let directory: String
+    let rounds: Int
+    let commitsPerRound: Int
+
+    func run() throws -> Result {
+        var result = Result()
+        let rows = SyntheticEnroute(flights: 1_000).rows()
+        let storePath = directory + "/durable-graphstore", sqlitePath = directory + "/durable.sqlite", rawPath = directory + "/durable-raw"
+        defer { for path in [storePath, sqlitePath, rawPath] { removeStore(path) } }
+        let container = try Self.container(at: storePath, durability: .full, rows: rows)
+        let context = ModelContext(container)
+        let flights = try context.fetch(FetchDescriptor<Flight>())
+        let sqlite = try SQLiteEngine.create(at: sqlitePath)
+        try sqlite.bulkImport(rows)
+        let raw = try RawSyncLoop(path: rawPath, recordSize: 128)
+        defer { raw.close(); sqlite.close(); container.close() }
+
+        var i = 0
+        func graphstoreCommit() throws {
+            let flight = flights[i % flights.count]
+            flight.progressPercent = i % 100
+            flight.status = i % 2 == 0 ? "En Route / On Time" : "En Route / Delayed"
+            try context.save()
+            i += 1
+        }
+        // Warm up, then alternate rounds.
+        for _ in 0..<20 { try graphstoreCommit(); try sqlite.commitSmallUpdate(i); try raw.writeAndSync() }
+        for _ in 0..<rounds {
+            for _ in 0..<commitsPerRound { result.graphstore.add(try measure { try graphstoreCommit() }) }
+            for _ in 0..<commitsPerRound { result.sqlite.add(try measure { try sqlite.commitSmallUpdate(i); i += 1 }) }
+            for _ in 0..<commitsPerRound { result.raw.add(try measure { try raw.writeAndSync() }) }
+        }
+        for writers in [1, 4, 16] {
+            result.graphstoreThroughput.append((writers, try graphstoreThroughput(writers: writers, rows: rows)))
+            result.sqliteThroughput.append((writers, try sqliteThroughput(writers: writers, rows: rows)))
+        }
+        return result
+    }
+
+    static func container(at path: String, durability: Durability, rows: SyntheticEnroute.Rows) throws -> ModelContainer {
+        removeStore(path)
+        var configuration = ModelConfiguration(url: URL(fileURLWithPath: path), durability: durability, autosaveEnabled: false)
+        configuration.maintenance = .manual
+        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: configuration)
+        let loader = ModelContext(container)
+        SyntheticEnroute.insert(rows, into: loader)
+        try loader.save()
+        return container
+    }
+
+    private var perWriter: Int { max(50, rounds * commitsPerRound / 2) }
+
+    /// Commits per second when `writers` threads each save small changes through their own context.
+    func graphstoreThroughput(writers: Int, rows: SyntheticEnroute.Rows) throws -> Double {
+        let path = directory + "/grouped-\(writers)"
+        defer { removeStore(path) }
+        let container = try Self.container(at: path, durability: .grouped, rows: rows)
+        defer { container.close() }
+        let perWriter = self.perWriter
+        let failures = Failures()
+        let start = nowMicros()
+        runThreads(writers) { writer in
+            let context = ModelContext(container)  // made on its own thread, which owns it
+            do {
+                let flights = try context.fetch(FetchDescriptor<Flight>())
+                for j in 0..<perWriter {
+                    let flight = flights[(writer * 37 + j) % flights.count]
+                    flight.progressPercent = j % 100
+                    try context.save()
+                }
+            } catch { failures.add(error) }
+        }
+        let seconds = (nowMicros() - start) / 1e6
+        if let error = failures.first { throw error }
+        return Double(writers * perWriter) / seconds
+    }
+
+    /// Commits per second with `writers` threads, each with its own SQLite connection.
+    func sqliteThroughput(writers: Int, rows: SyntheticEnroute.Rows) throws -> Double {
+        let path = directory + "/sqlite-writers-\(writers).db"
+        defer { removeStore(path) }
+        let setup = try SQLiteEngine.create(at: path)
+        try setup.bulkImport(rows)
+        setup.close()
+        let perWriter = self.perWriter
+        let failures = Failures()
+        let start = nowMicros()
+        runThreads(writers) { writer in
+            do {
+                let connection = try SQLiteEngine.open(at: path)
+                defer { connection.close() }
+                for j in 0..<perWriter { try connection.commitSmallUpdate(writer * 37 + j) }
+            } catch { failures.add(error) }
+        }
+        let seconds = (nowMicros() - start) / 1e6
+        if let error = failures.first { throw error }
+        return Double(writers * perWriter) / seconds
+    }
+}
+
+/// Errors from worker threads.
+final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [any Error] = []
+    func add(_ error: any Error) { lock.withLock { errors.append(error) } }
+    var first: (any Error)? { lock.withLock { errors.first } }
+}
+
+/// Runs `body(i)` on `count` threads and waits for all.
+func runThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for i in 0..<count {
+        group.enter()
+        Thread {
+            body(i)
+            group.leave()
+        }.start()
+    }
+    group.wait()
+}
+
+/// The floor: pwrite a small record at the next offset of a preallocated file, then fdatasync.
+final class RawSyncLoop {
+    let fd: Int32
+    let record: [UInt8]
+    var offset: off_t = 0
+
+    init(path: String, recordSize: Int) throws {
+        fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw StorageError.io(operation: "open", path: path, errno: errno) }
+        guard posix_fallocate(fd, 0, 64 << 20) == 0 else { throw StorageError.io(operation: "fallocate", path: path, errno: errno) }
+        fsync(fd)
+        record = [UInt8](repeating: 0x5A, count: recordSize)
+    }
+
+    func writeAndSync() throws {
+        let n = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, offset) }
+        guard n == record.count, fdatasync(fd) == 0 else { throw StorageError.io(operation: "raw loop", path: "", errno: errno) }
+        offset += off_t(record.count)
+        if offset > (60 << 20) { offset = 0 }
+    }
+
+    func close() { Glibc.close(fd) }
+}

@@ -1,0 +1,171 @@
+import EnrouteModels
+import Foundation
+import GraphStore
+
+/// Every per-size workload at one number of flights, on all three engines, interleaved:
+/// bulk_import, store_bytes, memory, filter_query, point_lookup, board, upsert, compaction and
+/// cold_open. Times are medians of the repetitions; the engines' answers are checked to agree.
+struct ScaleRun {
+    let directory: String
+    let flights: Int
+    let smoke: Bool
+    /// Progress lines on standard error (long runs).
+    let log: (String) -> Void
+
+    /// Seconds (or bytes, or MiB) per workload and engine, plus GraphStore-only extras.
+    struct Result {
+        var flights: Int
+        var seconds: [String: [String: Double]] = [:]   // workload → engine → seconds
+        var storeBytes: [String: Double] = [:]
+        var residentMiB = 0.0
+        var lookupWithPredicate = 0.0
+        var counts: [String: Int] = [:]                 // how many queries each per-query figure averages
+    }
+
+    /// How many times each timed step is repeated (bigger sizes fewer times: a 1M import is long).
+    var repetitions: Int { smoke ? 1 : (flights >= 1_000_000 ? 1 : 3) }
+    var queryRounds: Int { smoke ? 1 : 5 }
+
+    func run() throws -> Result {
+        var result = Result(flights: flights)
+        let rows = SyntheticEnroute(flights: flights).rows()
+        let paths = ["graphstore": directory + "/graphstore-\(flights)", "sqlite": directory + "/sqlite-\(flights).db",
+                     "grdb": directory + "/grdb-\(flights).db"]
+        defer { for path in paths.values { removeStore(path) } }
+
+        // bulk_import: fresh stores each repetition; the last ones stay for what follows.
+        var graphstore: GraphStoreEngine!, sqlite: SQLiteEngine!, grdb: GRDBEngine!
+        var imports: [String: [Double]] = [:]
+        for repetition in 0..<repetitions {
+            log("  bulk_import \(repetition + 1)/\(repetitions)")
+            graphstore?.close(); sqlite?.close(); grdb?.close()
+            graphstore = nil
+            trimHeap()
+            let before = residentMiB()
+            graphstore = try GraphStoreEngine.create(at: paths["graphstore"]!)
+            imports["graphstore", default: []].append(try seconds { try graphstore.bulkImport(rows) })
+            trimHeap()
+            result.residentMiB = residentMiB() - before
+            sqlite = try SQLiteEngine.create(at: paths["sqlite"]!)
+            imports["sqlite", default: []].append(try seconds { try sqlite.bulkImport(rows) })
+            grdb = try GRDBEngine.create(at: paths["grdb"]!)
+            imports["grdb", default: []].append(try seconds { try grdb.bulkImport(rows) })
+        }
+        result.seconds["bulk_import"] = imports.mapValues(median)
+        for (name, path) in paths { result.storeBytes[name] = Double(storeBytes(path)) }
+
+        // Queries over many airports and airlines; the same ones for every engine.
+        var rng = SeededRandom(seed: 7)
+        let filters = (0..<(smoke ? 20 : 200)).map { _ in
+            (rows.airports[Int(rng.next() % UInt64(rows.airports.count))].icao, rows.airlines[Int(rng.next() % UInt64(rows.airlines.count))])
+        }
+        let boards = (0..<(smoke ? 5 : 50)).map { _ in rows.airports[Int(rng.next() % UInt64(rows.airports.count))].icao }
+        // Each round looks up other flights, so no round is served by objects an earlier one made.
+        let lookupRounds = (0..<queryRounds).map { _ in
+            (0..<(smoke ? 200 : 2_000)).map { _ in rows.flights[Int(rng.next() % UInt64(rows.flights.count))].ident }
+        }
+        result.counts = ["filter_query": filters.count, "point_lookup": lookupRounds[0].count, "board": boards.count]
+        let engines: [any Engine] = [graphstore, sqlite, grdb]
+        try checkAgreement(engines, filters: filters, lookups: lookupRounds[0], boards: boards, graphstore: graphstore)
+
+        log("  filter_query, point_lookup, board")
+        var filterTimes: [String: [Double]] = [:], lookupTimes: [String: [Double]] = [:], boardTimes: [String: [Double]] = [:]
+        var predicateTimes: [Double] = []
+        for round in 0..<queryRounds {
+            for engine in engines {
+                let name = type(of: engine).name
+                filterTimes[name, default: []].append(try seconds {
+                    for (icao, code) in filters { _ = try engine.filter(destination: icao, airline: code) }
+                } / Double(filters.count))
+                lookupTimes[name, default: []].append(try seconds {
+                    for ident in lookupRounds[round] { _ = try engine.lookup(ident: ident) }
+                } / Double(lookupRounds[round].count))
+                boardTimes[name, default: []].append(try seconds {
+                    for icao in boards { _ = try engine.board(airport: icao) }
+                } / Double(boards.count))
+            }
+            let idents = lookupRounds[(round + 1) % queryRounds]
+            predicateTimes.append(try seconds { for ident in idents { _ = try graphstore.lookupWithPredicate(ident: ident) } } / Double(idents.count))
+        }
+        result.seconds["filter_query"] = filterTimes.mapValues(median)
+        result.seconds["point_lookup"] = lookupTimes.mapValues(median)
+        result.seconds["board"] = boardTimes.mapValues(median)
+        result.lookupWithPredicate = median(predicateTimes)
+
+        // upsert: every flight updated by ident in one save, a different value each round.
+        var upserts: [String: [Double]] = [:]
+        for round in 0..<repetitions {
+            log("  upsert \(round + 1)/\(repetitions)")
+            for engine in engines {
+                upserts[type(of: engine).name, default: []].append(try seconds { try engine.upsertAll(rows, round: round) })
+            }
+        }
+        result.seconds["upsert"] = upserts.mapValues(median)
+        try checkAgreement(engines, filters: Array(filters.prefix(20)), lookups: Array(lookupRounds[0].prefix(200)), boards: [], graphstore: graphstore)
+
+        // compaction: after updating every flight (the upserts above), once per engine.
+        log("  compaction")
+        var compactions: [String: Double] = [:]
+        for engine in engines { compactions[type(of: engine).name] = try seconds { try engine.compact() } }
+        result.seconds["compaction"] = compactions
+
+        // cold_open: open the store and answer the first filter query.
+        log("  cold_open")
+        graphstore.close(); sqlite.close(); grdb.close()
+        graphstore = nil; sqlite = nil; grdb = nil
+        var opens: [String: [Double]] = [:]
+        let (icao, code) = filters[0]
+        for _ in 0..<repetitions {
+            trimHeap()
+            opens["graphstore", default: []].append(try seconds {
+                let engine = try GraphStoreEngine.open(at: paths["graphstore"]!)
+                _ = try engine.filter(destination: icao, airline: code)
+                engine.close()
+            })
+            opens["sqlite", default: []].append(try seconds {
+                let engine = try SQLiteEngine.open(at: paths["sqlite"]!)
+                _ = try engine.filter(destination: icao, airline: code)
+                engine.close()
+            })
+            opens["grdb", default: []].append(try seconds {
+                let engine = try GRDBEngine.open(at: paths["grdb"]!)
+                _ = try engine.filter(destination: icao, airline: code)
+                engine.close()
+            })
+        }
+        result.seconds["cold_open"] = opens.mapValues(median)
+        return result
+    }
+
+    /// The same answers from every engine (boards compared as sets, each in arrival order:
+    /// ties on arrival time may list in different orders).
+    private func checkAgreement(_ engines: [any Engine], filters: [(String, String)], lookups: [String], boards: [String],
+                                graphstore: GraphStoreEngine) throws {
+        let reference = engines[0]
+        for other in engines.dropFirst() {
+            let name = type(of: other).name
+            for (icao, code) in filters where try reference.filter(destination: icao, airline: code) != other.filter(destination: icao, airline: code) {
+                throw SQLiteEngine.Failure(description: "filter_query answers differ (graphstore vs \(name)) for \(icao)/\(code)")
+            }
+            for ident in lookups {
+                let mine = try reference.lookup(ident: ident)
+                guard mine == (try other.lookup(ident: ident)), mine == (try graphstore.lookupWithPredicate(ident: ident)) else {
+                    throw SQLiteEngine.Failure(description: "point_lookup answers differ (graphstore vs \(name)) for \(ident)")
+                }
+            }
+            for icao in boards {
+                let mine = try reference.board(airport: icao), theirs = try other.board(airport: icao)
+                guard Set(mine) == Set(theirs), inArrivalOrder(mine), inArrivalOrder(theirs) else {
+                    throw SQLiteEngine.Failure(description: "board answers differ (graphstore vs \(name)) for \(icao)")
+                }
+            }
+        }
+    }
+
+    private func inArrivalOrder(_ board: [String]) -> Bool {
+        let times = board.compactMap { $0.split(separator: " ").last.flatMap { Int64($0) } }
+        return zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }
+    }
+}
+
+func seconds(_ body: () throws -> Void) rethrows -> Double { try measure(body) / 1e6 }
