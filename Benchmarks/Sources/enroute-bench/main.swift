@@ -66,6 +66,10 @@ do {
     }
     let report = Report(machine: machineDescription(), runs: runs, durable: durable)
     print(json ? try report.jsonText() : report.text())
+    // Both forms from one run (the docs keep the JSON beside the tables).
+    if let file = ProcessInfo.processInfo.environment["ENROUTE_BENCH_JSON_FILE"] {
+        try report.jsonText().write(toFile: file, atomically: true, encoding: .utf8)
+    }
     if smoke { progress("smoke: the three engines gave the same answers") }
     if let plotPath {
         try Plot(runs: runs).svg().write(toFile: plotPath, atomically: true, encoding: .utf8)

@@ -21,6 +21,12 @@ public struct ModelConfiguration: Sendable {
     public var maintenance = MaintenancePolicy()
     /// Open the store as it was after this transaction (read-only configurations only).
     public var asOfTransaction: UInt64?
+    /// Whether saves post `ModelContext.willSave`/`didSave` to `NotificationCenter.default`
+    /// (callbacks and `saveNotifications` streams are always delivered). Foundation's
+    /// notification center takes one process-wide lock per post: with many threads saving at
+    /// once on few cores that lock, not the store, limits throughput (Docs/BENCHMARKS.md), so
+    /// such apps turn this off and use the per-context callbacks.
+    public var postsSaveNotifications = true
 
     var storeOptions: StoreOptions {
         StoreOptions(log: LogOptions(durability: durability, segmentSize: segmentSize, readOnly: isReadOnly, salvage: salvage, fileIO: fileIO),

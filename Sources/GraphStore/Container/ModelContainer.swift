@@ -14,10 +14,10 @@ public final class ModelContainer: @unchecked Sendable {
     /// What recovery found when the store was opened.
     public var openReport: OpenReport? { store?.report }
     private let commitLock: NSLock
-    private let contexts = Mutex<[WeakContext]>([])
-    private let misuse = Mutex<[any Error]>([])
+    private let contexts = Locked<[WeakContext]>([])
+    private let misuse = Locked<[any Error]>([])
     /// A migration's staging container keeps what its contexts commit here instead of in a log.
-    private let captured: Mutex<[LogOperation]>?
+    private let captured: Locked<[LogOperation]>?
 
     public convenience init(for types: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
         try self.init(for: types, configurations: configurations.first ?? ModelConfiguration())
@@ -64,7 +64,7 @@ public final class ModelContainer: @unchecked Sendable {
         self.graph = graph
         store = nil
         commitLock = NSLock()
-        captured = Mutex([])
+        captured = Locked([])
     }
 
     func takeCapturedOperations() -> [LogOperation] {
@@ -122,17 +122,21 @@ public final class ModelContainer: @unchecked Sendable {
         commitLock.lock()
         let number: UInt64
         let operations: [LogOperation]
+        var receipt: TransactionLog.Receipt?
         do {
             defer { commitLock.unlock() }
             operations = try encode()
             if let store {
-                number = try store.commit(operations, author: author).number
+                receipt = try store.commit(operations, author: author, waitForDurability: false)
+                number = receipt!.number
             } else {
                 number = graph.lastTransaction + 1
                 graph.apply(operations, number: number)
                 captured?.withLock { $0.append(contentsOf: operations) }
             }
         }
+        // Group commit: wait for the sync outside the lock, so concurrent saves share it.
+        if let receipt { try store?.waitUntilDurable(receipt) }
         let summary = ChangeSummary(operations: operations, schema: schema)
         for context in contexts.withLock({ $0.compactMap(\.context) }) where context !== saver {
             context.mergeCommitted(summary)

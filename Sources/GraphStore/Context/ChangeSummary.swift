@@ -13,14 +13,8 @@ struct ChangeSummary {
     private(set) var deleted: [PersistentIdentifier] = []
 
     init(operations: [LogOperation], schema: Schema) {
-        var entityByNumber: [EntityNumber: Schema.Entity] = [:]
-        var relationshipByNumber: [PropertyNumber: Schema.Relationship] = [:]
-        var attributeNames: [PropertyNumber: String] = [:]
-        for entity in schema.entities {
-            entityByNumber[entity.number] = entity
-            for r in entity.relationships { relationshipByNumber[r.number] = r }
-            for a in entity.attributes { attributeNames[a.number] = a.name }
-        }
+        let entityByNumber = schema.entityByNumber, relationshipByNumber = schema.relationshipByNumber
+        let attributeNames = schema.attributeNameByNumber
         var updatedSet: Set<PersistentIdentifier> = []
         func note(_ entity: Int, _ row: UInt64, _ name: String) {
             changes[entity, default: [:]][row, default: []].insert(name)

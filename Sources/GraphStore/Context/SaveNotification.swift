@@ -49,6 +49,7 @@ extension ModelContext {
 
     func announce(_ notification: SaveNotification) {
         observers.deliver(notification)
+        guard container.configuration.postsSaveNotifications else { return }
         let userInfo: [AnyHashable: Any] = [
             NotificationKey.insertedIdentifiers.rawValue: notification.inserted,
             NotificationKey.updatedIdentifiers.rawValue: notification.updated,

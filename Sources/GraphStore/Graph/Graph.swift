@@ -13,7 +13,7 @@ public final class Graph: @unchecked Sendable {
     private let attributeByNumber: [PropertyNumber: (entity: Int, index: Int)]
     private let relationshipByNumber: [PropertyNumber: (entity: Int, index: Int)]
     /// The next row number to hand out, per entity (reserved at insert, so identifiers are permanent at once).
-    private let nextRows: Mutex<[UInt64]>
+    private let nextRows: Locked<[UInt64]>
     /// While loading a whole log at open, sorted indexes are merged once at the end.
     private var loading = false
     /// Where external-storage values live (set once by the store that opened the graph, before
@@ -32,7 +32,7 @@ public final class Graph: @unchecked Sendable {
         }
         attributeByNumber = attributes
         relationshipByNumber = relationships
-        nextRows = Mutex(schema.entities.map { _ in 1 })
+        nextRows = Locked(schema.entities.map { _ in 1 })
     }
 
     /// The number of the last transaction applied.

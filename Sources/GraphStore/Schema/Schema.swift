@@ -11,10 +11,17 @@ public final class Schema: Sendable {
     let nextPropertyNumber: PropertyNumber
     /// The declaring `VersionedSchema`'s version, when the models came with a migration plan.
     public let versionIdentifier: Version?
+    /// Lookups by the numbers the log uses (every commit's change summary needs them).
+    let entityByNumber: [EntityNumber: Schema.Entity]
+    let relationshipByNumber: [PropertyNumber: Schema.Relationship]
+    let attributeNameByNumber: [PropertyNumber: String]
 
     init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, versionIdentifier: Version? = nil) {
         self.versionIdentifier = versionIdentifier
         self.entities = entities
+        entityByNumber = Dictionary(entities.map { ($0.number, $0) }, uniquingKeysWith: { a, _ in a })
+        relationshipByNumber = Dictionary(entities.flatMap { $0.relationships.map { ($0.number, $0) } }, uniquingKeysWith: { a, _ in a })
+        attributeNameByNumber = Dictionary(entities.flatMap { $0.attributes.map { ($0.number, $0.name) } }, uniquingKeysWith: { a, _ in a })
         self.byName = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1.name, $0) })
         self.byType = Dictionary(uniqueKeysWithValues: entities.enumerated().compactMap { i, e in e.type.map { (ObjectIdentifier($0), i) } })
         self.nextEntityNumber = nextEntityNumber

@@ -130,12 +130,20 @@ public final class TransactionLog: @unchecked Sendable {
         public var timestampMicros: Int64
         /// Bytes the commit's record took in the log.
         public var recordBytes: Int = 0
+        /// With `.grouped` durability and `waitForDurability: false`: where the record ends in
+        /// this log's appended bytes, for `waitUntilDurable`. Nil once durable.
+        var pendingSyncTarget: UInt64?
     }
 
     /// Appends one transaction and returns once it is as durable as `options.durability` asks.
     /// `timestampMicros` defaults to now (replay passes the original commit time).
+    ///
+    /// With `.grouped` durability and `waitForDurability: false` the record is written but not
+    /// waited for: call `waitUntilDurable(_:)` with the receipt (outside any lock the caller
+    /// holds, so that other commits can join the same sync).
     @discardableResult
-    public func append(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil) throws -> Receipt {
+    public func append(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil,
+                       waitForDurability: Bool = true) throws -> Receipt {
         let time = timestampMicros ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
         var writer = ByteWriter(capacity: 64 + operations.count * 48)
         writer.raw(repeatElement(0, count: RecordFormat.headerSize))
@@ -183,10 +191,23 @@ public final class TransactionLog: @unchecked Sendable {
             return receipt
         case .grouped:
             let target = appendedBytes
+            guard waitForDurability else {
+                var pending = receipt
+                pending.pendingSyncTarget = target
+                return pending
+            }
             locked = false
             try waitForSync(covering: target)
             return receipt
         }
+    }
+
+    /// Returns once the commit of `receipt` is durable (a group sync covers it); throws the
+    /// writer's poison if that sync failed.
+    public func waitUntilDurable(_ receipt: Receipt) throws {
+        guard let target = receipt.pendingSyncTarget else { return }
+        condition.lock()
+        try waitForSync(covering: target)
     }
 
     /// Group commit: the first waiter to find no sync running becomes the leader and syncs

@@ -27,7 +27,7 @@ public final class Store: @unchecked Sendable {
         var lastMaintenanceError: (any Error)?
         var closed = false
     }
-    let state: Mutex<State>
+    let state: Locked<State>
     /// One checkpoint or compaction at a time; `close()` waits for a running one.
     let maintenanceLock = NSLock()
     /// Held while segments are deleted and while history reads them.
@@ -47,7 +47,7 @@ public final class Store: @unchecked Sendable {
         self.fileIO = options.log.fileIO
         externalAttributes = Store.externalAttributes(of: schema)
         self.blobs = BlobStore(storeDirectory: directory, fileIO: options.log.fileIO, syncs: options.log.durability != .none)
-        self.state = Mutex(State(schemaHistory: history))
+        self.state = Locked(State(schemaHistory: history))
         graph.blobs = blobs
     }
 
@@ -117,10 +117,15 @@ public final class Store: @unchecked Sendable {
 
     /// Appends one transaction and applies it to the graph. Call with `commitLock` held, so the
     /// graph applies commits in log order.
+    ///
+    /// With `.grouped` durability and `waitForDurability: false`, the commit is written and
+    /// applied (later commits' validation must see it) but not yet synced: call
+    /// `waitUntilDurable(_:)` after releasing `commitLock`, so that concurrent commits share
+    /// one sync. Until then other contexts may read it; the committing caller returns only after.
     @discardableResult
-    public func commit(_ operations: [LogOperation], author: String) throws -> TransactionLog.Receipt {
+    public func commit(_ operations: [LogOperation], author: String, waitForDurability: Bool = true) throws -> TransactionLog.Receipt {
         let operations = try externalizeBlobs(operations)
-        let receipt = try log.append(operations, author: author)
+        let receipt = try log.append(operations, author: author, waitForDurability: waitForDurability)
         graph.apply(operations, number: receipt.number)
         var schedule = false
         state.withLock { state in
@@ -178,6 +183,11 @@ public final class Store: @unchecked Sendable {
         }
         if wrote { try blobs.syncDirectory() }
         return converted
+    }
+
+    /// Returns once a commit made with `waitForDurability: false` is durable.
+    public func waitUntilDurable(_ receipt: TransactionLog.Receipt) throws {
+        try log.waitUntilDurable(receipt)
     }
 
     /// Waits for running maintenance, then closes the log and releases the writer lock.

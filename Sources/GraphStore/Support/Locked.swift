@@ -1,0 +1,20 @@
+import Foundation
+
+/// A value guarded by a lock, for state every commit touches from many threads.
+///
+/// Not `Synchronization.Mutex`: on Linux that is a priority-inheritance futex, and with more
+/// committing threads than cores its contended path (a kernel rt-mutex round trip per handoff)
+/// cost more than the commits themselves (Docs/BENCHMARKS.md, throughput). A plain pthread
+/// mutex (NSLock) hands off cheaply.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
