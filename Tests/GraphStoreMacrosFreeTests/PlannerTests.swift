@@ -205,3 +205,44 @@ import GraphStoreTestSupport
         #expect(try context.fetch(FetchDescriptor<Airport>(predicate: #Predicate { $0.name.localizedCompare(denver) == before })).map(\.name) == ["Chicago"])
     }
 }
+
+@Suite struct SortingTests {
+    /// Fetch sorting reads a numeric or date first key once per object; the order must be
+    /// exactly Foundation's (`sorted(using:)`), ties and all, forward and reverse.
+    @Test(arguments: [SortOrder.forward, .reverse])
+    func decoratedSortingMatchesFoundation(order: SortOrder) throws {
+        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self,
+                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        var random = SplitMix(seed: 99)
+        for i in 0..<300 {
+            let flight = Flight(ident: "F\(random.next() % 1000)-\(i)")
+            flight.routeDistance = Int(random.next() % 40)          // many ties
+            flight.actualOff = i % 7 == 0 ? nil : Date(timeIntervalSince1970: Double(random.next() % 50) * 60)
+            context.insert(flight)
+        }
+        try context.save()
+        let all = try context.fetch(FetchDescriptor<Flight>())
+        for sort in [[SortDescriptor(\Flight.routeDistance, order: order), SortDescriptor(\Flight.ident)],
+                     [SortDescriptor(\Flight.routeDistance, order: order)],
+                     [SortDescriptor(\Flight.actualOff, order: order), SortDescriptor(\Flight.ident, order: order)]] {
+            let fetched = try context.fetch(FetchDescriptor<Flight>(sortBy: sort)).map(\.ident)
+            #expect(fetched == all.sorted(using: sort).map(\.ident) || fetched == stableFoundationSort(all, sort).map(\.ident))
+            #expect(try context.stableSorted(all, by: sort).map(\.ident) == stableFoundationSort(all, sort).map(\.ident))
+        }
+    }
+
+    /// Foundation's order, ties kept in input order.
+    func stableFoundationSort(_ items: [Flight], _ sort: [SortDescriptor<Flight>]) -> [Flight] {
+        items.enumerated().sorted { a, b in
+            for descriptor in sort {
+                switch descriptor.compare(a.element, b.element) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+}

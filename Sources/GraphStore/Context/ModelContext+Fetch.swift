@@ -163,6 +163,26 @@ extension ModelContext {
 
     /// Sorts by the descriptors in order; ties keep their previous order (stable).
     func stableSorted<T>(_ items: [T], by descriptors: [SortDescriptor<T>]) throws -> [T] {
+        // Decorate, sort, undecorate: when the first key is a number or a date, read it once per
+        // object instead of twice per comparison (a key path read through a model, computed
+        // properties included, costs far more than comparing two numbers). The other
+        // descriptors — and the first one's exact semantics for anything else — still decide
+        // through `compare`.
+        if let first = descriptors.first, items.count > 16, let keys = PrimarySortKeys(items, first) {
+            let rest = descriptors.dropFirst()
+            let order = (0..<items.count).sorted { i, j in
+                if keys.values[i] != keys.values[j] { return (keys.values[i] < keys.values[j]) == keys.ascending }
+                for descriptor in rest {
+                    switch descriptor.compare(items[i], items[j]) {
+                    case .orderedAscending: return true
+                    case .orderedDescending: return false
+                    case .orderedSame: continue
+                    }
+                }
+                return i < j
+            }
+            return order.map { items[$0] }
+        }
         let indexed = Array(items.enumerated())
         return indexed.sorted { a, b in
             for descriptor in descriptors {
@@ -174,5 +194,34 @@ extension ModelContext {
             }
             return a.offset < b.offset
         }.map(\.element)
+    }
+}
+
+/// The first sort key of every item as a Double, when it is a non-nil integer, floating-point
+/// number (not NaN) or date for all of them — the kinds whose order Foundation's SortDescriptor
+/// and `<` agree on. Nil otherwise (the caller sorts through `compare`).
+struct PrimarySortKeys {
+    var values: [Double]
+    var ascending: Bool
+
+    init?<T>(_ items: [T], _ descriptor: SortDescriptor<T>) {
+        guard let keyPath = descriptor.keyPath else { return nil }
+        values = []
+        values.reserveCapacity(items.count)
+        for item in items {
+            let key: Double
+            switch item[keyPath: keyPath] {
+            case let date as Date: key = date.timeIntervalSinceReferenceDate
+            case let int as Int: key = Double(int)
+            case let int as Int64: key = Double(int)
+            case let int as Int32: key = Double(int)
+            case let double as Double: key = double
+            default: return nil
+            }
+            // Beyond 2^53 a Double no longer tells integers apart; NaN has no order.
+            guard !key.isNaN, abs(key) < 9_007_199_254_740_992 else { return nil }
+            values.append(key)
+        }
+        ascending = descriptor.order == .forward
     }
 }
