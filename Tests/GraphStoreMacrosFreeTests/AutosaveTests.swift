@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import GraphStore
 @testable import GraphStoreMacrosFree
 
 @Suite struct AutosaveTests {
@@ -59,7 +60,7 @@ import Testing
         context.autosaveErrorHandler = { reported.append($0) }
         let posted = Locked(0)
         let token = NotificationCenter.default.addObserver(forName: ModelContext.autosaveFailed, object: context, queue: nil) { _ in
-            posted.mutate { $0 += 1 }
+            posted.withLock { $0 += 1 }
         }
         defer { NotificationCenter.default.removeObserver(token) }
         faulty.setPlan(FaultPlan(failSync: (index: faulty.syncCount, errno: 5)))

@@ -288,3 +288,69 @@ func maintainedConfiguration(_ url: URL, _ policy: MaintenancePolicy = .manual, 
         }
     }
 }
+
+/// A file system whose checkpoint writes are slow (every write to a `.gsckpt.tmp` file sleeps),
+/// to show that commits go on while a checkpoint is being written.
+final class SlowCheckpointFileIO: FileIO {
+    let base = PosixFileIO()
+    func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
+        let handle = try base.open(path, mode: mode)
+        return path.hasSuffix(".gsckpt.tmp") ? SlowHandle(handle) : handle
+    }
+    func fileExists(_ path: String) -> Bool { base.fileExists(path) }
+    func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
+    func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
+    func createDirectory(_ path: String) throws { try base.createDirectory(path) }
+    func removeFile(_ path: String) throws { try base.removeFile(path) }
+    func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
+    func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
+
+    final class SlowHandle: FileHandleIO, @unchecked Sendable {
+        let base: any FileHandleIO
+        init(_ base: any FileHandleIO) { self.base = base }
+        var path: String { base.path }
+        func read(at offset: UInt64, count: Int) throws -> [UInt8] { try base.read(at: offset, count: count) }
+        func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
+            Thread.sleep(forTimeInterval: 0.02)
+            return try base.write(bytes, at: offset)
+        }
+        func sync() throws { try base.sync() }
+        func size() throws -> UInt64 { try base.size() }
+        func truncate(to size: UInt64) throws { try base.truncate(to: size) }
+        func preallocate(to size: UInt64) throws { try base.preallocate(to: size) }
+        func tryLockExclusive() throws -> Bool { try base.tryLockExclusive() }
+        func close() { base.close() }
+    }
+}
+
+@Suite struct CheckpointConcurrencyTests {
+    @Test func commitsGoOnWhileACheckpointIsWritten() throws {
+        let store = TemporaryStore()
+        var configuration = maintainedConfiguration(store.url)
+        configuration.fileIO = SlowCheckpointFileIO()
+        let container = try ModelContainer(for: [Airport.self, Airline.self, Flight.self], configurations: configuration)
+        try commitRandomChanges(container, count: 30, seed: 60)
+        let finished = Locked(false)
+        let checkpointed = Locked<UInt64>(0)
+        let writer = Thread {
+            let summary = try? container.checkpoint()
+            checkpointed.withLock { $0 = summary?.transaction ?? 0 }
+            finished.withLock { $0 = true }
+        }
+        writer.start()
+        Thread.sleep(forTimeInterval: 0.05)  // the checkpoint has captured its image and is writing
+        let before = container.lastTransaction
+        try commitRandomChanges(container, count: 20, seed: 61)
+        // Twenty saves went through while the checkpoint (dozens of slow writes) was still going.
+        #expect(container.lastTransaction > before)
+        #expect(finished.withLock { $0 } == false)
+        while !finished.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.01) }
+        let at = checkpointed.withLock { $0 }
+        #expect(at > 0 && at <= before, "the checkpoint is as of the transaction it captured")
+        let expected = try describeState(container)
+        container.close()
+        let reopened = try ModelContainer(for: [Airport.self, Airline.self, Flight.self], configurations: maintainedConfiguration(store.url))
+        #expect(reopened.openReport?.checkpoint == at)
+        #expect(try describeState(reopened) == expected)
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GraphStoreMacrosFree
+@testable import GraphStore
 
 /// A background actor written the way SwiftData users write one (the @ModelActor expansion),
 /// generic over the model type.
@@ -92,8 +93,8 @@ actor BackgroundStore: ModelActor {
             unsafeFlight.value.routeDistance = 42
             let distance = unsafeFlight.value.routeDistance  // the committed value, not the owner's unsaved edit
             let origin = unsafeFlight.value.origin?.icao     // relationships are not read off-owner
-            do { _ = try unsafeContext.value.fetch(FetchDescriptor<Flight>()) } catch { outcome.mutate { $0.fetch = error } }
-            outcome.mutate {
+            do { _ = try unsafeContext.value.fetch(FetchDescriptor<Flight>()) } catch { outcome.withLock { $0.fetch = error } }
+            outcome.withLock {
                 $0.distance = distance
                 $0.origin = origin
                 $0.done = true

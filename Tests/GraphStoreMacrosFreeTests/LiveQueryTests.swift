@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import Testing
+@testable import GraphStore
 @testable import GraphStoreMacrosFree
 
 @Suite struct LiveQueryTests {
@@ -23,7 +24,7 @@ import Testing
         #expect(live.results.map(\.ident) == ["C", "B", "D"])
         let refetches = live.refetchCount
         let fired = Locked(0)
-        withObservationTracking { _ = live.results } onChange: { fired.mutate { $0 += 1 } }
+        withObservationTracking { _ = live.results } onChange: { fired.withLock { $0 += 1 } }
 
         let e = Flight(ident: "E")
         e.routeDistance = 700
@@ -59,7 +60,7 @@ import Testing
         let live = LiveQuery(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.ident)]), in: context)
         #expect(live.results.count == 4)
         let fired = Locked(false)
-        withObservationTracking { _ = live.results } onChange: { fired.mutate { $0 = true } }
+        withObservationTracking { _ = live.results } onChange: { fired.withLock { $0 = true } }
         live.descriptor.predicate = #Predicate { $0.routeDistance < 1_000 }
         #expect(fired.value)
         #expect(live.results.map(\.ident) == ["A", "B", "C"])

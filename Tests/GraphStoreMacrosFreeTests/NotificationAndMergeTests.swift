@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GraphStoreMacrosFree
+@testable import GraphStore
 
 @Suite struct NotificationAndMergeTests {
     func memory() throws -> ModelContainer {
@@ -15,7 +16,7 @@ import Testing
         let did = context.onDidSave { received.append($0) }
         let posted = Locked<[Notification]>([])
         let center = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { note in
-            posted.mutate { $0.append(note) }
+            posted.withLock { $0.append(note) }
         }
         defer { NotificationCenter.default.removeObserver(center) }
 
@@ -103,11 +104,3 @@ import Testing
     }
 }
 
-/// A value behind a lock, for collecting from callbacks.
-final class Locked<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T { lock.withLock { stored } }
-    func mutate(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
-}

@@ -8,13 +8,16 @@ import Foundation
 /// mutex (NSLock) hands off cheaply.
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
-    private var value: Value
+    private var stored: Value
 
-    init(_ value: Value) { self.value = value }
+    init(_ value: Value) { stored = value }
+
+    /// The value now.
+    var value: Value { withLock { $0 } }
 
     func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
-        return try body(&value)
+        return try body(&stored)
     }
 }
