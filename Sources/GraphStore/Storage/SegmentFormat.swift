@@ -16,18 +16,12 @@ public enum SegmentFormat {
     static let fileExtension = ".gslog"
     static let lockFileName = "LOCK"
 
-    public static func fileName(segment: UInt64) -> String {
-        let digits = String(segment)
-        return "log-" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + fileExtension
-    }
+    static let names = NumberedFileName(prefix: "log-", fileExtension: fileExtension)
+
+    public static func fileName(segment: UInt64) -> String { names.name(segment) }
 
     /// The segment number in a segment file name, or nil for any other file.
-    public static func segmentNumber(fileName: String) -> UInt64? {
-        guard fileName.hasPrefix("log-"), fileName.hasSuffix(fileExtension) else { return nil }
-        let digits = fileName.dropFirst(4).dropLast(fileExtension.count)
-        guard digits.count == 20, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
-        return UInt64(digits)
-    }
+    public static func segmentNumber(fileName: String) -> UInt64? { names.number(in: fileName) }
 
     public struct Header: Equatable, Sendable {
         public var segment: UInt64

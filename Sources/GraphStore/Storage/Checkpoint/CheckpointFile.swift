@@ -25,18 +25,12 @@ public enum CheckpointFile {
     static let fileExtension = ".gsckpt"
     static let temporarySuffix = ".tmp"
 
-    public static func fileName(transaction: UInt64) -> String {
-        let digits = String(transaction)
-        return "checkpoint-" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + fileExtension
-    }
+    static let names = NumberedFileName(prefix: "checkpoint-", fileExtension: fileExtension)
+
+    public static func fileName(transaction: UInt64) -> String { names.name(transaction) }
 
     /// The transaction in a checkpoint file name, or nil for any other file.
-    public static func transaction(fileName: String) -> UInt64? {
-        guard fileName.hasPrefix("checkpoint-"), fileName.hasSuffix(fileExtension) else { return nil }
-        let digits = fileName.dropFirst(11).dropLast(fileExtension.count)
-        guard digits.count == 20, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return UInt64(digits)
-    }
+    public static func transaction(fileName: String) -> UInt64? { names.number(in: fileName) }
 
     /// The transactions of the checkpoints in `directory`, ascending.
     public static func list(directory: String, fileIO: any FileIO) throws -> [UInt64] {
