@@ -50,6 +50,11 @@ extension PredicateExpressions.Conjunction: PlannableCondition {
         switch (left, right) {
         case let (l?, r?):
             let (small, large) = l.rows.count <= r.rows.count ? (l, r) : (r, l)
+            // Every candidate is checked against the whole predicate anyway: when one side is
+            // much smaller, its rows alone are cheaper than hashing both sides to intersect them.
+            if large.rows.count > 4 * small.rows.count {
+                return QueryPlanner.Candidates(rows: small.rows, plan: "\(small.plan), the narrower side of an AND")
+            }
             let members = Set(small.rows)
             return QueryPlanner.Candidates(rows: large.rows.filter(members.contains),
                                            plan: "intersection of (\(small.plan)) and (\(large.plan))")

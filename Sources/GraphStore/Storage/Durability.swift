@@ -24,6 +24,9 @@ public struct LogOptions: Sendable {
     /// Segments are preallocated this far ahead of the writes (at most the segment size).
     public var preallocationStep: UInt64 = LogOptions.defaultPreallocationStep
     public static let defaultPreallocationStep: UInt64 = 4 << 20
+    /// With `.grouped`: how long a sync's leader waits for other commits on their way, once
+    /// syncs are being shared (several writers are committing). 0 never waits.
+    public var groupCommitDelayMicroseconds = 30
 
     public init(
         durability: Durability = .full,

@@ -34,6 +34,11 @@ public final class TransactionLog: @unchecked Sendable {
     private var appendedBytes: UInt64 = 0
     private var syncedBytes: UInt64 = 0
     private var syncInProgress = false
+    /// Commits appended so far, and how many the last group sync covered: when syncs have been
+    /// shared lately, a new leader waits a moment for the commits on their way (see waitForSync).
+    private var appendedCommits: UInt64 = 0
+    private var syncedCommits: UInt64 = 0
+    private var lastBatchCommits: UInt64 = 0
 
     // Reader state: where refresh continues.
     private var readSegment: UInt64 = 1
@@ -178,6 +183,7 @@ public final class TransactionLog: @unchecked Sendable {
         }
         writeOffset += UInt64(record.count)
         appendedBytes += UInt64(record.count)
+        appendedCommits += 1
         lastNumber = number
         lastCommitMicros = time
         let receipt = Receipt(number: number, timestampMicros: time, recordBytes: record.count)
@@ -222,12 +228,21 @@ public final class TransactionLog: @unchecked Sendable {
                 continue
             }
             syncInProgress = true
+            // When the last syncs were shared, other writers are committing: give the ones on
+            // their way a moment to append, so this sync covers them too (one writer alone never
+            // waits: its batches are of one).
+            if lastBatchCommits > 1 && options.groupCommitDelayMicroseconds > 0 {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(options.groupCommitDelayMicroseconds) / 1e6))
+            }
             let upTo = appendedBytes
+            let upToCommits = appendedCommits
             let handle = active!
             condition.unlock()
             var failure: (any Error)?
             do { try handle.sync() } catch { failure = error }
             condition.lock()
+            lastBatchCommits = upToCommits - syncedCommits
+            syncedCommits = max(syncedCommits, upToCommits)
             syncInProgress = false
             condition.broadcast()
             if let failure { throw poisonWith(failure) }
