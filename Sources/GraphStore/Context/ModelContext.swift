@@ -386,11 +386,19 @@ extension ModelContext {
             defer { inbox = [] }
             return inbox
         }
+        // Only objects with unsaved edits can clash: look rows up among those, not the registry.
+        guard !summaries.isEmpty, !changed.isEmpty else { return }
+        var edited: [Int: [UInt64: any PersistentModel]] = [:]
+        for model in changed.values {
+            guard let entity = model.persistentBacking.entity else { continue }
+            edited[entity.index, default: [:]][model.persistentBacking.row] = model
+        }
         var conflicts: [(PersistentIdentifier, [String])] = []
         for summary in summaries {
             for (entity, rows) in summary.changes {
+                guard let editedRows = edited[entity] else { continue }
                 for (row, names) in rows {
-                    guard let model = registeredObject(entity: entity, row: row) else { continue }
+                    guard let model = editedRows[row] else { continue }
                     let backing = model.persistentBacking
                     guard let description = backing.entity else { continue }
                     var clashing: [String] = []
