@@ -247,3 +247,32 @@ import GraphStoreTestSupport
         }.map(\.element)
     }
 }
+
+@Suite struct KeyLookupTests {
+    /// `#Predicate { $0.key == value }` on a unique key goes straight to the index when the
+    /// context has no unsaved changes; with unsaved changes it takes the general path, which
+    /// sees them. Either way the answer is the predicate's.
+    @Test func aUniqueKeyPredicateAnswersFromTheIndexAndSeesUnsavedChanges() throws {
+        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self,
+                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for i in 0..<50 { context.insert(Flight(ident: "F\(i)")) }
+        try context.save()
+        func idents(_ ident: String) throws -> [String] {
+            try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == ident })).map(\.ident)
+        }
+        #expect(try idents("F7") == ["F7"])
+        #expect(try idents("F99").isEmpty)
+        let flight = try #require(try context.fetchUnique(\Flight.ident, equals: "F7"))
+        #expect(try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "F7" })).first === flight)
+        flight.ident = "G7"                       // unsaved
+        #expect(try idents("F7").isEmpty)
+        #expect(try idents("G7") == ["G7"])
+        var paged = FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "F8" })
+        paged.fetchOffset = 1
+        #expect(try context.fetch(paged).isEmpty)
+        try context.save()
+        #expect(try idents("G7") == ["G7"])
+        #expect(try context.fetchCount(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "G7" })) == 1)
+    }
+}

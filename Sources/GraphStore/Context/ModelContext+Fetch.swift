@@ -37,6 +37,17 @@ extension ModelContext {
         try fetch(descriptor).map(\.persistentModelID)
     }
 
+    /// `#Predicate { $0.uniqueKey == value }` with no unsaved changes in this context: the unique
+    /// index answers it directly (no plan, no compiled predicate). Nil when the fetch is anything else.
+    private func lookupByUniqueKey<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> [T]? {
+        guard plansQueries, !hasChanges, let lookup = descriptor.predicate?.expression as? any KeyEqualsConstantPredicate,
+              case let .attribute(attribute)? = entity.property(for: lookup.keyPath), attribute.isUnique,
+              !attribute.options.contains(.externalStorage),
+              let value = QueryPlanner.storedValue(lookup.constant), value != .null else { return nil }
+        let row = graph.read { $0.row(entity: entity.index, uniqueAttribute: attribute.index, value: value) }
+        return row.flatMap { object(entity: entity.index, row: $0) as? T }.map { [$0] } ?? []
+    }
+
     /// `includePendingChanges: false`: filter and sort what is committed, ignoring this context's
     /// unsaved inserts, changes and deletes, then hand out this context's objects for those rows.
     private func fetchCommitted<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
@@ -110,6 +121,7 @@ extension ModelContext {
 
     private func candidates<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
+        if let found = lookupByUniqueKey(descriptor, entity: entity) { return found }
         if let rowMatches = try matchOnRows(descriptor, entity: entity) { return rowMatches }
         let (plan, rows) = plan(descriptor, entity: entity)
         var results: [T] = []

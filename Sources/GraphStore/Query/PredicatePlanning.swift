@@ -108,3 +108,27 @@ extension PredicateExpressions.SequenceContains: PlannableCondition {
         return planner.oneOf(chain, Array(values))
     }
 }
+
+// MARK: The common lookup, recognised with one cast
+
+/// `#Predicate { $0.key == constant }`: the shape of a lookup by key. Conforming only when the
+/// left side is a key path straight off the input and the right a constant, so a single cast of
+/// the whole predicate tells a fetch it can go to the unique index without planning or
+/// compiling anything (each of those walks the tree with dynamic casts).
+protocol KeyEqualsConstantPredicate {
+    var keyPath: AnyKeyPath { get }
+    var constant: Any { get }
+}
+
+protocol KeyPathOffInput {
+    var keyPathOffInput: AnyKeyPath { get }
+}
+
+extension PredicateExpressions.KeyPath: KeyPathOffInput where Root: VariableExpression {
+    var keyPathOffInput: AnyKeyPath { keyPath }
+}
+
+extension PredicateExpressions.Equal: KeyEqualsConstantPredicate where LHS: KeyPathOffInput, RHS: ConstantExpression {
+    var keyPath: AnyKeyPath { lhs.keyPathOffInput }
+    var constant: Any { rhs.constant }
+}
