@@ -85,6 +85,7 @@ public struct Attribute<Value>: AttributeWrapper {
     }
 
 
+    @inlinable
     public static subscript<M: Model>(
         _enclosingInstance instance: M,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<M, Value>,
@@ -108,6 +109,10 @@ public struct Attribute<Value>: AttributeWrapper {
                 instance.persistentBacking.recordEncodingFailure(at: slot, reason: "\(error)", of: instance)
                 return
             }
+            guard instance.mayBeObserved else {
+                instance.persistentBacking.setAttributeValue(stored, at: slot, of: instance)
+                return
+            }
             instance.observationRegistrar.withMutation(of: instance, keyPath: wrappedKeyPath) {
                 instance.persistentBacking.setAttributeValue(stored, at: slot, of: instance)
             }
@@ -123,6 +128,7 @@ public struct Transient<Value> {
 }
 
 extension ModelDiscovery {
+    @usableFromInline
     static func nameOfMarkedWrapperOrSlot(_ instance: Model, slot: Int, isRelationship: Bool) -> String? {
         guard slot >= 0, let declaration = try? declaration(for: type(of: instance)) else { return nil }
         return isRelationship ? declaration.relationships[slot].name : declaration.attributes[slot].name

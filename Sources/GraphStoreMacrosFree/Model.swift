@@ -22,9 +22,13 @@ import Observation
 /// and Codable through their schema.
 open class Model: PersistentModel, Codable {
     public final let persistentBacking = ModelBacking()
-    final let observationRegistrar = ObservationRegistrar()
+    @usableFromInline final let observationRegistrar = ObservationRegistrar()
+    /// Set by the first read of a persistent property. Observation only ever tracks what was
+    /// read, so until then nobody can observe this object and writes skip the registrar (whose
+    /// bookkeeping was a third of a bulk insert's time).
+    @usableFromInline final var mayBeObserved = false
     /// Set on a type's prototype while schema discovery asks which property a key path reads.
-    final var accessRecorder: AccessRecorder?
+    @usableFromInline final var accessRecorder: AccessRecorder?
     /// The class's discovery facts, cached on first property access.
     final var classMetadata: ClassMetadata?
 
@@ -61,6 +65,7 @@ open class Model: PersistentModel, Codable {
 }
 
 /// Records which property a key path read on a prototype.
+@usableFromInline
 final class AccessRecorder {
-    var name: String?
+    @usableFromInline var name: String?
 }

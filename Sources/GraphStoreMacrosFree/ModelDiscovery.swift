@@ -1,8 +1,10 @@
 import Foundation
+import Observation
 
 /// Reads a model class's declaration once (by reflecting a prototype: each property wrapper
 /// shows up as `_name`), and keeps per-class facts the wrappers need on every access: which
 /// property a wrapper is, and how to tell observers that a property changed.
+@usableFromInline
 enum ModelDiscovery {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var classes: [ObjectIdentifier: ClassMetadata] = [:]
@@ -38,6 +40,7 @@ enum ModelDiscovery {
 }
 
 /// Lets discovery find which wrapper a storage key path is, without knowing its generic type.
+@usableFromInline
 protocol PropertyWrapperSlot {
     var slot: Int { get set }
 }
@@ -46,6 +49,10 @@ extension ModelDiscovery {
     /// What every wrapper's getter does first: find its slot, and either report the property to
     /// schema discovery's recorder (then nil: the getter returns its initial value) or register
     /// the read with Observation.
+    // Inlinable (as is resolveSlot's fast path), so that in a model's property accessors the
+    // wrapper's key paths are literals the optimiser turns into direct field access, instead
+    // of key path projections through the runtime on every read and write.
+    @inlinable
     static func beginRead<M: Model, Value, Wrapper: PropertyWrapperSlot>(
         _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
         _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool
@@ -55,18 +62,28 @@ extension ModelDiscovery {
             recorder.name = nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: isRelationship)
             return nil
         }
+        instance.mayBeObserved = true
         instance.observationRegistrar.access(instance, keyPath: wrapped)
         return slot
     }
 
     /// The position of the wrapper at `storage` among its class's attributes (or relationships),
     /// found once per class and then kept in the wrapper itself.
+    @inlinable
     static func resolveSlot<M: Model, Value, Wrapper: PropertyWrapperSlot>(
         _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
         _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool
     ) -> Int {
         let slot = instance[keyPath: storage].slot
         if slot >= 0 { return slot }
+        return resolveSlotFirstTime(instance, wrapped, storage, isRelationship: isRelationship)
+    }
+
+    @usableFromInline
+    static func resolveSlotFirstTime<M: Model, Value, Wrapper: PropertyWrapperSlot>(
+        _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
+        _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool
+    ) -> Int {
         // The class's facts, found once per object rather than once per property.
         // (Only when the object is exactly of the declaring class: a subclass's properties may be
         // declared at several levels.)
@@ -78,6 +95,10 @@ extension ModelDiscovery {
             classMetadata = metadata(for: M.self)
             if exact { instance.classMetadata = classMetadata }
         }
+        if let known = classMetadata.knownSlot(for: storage) {
+            instance[keyPath: storage].slot = known
+            return known
+        }
         let resolved = classMetadata.slot(for: storage, isRelationship: isRelationship, identify: {
             // Mark this wrapper, reflect the object, and see which property carries the mark.
             instance[keyPath: storage].slot = markerSlot
@@ -85,6 +106,7 @@ extension ModelDiscovery {
             return nameOfMarkedWrapper(in: instance)
         }, observe: { model in
             guard let model = model as? M else { return }
+            guard model.mayBeObserved else { return }
             model.observationRegistrar.withMutation(of: model, keyPath: wrapped) {}
         })
         instance[keyPath: storage].slot = resolved
@@ -152,6 +174,15 @@ final class ClassMetadata: @unchecked Sendable {
     /// The position of the wrapper at `storageKeyPath` among the class's attributes or
     /// relationships. `identify` names the wrapper (by marking it and reflecting the object) the
     /// first time this class sees the key path; `observe` is kept to notify observers of it later.
+    /// The slot of a storage key path this class has already identified (no closures made: the
+    /// common case, every new object's first access to each property).
+    func knownSlot(for storageKeyPath: AnyKeyPath) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let entry = slotsByIdentity[ObjectIdentifier(storageKeyPath)], entry.keyPath === storageKeyPath { return entry.slot }
+        return nil
+    }
+
     func slot(for storageKeyPath: AnyKeyPath, isRelationship: Bool, identify: () -> String?,
               observe: @escaping (Model) -> Void) -> Int {
         lock.lock()

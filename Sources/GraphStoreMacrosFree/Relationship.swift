@@ -6,8 +6,8 @@ import Observation
 /// when each side has exactly one relationship to the other; otherwise declare it.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
-    var slot = -1
-    let initialValue: Value
+    @usableFromInline var slot = -1
+    @usableFromInline let initialValue: Value
     let deleteRule: DeleteRule
     let inverse: AnyKeyPath?
     let minimumCount: Int?
@@ -43,6 +43,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
     }
 
 
+    @inlinable
     public static subscript<M: Model>(
         _enclosingInstance instance: M,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<M, Value>,
@@ -60,13 +61,16 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
             let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: true)
             guard slot >= 0 else { return }
             let members = newValue.members
-            instance.observationRegistrar.withMutation(of: instance, keyPath: wrappedKeyPath) {
+            let assign = {
                 if Value.isToMany {
                     instance.persistentBacking.setToMany(members, at: slot, of: instance)
                 } else {
                     instance.persistentBacking.setToOne(members.first, at: slot, of: instance)
                 }
             }
+            // Nobody has read this object yet, so nobody observes it (see Model.mayBeObserved).
+            guard instance.mayBeObserved else { return assign() }
+            instance.observationRegistrar.withMutation(of: instance, keyPath: wrappedKeyPath, assign)
         }
     }
 }

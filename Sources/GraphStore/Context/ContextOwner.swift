@@ -36,7 +36,22 @@ enum ContextOwner: Equatable {
     }()
 
     static var isOnMainQueue: Bool {
-        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
+        isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
+
+    /// Whether this is the main thread, remembered per thread: on Linux `Thread.isMainThread`
+    /// makes system calls, and it is asked on every property access of a main-thread context.
+    private static let mainThreadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private static var isMainThread: Bool {
+        if let known = pthread_getspecific(mainThreadKey) { return Int(bitPattern: known) == 2 }
+        let isMain = Thread.isMainThread
+        pthread_setspecific(mainThreadKey, UnsafeRawPointer(bitPattern: isMain ? 2 : 1))
+        return isMain
     }
 
     var isCurrent: Bool {
