@@ -354,3 +354,92 @@ final class SlowCheckpointFileIO: FileIO {
         #expect(try describeState(reopened) == expected)
     }
 }
+
+/// A file system on which the first whole read of a log segment fails as if a compaction had
+/// just removed the file (the reader listed it a moment before). Header-only reads pass.
+final class VanishingSegmentFileIO: FileIO, @unchecked Sendable {
+    let base = PosixFileIO()
+    let vanished = Locked(false)
+    func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
+        let handle = try base.open(path, mode: mode)
+        return path.hasSuffix(".gslog") ? Handle(handle, owner: self) : handle
+    }
+    func fileExists(_ path: String) -> Bool { base.fileExists(path) }
+    func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
+    func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
+    func createDirectory(_ path: String) throws { try base.createDirectory(path) }
+    func removeFile(_ path: String) throws { try base.removeFile(path) }
+    func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
+    func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
+
+    final class Handle: FileHandleIO, @unchecked Sendable {
+        let base: any FileHandleIO
+        let owner: VanishingSegmentFileIO
+        init(_ base: any FileHandleIO, owner: VanishingSegmentFileIO) {
+            self.base = base
+            self.owner = owner
+        }
+        var path: String { base.path }
+        func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+            if count > SegmentFormat.headerSize, owner.vanished.withLock({ done in defer { done = true }; return !done }) {
+                throw StorageError.io(operation: "read", path: path, errno: 2)
+            }
+            return try base.read(at: offset, count: count)
+        }
+        func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int { try base.write(bytes, at: offset) }
+        func sync() throws { try base.sync() }
+        func size() throws -> UInt64 { try base.size() }
+        func truncate(to size: UInt64) throws { try base.truncate(to: size) }
+        func preallocate(to size: UInt64) throws { try base.preallocate(to: size) }
+        func tryLockExclusive() throws -> Bool { try base.tryLockExclusive() }
+        func close() { base.close() }
+    }
+}
+
+@Suite struct ReaderBesideCompactionTests {
+    let types: [any PersistentModel.Type] = [Airport.self, Airline.self, Flight.self]
+
+    @Test func aReaderRetriesWhenAFileItListedVanishes() throws {
+        let store = TemporaryStore()
+        let writer = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
+        try commitRandomChanges(writer, count: 40, seed: 70)
+        let expected = try describeState(writer)
+        var configuration = maintainedConfiguration(store.url, readOnly: true)
+        configuration.fileIO = VanishingSegmentFileIO()
+        let reader = try ModelContainer(for: types, configurations: configuration)
+        #expect((configuration.fileIO as! VanishingSegmentFileIO).vanished.value, "the simulated removal happened")
+        #expect(try describeState(reader) == expected)
+        let inspectingIO = VanishingSegmentFileIO()
+        #expect(try StoreInspection.inspect(directory: store.url.path, fileIO: inspectingIO).lastTransaction == writer.lastTransaction)
+        #expect(inspectingIO.vanished.value)
+    }
+
+    @Test func readersOpenWhileTheWriterCompactsInALoop() throws {
+        let store = TemporaryStore()
+        let writer = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
+        try commitRandomChanges(writer, count: 40, seed: 71)
+        let stop = Locked(false)
+        let failures = Locked<[String]>([])
+        let compactor = Thread {
+            var round = 0
+            while !stop.value {
+                do {
+                    try commitRandomChanges(writer, count: 3, seed: 100 + UInt64(round))
+                    try writer.compact(retention: HistoryRetention.none)
+                } catch { failures.withLock { $0.append("writer: \(error)") } }
+                round += 1
+            }
+        }
+        compactor.start()
+        for _ in 0..<25 {
+            do {
+                let reader = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url, readOnly: true))
+                _ = try describeState(reader)
+                _ = try StoreInspection.inspect(directory: store.url.path)
+            } catch { failures.withLock { $0.append("reader: \(error)") } }
+        }
+        stop.withLock { $0 = true }
+        while !compactor.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(failures.value.isEmpty, "\(failures.value)")
+    }
+}

@@ -33,6 +33,14 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// History before `oldestAvailable` was compacted away (a history read or a time-travel open asked for it).
     case historyCompacted(requested: UInt64, oldestAvailable: UInt64)
 
+    /// A file the operation expected was not there (ENOENT): what a reader sees when a writer
+    /// removed a file it had listed.
+    var isMissingFile: Bool {
+        if case let .io(_, _, code) = self { return code == 2 }
+        if case let .corruption(_, _, reason) = self { return reason.contains("is missing") }
+        return false
+    }
+
     public var description: String {
         switch self {
         case let .corruption(segment, offset, reason):

@@ -60,6 +60,13 @@ public final class Store: @unchecked Sendable {
     /// Throws `StorageError` for damage, a held lock, I/O failure or compacted history, and
     /// `SchemaError.incompatible` when stored data cannot follow the declared schema.
     public static func open(directory: String, schema declared: Schema? = nil, options: StoreOptions = StoreOptions()) throws -> Store {
+        guard options.log.readOnly else { return try openOnce(directory: directory, schema: declared, options: options) }
+        return try readingBesideAWriter(directory: directory, fileIO: options.log.fileIO) {
+            try openOnce(directory: directory, schema: declared, options: options)
+        }
+    }
+
+    private static func openOnce(directory: String, schema declared: Schema?, options: StoreOptions) throws -> Store {
         if options.asOfTransaction != nil && !options.log.readOnly {
             throw StorageError.io(operation: "open as of a past transaction (read-only opens only)", path: directory, errno: 22)
         }
@@ -358,5 +365,22 @@ extension Store {
     public func rowExists(entity name: String, row: RowNumber) throws -> Bool {
         guard let entity = schema.entity(named: name) else { throw SchemaError.unreadableRecord(reason: "no entity \(name)") }
         return graph.read { $0.isLive(entity: entity.index, row: row) }
+    }
+}
+
+/// Runs a read of a store's files that takes no lock. The writer may compact meanwhile, so a
+/// file the read listed can be gone when it opens it; the store is whole again on the next
+/// look. Retries (twice) when the files changed under a failed attempt or one went missing.
+func readingBesideAWriter<T>(directory: String, fileIO: any FileIO, _ body: () throws -> T) throws -> T {
+    var attempt = 0
+    while true {
+        let before = try? fileIO.listDirectory(directory)
+        do {
+            return try body()
+        } catch let error as StorageError {
+            attempt += 1
+            let after = try? fileIO.listDirectory(directory)
+            guard attempt < 3, before.map(Set.init) != after.map(Set.init) || error.isMissingFile else { throw error }
+        }
     }
 }

@@ -38,6 +38,10 @@ public struct StoreInspection: Sendable {
     /// before the last good commit.
     public static func inspect(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> StoreInspection {
         guard fileIO.isDirectory(directory) else { throw StorageError.noStore(path: directory) }
+        return try readingBesideAWriter(directory: directory, fileIO: fileIO) { try inspectOnce(directory: directory, fileIO: fileIO) }
+    }
+
+    private static func inspectOnce(directory: String, fileIO: any FileIO) throws -> StoreInspection {
         var checkpoints: [Checkpoint] = []
         for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO) {
             let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))
