@@ -370,3 +370,57 @@ enum FailingPlan: SchemaMigrationPlan {
         }, didMigrate: { _ in throw StageFailure() })]
     }
 }
+
+enum FleetV1 {
+    final class Plane: Model {
+        @Attribute(.unique) var tail: String = ""
+        @Attribute var seats: Int = 0
+        @Relationship var base: Base?
+    }
+    final class Base: Model {
+        @Attribute(.unique) var code: String = ""
+        @Relationship(inverse: \Plane.base) var planes: [Plane] = []
+    }
+}
+
+enum FleetV2 {
+    /// Plane, renamed; Base removed (with its relationship).
+    final class Aircraft: Model {
+        override class var originalName: String? { "Plane" }
+        @Attribute(.unique) var tail: String = ""
+        @Attribute var seats: Int = 0
+    }
+}
+
+@Suite struct EntityRenameTests {
+    @Test func anEntityRenamedThroughOriginalNameKeepsItsRowsAndARemovedEntityIsDropped() throws {
+        let store = TemporaryStore()
+        do {
+            let container = try ModelContainer(for: [FleetV1.Plane.self, FleetV1.Base.self], configurations: maintainedConfiguration(store.url))
+            let context = ModelContext(container)
+            let base = FleetV1.Base()
+            base.code = "SFO"
+            for (tail, seats) in [("N1", 150), ("N2", 180)] {
+                let plane = FleetV1.Plane()
+                plane.tail = tail
+                plane.seats = seats
+                plane.base = base
+                context.insert(plane)
+            }
+            try context.save()
+            try container.checkpoint()
+            container.close()
+        }
+        let container = try ModelContainer(for: [FleetV2.Aircraft.self], configurations: maintainedConfiguration(store.url))
+        #expect(container.schema.entity(named: "Aircraft")?.originalName == "Plane")
+        let context = ModelContext(container)
+        let aircraft = try context.fetch(FetchDescriptor<FleetV2.Aircraft>(sortBy: [SortDescriptor(\.tail)]))
+        #expect(aircraft.map(\.tail) == ["N1", "N2"])
+        #expect(aircraft.map(\.seats) == [150, 180])
+        #expect(aircraft.map(\.persistentModelID.entityName) == ["Aircraft", "Aircraft"])
+        #expect(try context.fetchUnique(\FleetV2.Aircraft.tail, equals: "N2")?.seats == 180)
+        // Recorded as a new schema version; history names the old rows by the new entity name.
+        #expect(container.store!.schemaHistory.count == 2)
+        #expect(try container.fetchHistory().contains { $0.changes.contains(.insert(PersistentIdentifier(entityName: "Aircraft", row: 1))) })
+    }
+}
