@@ -113,6 +113,7 @@ extension ModelContext {
             if queryPlanningEnabled, let predicate = descriptor.predicate {
                 var planner = QueryPlanner(schema: schema, entity: entity, view: view)
                 planner.hasPendingChanges = { pendingEntities.contains($0) }
+                planner.marks = rowMarks
                 if let candidates = planner.candidates(for: predicate.expression) { return (candidates, candidates.rows) }
             }
             return (nil, view.table(entity.index).liveRows)

@@ -56,6 +56,8 @@ public final class ModelContext {
     var autosavePending = false
     var transactionDepth = 0
     var queryPlanningEnabled = true
+    /// Scratch space the planner intersects rows in (RowMarks).
+    let rowMarks = RowMarks()
     /// This context's live queries, told about every commit.
     var liveQueries: [WeakLiveQuery] = []
     /// The model executor that owns this context, if an actor's.

@@ -55,8 +55,7 @@ extension PredicateExpressions.Conjunction: PlannableCondition {
             if large.rows.count > 4 * small.rows.count {
                 return QueryPlanner.Candidates(rows: small.rows, plan: "\(small.plan), the narrower side of an AND")
             }
-            let members = Set(small.rows)
-            return QueryPlanner.Candidates(rows: large.rows.filter(members.contains),
+            return QueryPlanner.Candidates(rows: planner.intersect(small.rows, large.rows),
                                            plan: "intersection of (\(small.plan)) and (\(large.plan))")
         case let (l?, nil): return l
         case let (nil, r?): return r

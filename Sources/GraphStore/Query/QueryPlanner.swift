@@ -26,6 +26,15 @@ struct QueryPlanner {
     /// Whether the fetching context has unsaved changes to objects of an entity: plans through a
     /// relationship read the committed target, so they stand down when it may have changed.
     var hasPendingChanges: (Int) -> Bool = { _ in false }
+    /// Scratch space for ANDs (the fetching context's); nil intersects by hashing.
+    var marks: RowMarks?
+
+    /// Rows in both lists, in `large`'s order.
+    func intersect(_ small: [UInt64], _ large: [UInt64]) -> [UInt64] {
+        if let marks { return marks.intersect(small, large, slots: view.table(entity.index).slotCount) }
+        let members = Set(small)
+        return large.filter(members.contains)
+    }
 
     /// The rows to evaluate, or nil to scan.
     func candidates(for expression: Any) -> Candidates? {

@@ -122,8 +122,29 @@ extension PredicateExpressions.Comparison: RowCompilable {
     }
 }
 
+/// A side of `&&` or `||` that is a Bool constant (`anyAirline || …`, `!enrouteOnly || …`, the
+/// shape of optional filters): the other side is compiled only when it can matter.
+protocol ConstantCondition {
+    var constantCondition: Bool? { get }
+}
+
+extension PredicateExpressions.Value: ConstantCondition {
+    var constantCondition: Bool? { value as? Bool }
+}
+
+extension PredicateExpressions.Negation: ConstantCondition {
+    var constantCondition: Bool? { (wrapped as? any ConstantCondition)?.constantCondition.map { !$0 } }
+}
+
+private func constant(_ expression: Any) -> Bool? { (expression as? any ConstantCondition)?.constantCondition }
+
 extension PredicateExpressions.Conjunction: RowCompilable {
     func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
+        switch constant(lhs) {
+        case true?: return (rhs as? any RowCompilable)?.rowFunction(compiler)
+        case false?: return { _, _ in .bool(false) }
+        case nil: break
+        }
         guard let (l, r) = operands(lhs, rhs, compiler) else { return nil }
         return { view, row in l(view, row) == .bool(true) ? r(view, row) : .bool(false) }
     }
@@ -131,6 +152,11 @@ extension PredicateExpressions.Conjunction: RowCompilable {
 
 extension PredicateExpressions.Disjunction: RowCompilable {
     func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
+        switch constant(lhs) {
+        case true?: return { _, _ in .bool(true) }
+        case false?: return (rhs as? any RowCompilable)?.rowFunction(compiler)
+        case nil: break
+        }
         guard let (l, r) = operands(lhs, rhs, compiler) else { return nil }
         return { view, row in l(view, row) == .bool(true) ? .bool(true) : r(view, row) }
     }
