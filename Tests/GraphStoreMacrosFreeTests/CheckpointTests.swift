@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import GraphStoreMacrosFree
 @testable import GraphStore
+import GraphStoreTestSupport
 
 /// The whole committed state of a test-model store, as text: equal text, equal stores.
 func describeState(_ container: ModelContainer) throws -> String {
@@ -21,7 +22,7 @@ func describeState(_ container: ModelContainer) throws -> String {
 
 /// Commits `count` small random transactions (inserts, updates, relinks, deletes) over Airport/Airline/Flight.
 func commitRandomChanges(_ container: ModelContainer, count: Int, seed: UInt64, author: String = "writer") throws {
-    var random = SplitMix(seed: seed)
+    var random = SplitMix64(seed: seed)
     let context = ModelContext(container)
     context.author = author
     for step in 0..<count {
@@ -50,18 +51,6 @@ func commitRandomChanges(_ container: ModelContainer, count: Int, seed: UInt64, 
             if let flight = flights.first { flight.airline = airline }
         }
         try context.save()
-    }
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

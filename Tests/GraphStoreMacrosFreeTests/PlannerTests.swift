@@ -215,7 +215,7 @@ import GraphStoreTestSupport
         let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self,
                                            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
-        var random = SplitMix(seed: 99)
+        var random = SplitMix64(seed: 99)
         for i in 0..<300 {
             let flight = Flight(ident: "F\(random.next() % 1000)-\(i)")
             flight.routeDistance = Int(random.next() % 40)          // many ties
