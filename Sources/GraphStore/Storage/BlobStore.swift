@@ -87,9 +87,7 @@ public final class BlobStore: Sendable {
     public func read(_ reference: BlobReference) throws -> Data {
         let path = path(of: reference.id)
         guard fileIO.fileExists(path) else { throw Failure.missing(path: path) }
-        let handle = try fileIO.open(path, mode: .readOnly)
-        defer { handle.close() }
-        let bytes = try handle.readAll()
+        let bytes = try fileIO.readFile(path)
         return try bytes.withUnsafeBytes { raw in
             guard raw.count >= Self.headerSize, raw.prefix(8).elementsEqual(Self.magic) else {
                 throw Failure.damaged(path: path, reason: "bad header")

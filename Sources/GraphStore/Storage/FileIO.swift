@@ -67,6 +67,22 @@ extension FileHandleIO {
     }
 }
 
+extension FileIO {
+    /// The whole file at `path`.
+    func readFile(_ path: String) throws -> [UInt8] {
+        let handle = try open(path, mode: .readOnly)
+        defer { handle.close() }
+        return try handle.readAll()
+    }
+
+    /// The size of the file at `path`, preallocated space included.
+    func fileSize(_ path: String) throws -> UInt64 {
+        let handle = try open(path, mode: .readOnly)
+        defer { handle.close() }
+        return try handle.size()
+    }
+}
+
 /// Joins path components with "/".
 func joinPath(_ directory: String, _ name: String) -> String {
     directory.hasSuffix("/") ? directory + name : directory + "/" + name

@@ -68,8 +68,7 @@ public enum LogReplay {
     }
 
     static func copyFile(_ from: String, to: String, fileIO: any FileIO) throws {
-        let input = try fileIO.open(from, mode: .readOnly)
-        let bytes = try { defer { input.close() }; return try input.readAll() }()
+        let bytes = try fileIO.readFile(from)
         let output = try fileIO.open(to, mode: .create)
         defer { output.close() }
         try output.writeAll(bytes, at: 0)

@@ -63,7 +63,7 @@ struct Recovery {
                             bytes: UnsafeRawBufferPointer(start: nil, count: 0), later: Array(segments[index...]), outcome: &outcome)
                 return outcome
             }
-            let bytes = try readFile(path)
+            let bytes = try fileIO.readFile(path)
             let done: Bool = try bytes.withUnsafeBytes { raw in
                 let header: SegmentFormat.Header
                 switch SegmentFormat.decodeHeader(raw) {
@@ -121,21 +121,8 @@ struct Recovery {
         return outcome
     }
 
-    /// The transaction a segment's header says precedes it; nil when the header is unreadable.
     func segmentStart(_ number: UInt64) -> UInt64? {
-        guard let handle = try? fileIO.open(joinPath(directory, SegmentFormat.fileName(segment: number)), mode: .readOnly) else { return nil }
-        defer { handle.close() }
-        guard let bytes = try? handle.read(at: 0, count: SegmentFormat.headerSize) else { return nil }
-        return bytes.withUnsafeBytes { raw in
-            if case let .success(header) = SegmentFormat.decodeHeader(raw) { return header.previousTransaction }
-            return nil
-        }
-    }
-
-    private func readFile(_ path: String) throws -> [UInt8] {
-        let handle = try fileIO.open(path, mode: .readOnly)
-        defer { handle.close() }
-        return try handle.readAll()
+        GraphStore.segmentStart(number, directory: directory, fileIO: fileIO)
     }
 
     private func droppedLength(_ raw: UnsafeRawBufferPointer, from offset: Int) -> UInt64 {
@@ -225,4 +212,21 @@ struct Recovery {
 /// The segment numbers present in a store directory, ascending.
 func listSegments(fileIO: any FileIO, directory: String) throws -> [UInt64] {
     try fileIO.listDirectory(directory).compactMap(SegmentFormat.segmentNumber(fileName:)).sorted()
+}
+
+/// The transaction a segment's header says precedes it; nil when the header is unreadable.
+func segmentStart(_ number: UInt64, directory: String, fileIO: any FileIO) -> UInt64? {
+    guard let handle = try? fileIO.open(joinPath(directory, SegmentFormat.fileName(segment: number)), mode: .readOnly) else { return nil }
+    defer { handle.close() }
+    guard let bytes = try? handle.read(at: 0, count: SegmentFormat.headerSize) else { return nil }
+    return bytes.withUnsafeBytes { raw in
+        if case let .success(header) = SegmentFormat.decodeHeader(raw) { return header.previousTransaction }
+        return nil
+    }
+}
+
+/// Where the kept log starts: the transaction before its first segment (0 when compaction has
+/// removed nothing, or there are no segments).
+func logStart(directory: String, fileIO: any FileIO) throws -> UInt64 {
+    try listSegments(fileIO: fileIO, directory: directory).first.flatMap { segmentStart($0, directory: directory, fileIO: fileIO) } ?? 0
 }

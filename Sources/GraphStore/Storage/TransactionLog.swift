@@ -288,9 +288,8 @@ public final class TransactionLog: @unchecked Sendable {
 
     /// The segments on disk with the transaction each starts after, ascending.
     public func segmentStarts() throws -> [(segment: UInt64, previousTransaction: UInt64)] {
-        let recovery = Recovery(fileIO: fileIO, directory: directory, writable: false, salvage: false, segmentSize: options.segmentSize)
-        return try listSegments(fileIO: fileIO, directory: directory).compactMap { number in
-            recovery.segmentStart(number).map { (number, $0) }
+        try listSegments(fileIO: fileIO, directory: directory).compactMap { number in
+            segmentStart(number, directory: directory, fileIO: fileIO).map { (number, $0) }
         }
     }
 
@@ -311,9 +310,7 @@ public final class TransactionLog: @unchecked Sendable {
                 total += writeOffset
                 continue
             }
-            let handle = try fileIO.open(segmentPath(number), mode: .readOnly)
-            total += try handle.size()
-            handle.close()
+            total += try fileIO.fileSize(segmentPath(number))
         }
         return total
     }
@@ -370,9 +367,7 @@ public final class TransactionLog: @unchecked Sendable {
         while true {
             let path = segmentPath(readSegment)
             guard fileIO.fileExists(path) else { return count }
-            let handle = try fileIO.open(path, mode: .readOnly)
-            let bytes = try handle.readAll()
-            handle.close()
+            let bytes = try fileIO.readFile(path)
             let nextExists = fileIO.fileExists(segmentPath(readSegment + 1))
             let finished: Bool = try bytes.withUnsafeBytes { raw in
                 if readOffset < UInt64(SegmentFormat.headerSize) {

@@ -44,9 +44,7 @@ extension Store {
             progress(count, count)
         }
         try removeCheckpoints(keepingNewest: 2, notOlderThan: 0)
-        let handle = try fileIO.open(path, mode: .readOnly)
-        defer { handle.close() }
-        return CheckpointSummary(transaction: transaction, path: path, bytes: try handle.size())
+        return CheckpointSummary(transaction: transaction, path: path, bytes: try fileIO.fileSize(path))
     }
 
     /// Removes all but the `keep` newest checkpoints, and any older than `oldest`.

@@ -84,22 +84,15 @@ extension Store {
     public func storeBytes() throws -> UInt64 {
         var total = try log.recordBytes()
         for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO) {
-            total += try fileSize(joinPath(directory, CheckpointFile.fileName(transaction: transaction)))
+            total += try fileIO.fileSize(joinPath(directory, CheckpointFile.fileName(transaction: transaction)))
         }
-        for id in try blobs.list() { total += try fileSize(blobs.path(of: id)) }
+        for id in try blobs.list() { total += try fileIO.fileSize(blobs.path(of: id)) }
         return total
-    }
-
-    private func fileSize(_ path: String) throws -> UInt64 {
-        let handle = try fileIO.open(path, mode: .readOnly)
-        defer { handle.close() }
-        return try handle.size()
     }
 
     /// The commit time of a segment's last transaction.
     private func lastCommitTime(segment: UInt64, previousTransaction: UInt64) throws -> Int64? {
-        let handle = try fileIO.open(joinPath(directory, SegmentFormat.fileName(segment: segment)), mode: .readOnly)
-        let bytes = try { defer { handle.close() }; return try handle.readAll() }()
+        let bytes = try fileIO.readFile(joinPath(directory, SegmentFormat.fileName(segment: segment)))
         return bytes.withUnsafeBytes { raw in
             SegmentScanner.scan(raw, from: SegmentFormat.headerSize, previousTransaction: previousTransaction) { _ in }
                 .lastTimestampMicros
@@ -124,8 +117,7 @@ extension Store {
         segmentsLock.lock()
         defer { segmentsLock.unlock() }
         for (segment, previous) in try log.segmentStarts() {
-            let handle = try fileIO.open(joinPath(directory, SegmentFormat.fileName(segment: segment)), mode: .readOnly)
-            let bytes = try { defer { handle.close() }; return try handle.readAll() }()
+            let bytes = try fileIO.readFile(joinPath(directory, SegmentFormat.fileName(segment: segment)))
             bytes.withUnsafeBytes { raw in
                 _ = SegmentScanner.scan(raw, from: SegmentFormat.headerSize, previousTransaction: previous) { transaction in
                     for case let .insert(_, _, values) in transaction.operations { for pv in values { for r in pv.value.blobReferences { named.insert(r.id) } } }

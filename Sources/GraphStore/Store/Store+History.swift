@@ -75,8 +75,7 @@ extension Store {
         let firstIndex = starts.lastIndex { $0.previousTransaction <= after } ?? 0
         var delivered = 0
         for (segment, previous) in starts[firstIndex...] {
-            let handle = try fileIO.open(joinPath(directory, SegmentFormat.fileName(segment: segment)), mode: .readOnly)
-            let bytes = try { defer { handle.close() }; return try handle.readAll() }()
+            let bytes = try fileIO.readFile(joinPath(directory, SegmentFormat.fileName(segment: segment)))
             var finished = false
             try bytes.withUnsafeBytes { raw in
                 // A record being written now stops the scan like a torn tail: it is past `upTo`.

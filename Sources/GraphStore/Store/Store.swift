@@ -220,8 +220,7 @@ public final class Store: @unchecked Sendable {
         guard fileIO.isDirectory(directory) else { return [] }
         var history: [SchemaHistoryEntry] = []
         var base: UInt64 = 0
-        let recovery = Recovery(fileIO: fileIO, directory: directory, writable: false, salvage: false, segmentSize: 0)
-        let logStart = try listSegments(fileIO: fileIO, directory: directory).first.flatMap(recovery.segmentStart) ?? 0
+        let logStart = try GraphStore.logStart(directory: directory, fileIO: fileIO)
         for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO).reversed() where transaction >= logStart {
             let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))
             guard let contents = try? CheckpointFile.read(path: path, fileIO: fileIO),
@@ -269,8 +268,7 @@ private final class StoreLoader {
     func loadCheckpoint() throws -> UInt64 {
         guard fileIO.isDirectory(directory) else { return 0 }
         if !options.log.readOnly { try CheckpointFile.removeTemporaries(directory: directory, fileIO: fileIO) }
-        let recovery = Recovery(fileIO: fileIO, directory: directory, writable: false, salvage: false, segmentSize: options.log.segmentSize)
-        let logStart = try listSegments(fileIO: fileIO, directory: directory).first.flatMap(recovery.segmentStart) ?? 0
+        let logStart = try GraphStore.logStart(directory: directory, fileIO: fileIO)
         let limit = options.asOfTransaction ?? .max
         for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO).reversed() where transaction <= limit {
             let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))

@@ -45,14 +45,13 @@ public struct StoreInspection: Sendable {
         var checkpoints: [Checkpoint] = []
         for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO) {
             let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))
-            let size = try fileSize(path, fileIO)
+            let size = try fileIO.fileSize(path)
             var problem: String?
             do { _ = try CheckpointFile.read(path: path, fileIO: fileIO) } catch { problem = "\(error)" }
             checkpoints.append(Checkpoint(transaction: transaction, fileBytes: size, problem: problem))
         }
-        let recovery = Recovery(fileIO: fileIO, directory: directory, writable: false, salvage: false, segmentSize: 0)
         let numbers = try listSegments(fileIO: fileIO, directory: directory)
-        let logStart = numbers.first.flatMap(recovery.segmentStart) ?? 0
+        let logStart = try GraphStore.logStart(directory: directory, fileIO: fileIO)
         var transactions = 0
         var operations = 0
         var recordBytes: UInt64 = 0
@@ -66,20 +65,14 @@ public struct StoreInspection: Sendable {
         report.transactionsRead = transactions
         var segments: [Segment] = []
         for number in numbers {
-            segments.append(Segment(number: number, fileBytes: try fileSize(log.segmentPath(number), fileIO)))
+            segments.append(Segment(number: number, fileBytes: try fileIO.fileSize(log.segmentPath(number))))
         }
         let blobs = BlobStore(storeDirectory: directory, fileIO: fileIO, syncs: false)
         var blobBytes: UInt64 = 0
         let blobIDs = try blobs.list()
-        for id in blobIDs { blobBytes += try fileSize(blobs.path(of: id), fileIO) }
+        for id in blobIDs { blobBytes += try fileIO.fileSize(blobs.path(of: id)) }
         return StoreInspection(formatVersion: SegmentFormat.formatVersion, segments: segments, logStart: logStart,
                                checkpoints: checkpoints, report: report, transactionCount: transactions,
                                operationCount: operations, recordBytes: recordBytes, blobCount: blobIDs.count, blobBytes: blobBytes)
-    }
-
-    private static func fileSize(_ path: String, _ fileIO: any FileIO) throws -> UInt64 {
-        let handle = try fileIO.open(path, mode: .readOnly)
-        defer { handle.close() }
-        return try handle.size()
     }
 }

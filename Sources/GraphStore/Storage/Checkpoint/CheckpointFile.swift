@@ -71,8 +71,7 @@ public enum CheckpointFile {
     }
 
     public static func read(path: String, fileIO: any FileIO) throws -> Contents {
-        let handle = try fileIO.open(path, mode: .readOnly)
-        let bytes = try { defer { handle.close() }; return try handle.readAll() }()
+        let bytes = try fileIO.readFile(path)
         func problem(_ offset: Int, _ reason: String) -> Problem { Problem(path: path, offset: offset, reason: reason) }
         return try bytes.withUnsafeBytes { raw in
             guard raw.count >= headerSize else { throw problem(0, "file is \(raw.count) bytes, shorter than the header") }
