@@ -181,32 +181,20 @@ extension ModelContext {
         // properties included, costs far more than comparing two numbers). The other
         // descriptors — and the first one's exact semantics for anything else — still decide
         // through `compare`.
-        if let first = descriptors.first, items.count > 16, let keys = PrimarySortKeys(items, first) {
-            let rest = descriptors.dropFirst()
-            let order = (0..<items.count).sorted { i, j in
-                if keys.values[i] != keys.values[j] { return (keys.values[i] < keys.values[j]) == keys.ascending }
-                for descriptor in rest {
-                    switch descriptor.compare(items[i], items[j]) {
-                    case .orderedAscending: return true
-                    case .orderedDescending: return false
-                    case .orderedSame: continue
-                    }
-                }
-                return i < j
-            }
-            return order.map { items[$0] }
-        }
-        let indexed = Array(items.enumerated())
-        return indexed.sorted { a, b in
-            for descriptor in descriptors {
-                switch descriptor.compare(a.element, b.element) {
+        let keys = items.count > 16 ? descriptors.first.flatMap { PrimarySortKeys(items, $0) } : nil
+        let decidedByCompare = keys == nil ? descriptors[...] : descriptors.dropFirst()
+        let order = (0..<items.count).sorted { i, j in
+            if let keys, keys.values[i] != keys.values[j] { return (keys.values[i] < keys.values[j]) == keys.ascending }
+            for descriptor in decidedByCompare {
+                switch descriptor.compare(items[i], items[j]) {
                 case .orderedAscending: return true
                 case .orderedDescending: return false
                 case .orderedSame: continue
                 }
             }
-            return a.offset < b.offset
-        }.map(\.element)
+            return i < j  // stable
+        }
+        return order.map { items[$0] }
     }
 }
 
