@@ -278,37 +278,11 @@ func maintainedConfiguration(_ url: URL, _ policy: MaintenancePolicy = .manual, 
     }
 }
 
-/// A file system whose checkpoint writes are slow (every write to a `.gsckpt.tmp` file sleeps),
-/// to show that commits go on while a checkpoint is being written.
-final class SlowCheckpointFileIO: FileIO {
-    let base = PosixFileIO()
-    func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
-        let handle = try base.open(path, mode: mode)
-        return path.hasSuffix(".gsckpt.tmp") ? SlowHandle(handle) : handle
-    }
-    func fileExists(_ path: String) -> Bool { base.fileExists(path) }
-    func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
-    func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
-    func createDirectory(_ path: String) throws { try base.createDirectory(path) }
-    func removeFile(_ path: String) throws { try base.removeFile(path) }
-    func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
-    func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
-
-    final class SlowHandle: FileHandleIO, @unchecked Sendable {
-        let base: any FileHandleIO
-        init(_ base: any FileHandleIO) { self.base = base }
-        var path: String { base.path }
-        func read(at offset: UInt64, count: Int) throws -> [UInt8] { try base.read(at: offset, count: count) }
-        func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
-            Thread.sleep(forTimeInterval: 0.02)
-            return try base.write(bytes, at: offset)
-        }
-        func sync() throws { try base.sync() }
-        func size() throws -> UInt64 { try base.size() }
-        func truncate(to size: UInt64) throws { try base.truncate(to: size) }
-        func preallocate(to size: UInt64) throws { try base.preallocate(to: size) }
-        func tryLockExclusive() throws -> Bool { try base.tryLockExclusive() }
-        func close() { base.close() }
+/// Writes that take 20 ms each: a checkpoint written through these is slow enough to commit beside.
+final class SlowWrites: PassThroughHandle, @unchecked Sendable {
+    override func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
+        Thread.sleep(forTimeInterval: 0.02)
+        return try base.write(bytes, at: offset)
     }
 }
 
@@ -316,7 +290,8 @@ final class SlowCheckpointFileIO: FileIO {
     @Test func commitsGoOnWhileACheckpointIsWritten() throws {
         let store = TemporaryStore()
         var configuration = maintainedConfiguration(store.url)
-        configuration.fileIO = SlowCheckpointFileIO()
+        // Only checkpoint files (written under a temporary name) are slow.
+        configuration.fileIO = PassThroughFileIO { path, handle in path.hasSuffix(".gsckpt.tmp") ? SlowWrites(handle) : handle }
         let container = try ModelContainer(for: [Airport.self, Airline.self, Flight.self], configurations: configuration)
         try commitRandomChanges(container, count: 30, seed: 60)
         let finished = Locked(false)
@@ -344,45 +319,25 @@ final class SlowCheckpointFileIO: FileIO {
     }
 }
 
-/// A file system on which the first whole read of a log segment fails as if a compaction had
-/// just removed the file (the reader listed it a moment before). Header-only reads pass.
-final class VanishingSegmentFileIO: FileIO, @unchecked Sendable {
-    let base = PosixFileIO()
-    let vanished = Locked(false)
-    func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
-        let handle = try base.open(path, mode: mode)
-        return path.hasSuffix(".gslog") ? Handle(handle, owner: self) : handle
+/// Reads that fail once, the first time more than a segment header is read through any of
+/// them, as if a compaction had just removed the file (the reader listed it a moment before).
+final class VanishOnceReads: PassThroughHandle, @unchecked Sendable {
+    let vanished: Locked<Bool>
+    init(_ base: any FileHandleIO, vanished: Locked<Bool>) {
+        self.vanished = vanished
+        super.init(base)
     }
-    func fileExists(_ path: String) -> Bool { base.fileExists(path) }
-    func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
-    func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
-    func createDirectory(_ path: String) throws { try base.createDirectory(path) }
-    func removeFile(_ path: String) throws { try base.removeFile(path) }
-    func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
-    func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
+    override func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        if count > SegmentFormat.headerSize, vanished.withLock({ done in defer { done = true }; return !done }) {
+            throw StorageError.io(operation: "read", path: path, errno: 2)
+        }
+        return try base.read(at: offset, count: count)
+    }
+}
 
-    final class Handle: FileHandleIO, @unchecked Sendable {
-        let base: any FileHandleIO
-        let owner: VanishingSegmentFileIO
-        init(_ base: any FileHandleIO, owner: VanishingSegmentFileIO) {
-            self.base = base
-            self.owner = owner
-        }
-        var path: String { base.path }
-        func read(at offset: UInt64, count: Int) throws -> [UInt8] {
-            if count > SegmentFormat.headerSize, owner.vanished.withLock({ done in defer { done = true }; return !done }) {
-                throw StorageError.io(operation: "read", path: path, errno: 2)
-            }
-            return try base.read(at: offset, count: count)
-        }
-        func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int { try base.write(bytes, at: offset) }
-        func sync() throws { try base.sync() }
-        func size() throws -> UInt64 { try base.size() }
-        func truncate(to size: UInt64) throws { try base.truncate(to: size) }
-        func preallocate(to size: UInt64) throws { try base.preallocate(to: size) }
-        func tryLockExclusive() throws -> Bool { try base.tryLockExclusive() }
-        func close() { base.close() }
-    }
+/// A file system whose log segments vanish once (see VanishOnceReads); `vanished` tells whether it happened.
+func vanishingSegmentFileIO(_ vanished: Locked<Bool>) -> PassThroughFileIO {
+    PassThroughFileIO { path, handle in path.hasSuffix(".gslog") ? VanishOnceReads(handle, vanished: vanished) : handle }
 }
 
 @Suite struct ReaderBesideCompactionTests {
@@ -394,13 +349,15 @@ final class VanishingSegmentFileIO: FileIO, @unchecked Sendable {
         try commitRandomChanges(writer, count: 40, seed: 70)
         let expected = try describeState(writer)
         var configuration = maintainedConfiguration(store.url, readOnly: true)
-        configuration.fileIO = VanishingSegmentFileIO()
+        let vanished = Locked(false)
+        configuration.fileIO = vanishingSegmentFileIO(vanished)
         let reader = try ModelContainer(for: types, configurations: configuration)
-        #expect((configuration.fileIO as! VanishingSegmentFileIO).vanished.value, "the simulated removal happened")
+        #expect(vanished.value, "the simulated removal happened")
         #expect(try describeState(reader) == expected)
-        let inspectingIO = VanishingSegmentFileIO()
-        #expect(try StoreInspection.inspect(directory: store.url.path, fileIO: inspectingIO).lastTransaction == writer.lastTransaction)
-        #expect(inspectingIO.vanished.value)
+        let vanishedForInspection = Locked(false)
+        #expect(try StoreInspection.inspect(directory: store.url.path, fileIO: vanishingSegmentFileIO(vanishedForInspection)).lastTransaction
+                == writer.lastTransaction)
+        #expect(vanishedForInspection.value)
     }
 
     @Test func readersOpenWhileTheWriterCompactsInALoop() throws {

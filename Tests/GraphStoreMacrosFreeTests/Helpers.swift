@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreMacrosFree
+@testable import GraphStore
 
 /// A store directory under the temporary directory, removed when the test is done.
 final class TemporaryStore {
@@ -14,4 +15,37 @@ final class TemporaryStore {
     func container(_ types: any PersistentModel.Type..., durability: Durability = .none) throws -> ModelContainer {
         try ModelContainer(for: types, configurations: ModelConfiguration(url: url, durability: durability, segmentSize: 1 << 20))
     }
+}
+
+/// The POSIX file system, with a hook to wrap the handles it opens: a test changes one call of
+/// one kind of file (slow writes, a read that fails once) by wrapping it in a PassThroughHandle subclass.
+final class PassThroughFileIO: FileIO, @unchecked Sendable {
+    let base = PosixFileIO()
+    let wrap: @Sendable (String, any FileHandleIO) -> any FileHandleIO
+
+    init(wrap: @escaping @Sendable (String, any FileHandleIO) -> any FileHandleIO) { self.wrap = wrap }
+
+    func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO { wrap(path, try base.open(path, mode: mode)) }
+    func fileExists(_ path: String) -> Bool { base.fileExists(path) }
+    func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
+    func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
+    func createDirectory(_ path: String) throws { try base.createDirectory(path) }
+    func removeFile(_ path: String) throws { try base.removeFile(path) }
+    func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
+    func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
+}
+
+/// A file handle that passes every call to another; subclasses override the one they change.
+class PassThroughHandle: FileHandleIO, @unchecked Sendable {
+    let base: any FileHandleIO
+    init(_ base: any FileHandleIO) { self.base = base }
+    var path: String { base.path }
+    func read(at offset: UInt64, count: Int) throws -> [UInt8] { try base.read(at: offset, count: count) }
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int { try base.write(bytes, at: offset) }
+    func sync() throws { try base.sync() }
+    func size() throws -> UInt64 { try base.size() }
+    func truncate(to size: UInt64) throws { try base.truncate(to: size) }
+    func preallocate(to size: UInt64) throws { try base.preallocate(to: size) }
+    func tryLockExclusive() throws -> Bool { try base.tryLockExclusive() }
+    func close() { base.close() }
 }
