@@ -13,8 +13,7 @@ struct ChangeSummary {
     private(set) var deleted: [PersistentIdentifier] = []
 
     init(operations: [LogOperation], schema: Schema) {
-        let entityByNumber = schema.entityByNumber, relationshipByNumber = schema.relationshipByNumber
-        let attributeNames = schema.attributeNameByNumber
+        func entity(_ number: EntityNumber) -> Schema.Entity? { schema.entityIndexByNumber[number].map { schema.entities[$0] } }
         var updatedSet: Set<PersistentIdentifier> = []
         func note(_ entity: Int, _ row: UInt64, _ name: String) {
             changes[entity, default: [:]][row, default: []].insert(name)
@@ -25,21 +24,24 @@ struct ChangeSummary {
         for operation in operations {
             switch operation {
             case let .insert(number, row, _):
-                if let entity = entityByNumber[number] {
+                if let entity = entity(number) {
                     let id = PersistentIdentifier(entityName: entity.name, row: row)
                     inserted.append(id)
                     insertedRows.insert(id)
                 }
             case let .update(number, row, values):
-                guard let entity = entityByNumber[number] else { continue }
-                for pv in values { if let name = attributeNames[pv.property] { note(entity.index, row, name) } }
+                guard let entity = entity(number) else { continue }
+                for pv in values {
+                    if let (e, a) = schema.attributeByNumber[pv.property] { note(entity.index, row, schema.entities[e].attributes[a].name) }
+                }
             case let .delete(number, row):
-                guard let entity = entityByNumber[number] else { continue }
+                guard let entity = entity(number) else { continue }
                 deleted.append(PersistentIdentifier(entityName: entity.name, row: row))
                 for a in entity.attributes { changes[entity.index, default: [:]][row, default: []].insert(a.name) }
                 for r in entity.relationships { changes[entity.index, default: [:]][row, default: []].insert(r.name) }
             case let .link(number, source, target), let .unlink(number, source, target):
-                guard let relationship = relationshipByNumber[number] else { continue }
+                guard let (e, r) = schema.relationshipByNumber[number] else { continue }
+                let relationship = schema.entities[e].relationships[r]
                 note(relationship.entityIndex, source, relationship.name)
                 if let inverse = relationship.inverse {
                     note(inverse.entity, target, schema.entities[inverse.entity].relationships[inverse.relationship].name)

@@ -9,9 +9,6 @@ public final class Graph: @unchecked Sendable {
     private let lock = ReadWriteLock()
     private var tables: [EntityTable]
     private var committed: UInt64 = 0
-    private let entityByNumber: [EntityNumber: Int]
-    private let attributeByNumber: [PropertyNumber: (entity: Int, index: Int)]
-    private let relationshipByNumber: [PropertyNumber: (entity: Int, index: Int)]
     /// The next row number to hand out, per entity (reserved at insert, so identifiers are permanent at once).
     private let nextRows: Locked<[UInt64]>
     /// While loading a whole log at open, sorted indexes are merged once at the end.
@@ -23,15 +20,6 @@ public final class Graph: @unchecked Sendable {
     public init(schema: Schema) {
         self.schema = schema
         tables = schema.entities.map(EntityTable.init(entity:))
-        entityByNumber = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.number, $0.index) })
-        var attributes: [PropertyNumber: (Int, Int)] = [:]
-        var relationships: [PropertyNumber: (Int, Int)] = [:]
-        for entity in schema.entities {
-            for a in entity.attributes { attributes[a.number] = (entity.index, a.index) }
-            for r in entity.relationships { relationships[r.number] = (entity.index, r.index) }
-        }
-        attributeByNumber = attributes
-        relationshipByNumber = relationships
         nextRows = Locked(schema.entities.map { _ in 1 })
     }
 
@@ -123,13 +111,13 @@ public final class Graph: @unchecked Sendable {
 
     private func reserveForInserts(_ operations: [LogOperation]) {
         var counts: [Int: Int] = [:]
-        for case let .insert(entity, _, _) in operations { if let e = entityByNumber[entity] { counts[e, default: 0] += 1 } }
+        for case let .insert(entity, _, _) in operations { if let e = schema.entityIndexByNumber[entity] { counts[e, default: 0] += 1 } }
         for (e, count) in counts { tables[e].reserve(additional: count) }
     }
 
     private func mapValues(_ values: [PropertyValue], entity: Int) -> [(Int, Value)] {
         values.compactMap { pv in
-            guard let target = attributeByNumber[pv.property], target.entity == entity else { return nil }
+            guard let target = schema.attributeByNumber[pv.property], target.entity == entity else { return nil }
             return (target.index, pv.value)
         }
     }
@@ -137,20 +125,20 @@ public final class Graph: @unchecked Sendable {
     private func apply(_ operation: LogOperation, bulk: Bool) {
         switch operation {
         case let .insert(entityNumber, row, values):
-            guard let e = entityByNumber[entityNumber] else { return }
+            guard let e = schema.entityIndexByNumber[entityNumber] else { return }
             tables[e].insert(row: row, values: mapValues(values, entity: e), bulk: bulk)
         case let .update(entityNumber, row, values):
-            guard let e = entityByNumber[entityNumber] else { return }
+            guard let e = schema.entityIndexByNumber[entityNumber] else { return }
             tables[e].update(row: row, values: mapValues(values, entity: e), bulk: bulk)
         case let .delete(entityNumber, row):
-            guard let e = entityByNumber[entityNumber], tables[e].isLive(row) else { return }
+            guard let e = schema.entityIndexByNumber[entityNumber], tables[e].isLive(row) else { return }
             detachAll(entity: e, row: row)
             tables[e].delete(row: row, bulk: bulk)
         case let .link(number, source, target):
-            guard let (e, r) = relationshipByNumber[number] else { return }
+            guard let (e, r) = schema.relationshipByNumber[number] else { return }
             link(schema.entities[e].relationships[r], source: source, target: target)
         case let .unlink(number, source, target):
-            guard let (e, r) = relationshipByNumber[number] else { return }
+            guard let (e, r) = schema.relationshipByNumber[number] else { return }
             unlink(schema.entities[e].relationships[r], source: source, target: target)
         case .schema:
             break  // schema records are read by the container before the graph exists

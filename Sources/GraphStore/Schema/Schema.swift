@@ -11,17 +11,19 @@ public final class Schema: Sendable {
     let nextPropertyNumber: PropertyNumber
     /// The declaring `VersionedSchema`'s version, when the models came with a migration plan.
     public let versionIdentifier: Version?
-    /// Lookups by the numbers the log uses (every commit's change summary needs them).
-    let entityByNumber: [EntityNumber: Schema.Entity]
-    let relationshipByNumber: [PropertyNumber: Schema.Relationship]
-    let attributeNameByNumber: [PropertyNumber: String]
+    /// Positions by the numbers the log uses: what applying, summarising and decoding every
+    /// stored operation looks up.
+    let entityIndexByNumber: [EntityNumber: Int]
+    let attributeByNumber: [PropertyNumber: (entity: Int, index: Int)]
+    let relationshipByNumber: [PropertyNumber: (entity: Int, index: Int)]
 
     init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, versionIdentifier: Version? = nil) {
         self.versionIdentifier = versionIdentifier
         self.entities = entities
-        entityByNumber = Dictionary(entities.map { ($0.number, $0) }, uniquingKeysWith: { a, _ in a })
-        relationshipByNumber = Dictionary(entities.flatMap { $0.relationships.map { ($0.number, $0) } }, uniquingKeysWith: { a, _ in a })
-        attributeNameByNumber = Dictionary(entities.flatMap { $0.attributes.map { ($0.number, $0.name) } }, uniquingKeysWith: { a, _ in a })
+        entityIndexByNumber = Dictionary(entities.map { ($0.number, $0.index) }, uniquingKeysWith: { a, _ in a })
+        attributeByNumber = Dictionary(entities.flatMap { e in e.attributes.map { ($0.number, (e.index, $0.index)) } }, uniquingKeysWith: { a, _ in a })
+        relationshipByNumber = Dictionary(entities.flatMap { e in e.relationships.map { ($0.number, (e.index, $0.index)) } },
+                                          uniquingKeysWith: { a, _ in a })
         self.byName = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1.name, $0) })
         self.byType = Dictionary(uniqueKeysWithValues: entities.enumerated().compactMap { i, e in e.type.map { (ObjectIdentifier($0), i) } })
         self.nextEntityNumber = nextEntityNumber

@@ -189,7 +189,6 @@ enum CheckpointCodec {
         runSideBySide(jobs)
         if let failure = records.indices.compactMap({ failures[$0] }).first { throw failure }
 
-        let entityIndex = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.number, $0.index) })
         var tables = schema.entities.map { entity in
             EntityTable.Image(slotCount: 0, live: [], columns: entity.attributes.map { _ in nil },
                               toOne: entity.relationships.map { _ in nil }, toMany: entity.relationships.map { _ in nil }, sorted: [:])
@@ -201,7 +200,7 @@ enum CheckpointCodec {
                 throw ByteReader.Error(offset: 0, reason: "a table promises \(header.columnCount) columns and has \(owned.count)")
             }
             // An entity the models no longer have is read (to check it) and dropped.
-            guard let target = translation.entities[header.recordedEntity].flatMap({ entityIndex[$0] }) else { continue }
+            guard let target = translation.entities[header.recordedEntity].flatMap({ schema.entityIndexByNumber[$0] }) else { continue }
             let entity = schema.entities[target]
             var image = EntityTable.Image(slotCount: header.slotCount, live: header.live,
                                           columns: entity.attributes.map { _ in nil },
