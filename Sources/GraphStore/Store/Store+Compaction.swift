@@ -38,8 +38,8 @@ extension Store {
         let checkpoint = try writeCheckpoint()
         // Read it back whole before it is the only copy of anything.
         progress("verifying checkpoint")
-        let contents = try CheckpointFile.read(path: checkpoint.path, fileIO: fileIO)
-        try CheckpointCodec.validateTargets(try CheckpointCodec.decode(contents, schema: schema), schema: schema)
+        let verified = try CheckpointCodec.decode(try CheckpointFile.read(path: checkpoint.path, fileIO: fileIO), schema: schema)
+        try CheckpointCodec.validateTargets(verified, schema: schema)
 
         progress("sealing the active segment")
         let active = try log.sealActiveSegment()
@@ -75,7 +75,7 @@ extension Store {
         try removeCheckpoints(keepingNewest: 2, notOlderThan: logStart)
         let checkpointsRemoved = checkpointsBefore - (try CheckpointFile.list(directory: directory, fileIO: fileIO).count)
         progress("sweeping blobs")
-        let blobsRemoved = try sweepBlobs()
+        let blobsRemoved = try sweepBlobs(alreadyRead: verified)
         return CompactionSummary(checkpoint: checkpoint, segmentsRemoved: removable, checkpointsRemoved: checkpointsRemoved,
                                  blobsRemoved: blobsRemoved, bytesBefore: before, bytesAfter: try storeBytes())
     }
@@ -103,16 +103,13 @@ extension Store {
     /// Blobs are written inside a commit (under `commitLock`), so listing the files and capturing
     /// the graph under that lock means every listed file a commit names is in the captured graph;
     /// files written after the list are not considered.
-    func sweepBlobs() throws -> Int {
+    ///
+    /// `alreadyRead` is a checkpoint image the caller has decoded (compaction's verified one),
+    /// so it is not read again.
+    func sweepBlobs(alreadyRead: CheckpointCodec.Image? = nil) throws -> Int {
         let (present, tables) = try commitLock.withLock { (try blobs.list(), graph.captureImage().tables) }
         guard !present.isEmpty else { return 0 }
-        var named = Set<UUID>()
-        for entity in schema.entities {
-            for attribute in entity.attributes where attribute.options.contains(.externalStorage) {
-                guard let column = tables[entity.index].columns[attribute.index] else { continue }
-                for value in column.values { for reference in value.blobReferences { named.insert(reference.id) } }
-            }
-        }
+        var named = blobIDs(in: tables)
         // Kept history and checkpoints may name blobs the graph no longer does.
         segmentsLock.lock()
         defer { segmentsLock.unlock() }
@@ -126,11 +123,10 @@ extension Store {
             }
         }
         for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO) {
-            let contents = try CheckpointFile.read(path: joinPath(directory, CheckpointFile.fileName(transaction: transaction)), fileIO: fileIO)
-            let image = try CheckpointCodec.decode(contents, schema: schema)
-            for table in image.tables {
-                for column in table.columns.compactMap({ $0 }) { for value in column.values { for r in value.blobReferences { named.insert(r.id) } } }
-            }
+            let image = try alreadyRead.flatMap { $0.transaction == transaction ? $0 : nil }
+                ?? CheckpointCodec.decode(try CheckpointFile.read(path: joinPath(directory, CheckpointFile.fileName(transaction: transaction)),
+                                                                  fileIO: fileIO), schema: schema)
+            named.formUnion(blobIDs(in: image.tables))
         }
         var removed = 0
         for id in present where !named.contains(id) {
@@ -139,5 +135,17 @@ extension Store {
         }
         if removed > 0 { try blobs.syncDirectory() }
         return removed
+    }
+
+    /// The blob files the external-storage columns of these tables (in this store's schema) name.
+    func blobIDs(in tables: [EntityTable.Image]) -> Set<UUID> {
+        var named = Set<UUID>()
+        for entity in schema.entities {
+            for attribute in entity.attributes where attribute.options.contains(.externalStorage) {
+                guard let column = tables[entity.index].columns[attribute.index] else { continue }
+                for value in column.values { for reference in value.blobReferences { named.insert(reference.id) } }
+            }
+        }
+        return named
     }
 }

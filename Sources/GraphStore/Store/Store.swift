@@ -223,9 +223,8 @@ public final class Store: @unchecked Sendable {
         let logStart = try GraphStore.logStart(directory: directory, fileIO: fileIO)
         for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO).reversed() where transaction >= logStart {
             let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))
-            guard let contents = try? CheckpointFile.read(path: path, fileIO: fileIO),
-                  contents.records.first?.kind == .checkpointSchemas,
-                  let recorded = try? CheckpointCodec.decodeSchemas(contents.records[0].payload) else { continue }
+            guard let payload = CheckpointFile.readSchemaHistoryRecord(path: path, fileIO: fileIO),
+                  let recorded = try? CheckpointCodec.decodeSchemas(payload) else { continue }
             history = recorded
             base = transaction
             break

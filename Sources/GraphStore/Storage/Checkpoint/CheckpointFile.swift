@@ -70,21 +70,46 @@ public enum CheckpointFile {
         public var records: [(kind: RecordFormat.Kind, payload: ArraySlice<UInt8>)]
     }
 
+    /// The header at the start of `raw`, checked (magic, checksum, version).
+    private static func decodeHeader(_ raw: UnsafeRawBufferPointer, path: String) throws -> Header {
+        func problem(_ offset: Int, _ reason: String) -> Problem { Problem(path: path, offset: offset, reason: reason) }
+        guard raw.count >= headerSize else { throw problem(0, "file is \(raw.count) bytes, shorter than the header") }
+        guard raw.prefix(8).elementsEqual(magic) else { throw problem(0, "bad magic") }
+        var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<headerSize]), offset: 8)
+        let version = try r.u16()
+        _ = try r.u16()
+        let header = Header(transaction: try r.u64(), timestampMicros: Int64(bitPattern: try r.u64()), recordCount: try r.u64())
+        let stored = try r.u32()
+        guard stored == CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<36]))) else {
+            throw problem(0, "header checksum mismatch")
+        }
+        guard version == formatVersion else { throw problem(8, "format version \(version); this build reads \(formatVersion)") }
+        return header
+    }
+
+    /// Only the schema history record (the first), checked, without reading the tables: what
+    /// tools need to rebuild a schema from a store. Nil when the checkpoint cannot give it.
+    static func readSchemaHistoryRecord(path: String, fileIO: any FileIO) -> [UInt8]? {
+        guard let handle = try? fileIO.open(path, mode: .readOnly) else { return nil }
+        defer { handle.close() }
+        let start = headerSize + RecordFormat.headerSize
+        guard let head = try? handle.read(at: 0, count: start), head.count == start,
+              (try? head.withUnsafeBytes({ try decodeHeader(UnsafeRawBufferPointer(rebasing: $0[..<headerSize]), path: path) })) != nil
+        else { return nil }
+        let length = head.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: headerSize, as: UInt32.self))) }
+        let crc = head.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: headerSize + 4, as: UInt32.self)) }
+        guard head[headerSize + 8] == RecordFormat.Kind.checkpointSchemas.rawValue,
+              let payload = try? handle.read(at: UInt64(start), count: length), payload.count == length,
+              payload.withUnsafeBytes({ RecordFormat.checksum(kind: RecordFormat.Kind.checkpointSchemas.rawValue, payload: $0) }) == crc
+        else { return nil }
+        return payload
+    }
+
     public static func read(path: String, fileIO: any FileIO) throws -> Contents {
         let bytes = try fileIO.readFile(path)
         func problem(_ offset: Int, _ reason: String) -> Problem { Problem(path: path, offset: offset, reason: reason) }
         return try bytes.withUnsafeBytes { raw in
-            guard raw.count >= headerSize else { throw problem(0, "file is \(raw.count) bytes, shorter than the header") }
-            guard raw.prefix(8).elementsEqual(magic) else { throw problem(0, "bad magic") }
-            var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<headerSize]), offset: 8)
-            let version = try r.u16()
-            _ = try r.u16()
-            let header = Header(transaction: try r.u64(), timestampMicros: Int64(bitPattern: try r.u64()), recordCount: try r.u64())
-            let stored = try r.u32()
-            guard stored == CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<36]))) else {
-                throw problem(0, "header checksum mismatch")
-            }
-            guard version == formatVersion else { throw problem(8, "format version \(version); this build reads \(formatVersion)") }
+            let header = try decodeHeader(raw, path: path)
             // Frame the records first, then check their checksums side by side (a big store's
             // checkpoint is mostly a few large column records).
             var frames: [(kind: RecordFormat.Kind, offset: Int, payload: Range<Int>, crc: UInt32)] = []
