@@ -99,3 +99,38 @@ import Testing
         #expect(context.hasChanges)
     }
 }
+
+enum PilotInline {
+    /// PilotV1.Pilot with `photo` no longer external: a lightweight change.
+    final class Pilot: Model {
+        @Attribute(.unique) var license: String = ""
+        @Attribute var callsign: String = ""
+        @Attribute var photo: Data? = nil
+    }
+}
+
+@Suite struct BlobSchemaChangeTests {
+    @Test func blobsStoredBeforeExternalStorageWasDroppedStayReadableThroughCompaction() throws {
+        let store = TemporaryStore()
+        let photo = Data((0..<500).map { UInt8(truncatingIfNeeded: $0) })
+        do {
+            let container = try ModelContainer(for: [PilotV1.Pilot.self], configurations: maintainedConfiguration(store.url))
+            let context = ModelContext(container)
+            let pilot = PilotV1.Pilot()
+            pilot.license = "A"
+            pilot.photo = photo
+            context.insert(pilot)
+            try context.save()
+            container.close()
+        }
+        let container = try ModelContainer(for: [PilotInline.Pilot.self], configurations: maintainedConfiguration(store.url))
+        let context = ModelContext(container)
+        #expect(try context.fetch(FetchDescriptor<PilotInline.Pilot>()).first?.photo == photo)
+        #expect(try container.compact(retention: HistoryRetention.none).blobsRemoved == 0)
+        #expect(container.store!.verifyBlobs().isEmpty)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<PilotInline.Pilot>()).first?.photo == photo)
+        container.close()
+        let reopened = try ModelContainer(for: [PilotInline.Pilot.self], configurations: maintainedConfiguration(store.url))
+        #expect(try ModelContext(reopened).fetch(FetchDescriptor<PilotInline.Pilot>()).first?.photo == photo)
+    }
+}

@@ -136,16 +136,10 @@ extension Store {
         if removed > 0 { try blobs.syncDirectory() }
         return removed
     }
-
-    /// The blob files the external-storage columns of these tables (in this store's schema) name.
+    /// The blob files these tables (in this store's schema) name.
     func blobIDs(in tables: [EntityTable.Image]) -> Set<UUID> {
         var named = Set<UUID>()
-        for entity in schema.entities {
-            for attribute in entity.attributes where attribute.options.contains(.externalStorage) {
-                guard let column = tables[entity.index].columns[attribute.index] else { continue }
-                for value in column.values { for reference in value.blobReferences { named.insert(reference.id) } }
-            }
-        }
+        forEachBlobReference(in: tables) { _, _, _, reference in named.insert(reference.id) }
         return named
     }
 }
