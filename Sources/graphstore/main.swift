@@ -106,7 +106,7 @@ func run(_ argv: [String]) throws -> ExitCode {
         print("blob files:         \(info.blobCount) (\(formatBytes(info.blobBytes)))")
         print("bytes on disk:      \(info.fileBytes) (\(formatBytes(info.fileBytes)), preallocation included)")
         if let tail = info.report.tornTail { print("torn tail:          \(tail) — the next writer open cuts it") }
-        let schemas = try Store.recordedSchemaHistory(directory: target)
+        let schemas = info.schemaHistory
         print("schema versions:    \(schemas.count)")
         for (i, entry) in schemas.enumerated() {
             let entities = entry.record.entities.map { "\($0.name)(\($0.attributes.count)+\($0.relationships.count))" }.joined(separator: " ")

@@ -27,6 +27,8 @@ public struct StoreInspection: Sendable {
     public var recordBytes: UInt64
     public var blobCount: Int
     public var blobBytes: UInt64
+    /// Every schema the store recorded, oldest first (from the newest sound checkpoint and the log).
+    public var schemaHistory: [SchemaHistoryEntry]
 
     public var lastTransaction: UInt64 { report.lastTransaction }
     public var fileBytes: UInt64 {
@@ -55,10 +57,20 @@ public struct StoreInspection: Sendable {
         var transactions = 0
         var operations = 0
         var recordBytes: UInt64 = 0
+        // The schema history: the newest sound checkpoint's, then the log's records after it.
+        let base = checkpoints.last { $0.problem == nil && $0.transaction >= logStart }
+        var schemaHistory = base.flatMap {
+            CheckpointFile.readSchemaHistoryRecord(path: joinPath(directory, CheckpointFile.fileName(transaction: $0.transaction)), fileIO: fileIO)
+        }.flatMap { try? CheckpointCodec.decodeSchemas($0) } ?? []
         let log = try TransactionLog.open(directory: directory, options: LogOptions(readOnly: true, fileIO: fileIO), body: { transaction in
             transactions += 1
             operations += transaction.operations.count
             recordBytes += UInt64(RecordFormat.headerSize + TransactionCodec.encode(transaction).count)
+            guard transaction.number > base?.transaction ?? 0 else { return }
+            for case let .schema(payload) in transaction.operations {
+                schemaHistory.append(SchemaHistoryEntry(transaction: transaction.number, timestampMicros: transaction.timestampMicros,
+                                                        record: try SchemaRecord(decoding: payload)))
+            }
         }, loadCheckpoint: { logStart })
         defer { log.close() }
         var report = log.report
@@ -73,6 +85,7 @@ public struct StoreInspection: Sendable {
         for id in blobIDs { blobBytes += try fileIO.fileSize(blobs.path(of: id)) }
         return StoreInspection(formatVersion: SegmentFormat.formatVersion, segments: segments, logStart: logStart,
                                checkpoints: checkpoints, report: report, transactionCount: transactions,
-                               operationCount: operations, recordBytes: recordBytes, blobCount: blobIDs.count, blobBytes: blobBytes)
+                               operationCount: operations, recordBytes: recordBytes, blobCount: blobIDs.count, blobBytes: blobBytes,
+                               schemaHistory: schemaHistory)
     }
 }
