@@ -67,9 +67,12 @@ public struct StoreInspection: Sendable {
             operations += transaction.operations.count
             recordBytes += UInt64(RecordFormat.headerSize + TransactionCodec.encode(transaction).count)
             guard transaction.number > base?.transaction ?? 0 else { return }
+            // The storage layer carries schema payloads without reading them; a payload that is
+            // not a schema record is not listed (and is not the inspection's failure).
             for case let .schema(payload) in transaction.operations {
+                guard let record = try? SchemaRecord(decoding: payload) else { continue }
                 schemaHistory.append(SchemaHistoryEntry(transaction: transaction.number, timestampMicros: transaction.timestampMicros,
-                                                        record: try SchemaRecord(decoding: payload)))
+                                                        record: record))
             }
         }, loadCheckpoint: { logStart })
         defer { log.close() }
