@@ -9,12 +9,13 @@ import Foundation
 ///     8   2  format version (u16 LE)
 ///     10  2  flags (0)
 ///     12  8  transaction the image is as of (u64 LE)
-///     20  8  that transaction's commit time, microseconds since 1970 (u64 LE, two's complement)
+///     20  8  when the checkpoint was written, microseconds since 1970 (u64 LE, two's complement)
 ///     28  8  number of records that follow (u64 LE)
 ///     36  4  masked CRC-32C of bytes 0..<36 (u32 LE)
 ///
 /// then records framed exactly as in log segments (length, masked CRC-32C, kind, payload):
-/// one `checkpointSchemas`, one `checkpointTable` per entity, and a closing `checkpointEnd`.
+/// one `checkpointSchemas`; per entity one `checkpointTable` followed by one `checkpointColumn`
+/// per attribute; and a closing `checkpointEnd`.
 /// A file is written under a `.tmp` name, synced, renamed and its directory synced, so a
 /// checkpoint either exists whole or not at all; a crash leaves at most a `.tmp` file, which
 /// the next writer removes.
