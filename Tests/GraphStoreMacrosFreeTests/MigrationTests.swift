@@ -424,3 +424,36 @@ enum FleetV2 {
         #expect(try container.fetchHistory().contains { $0.changes.contains(.insert(PersistentIdentifier(entityName: "Aircraft", row: 1))) })
     }
 }
+
+enum GateIndexed {
+    final class Gate: Model {
+        @Attribute(.indexed) var code: String = ""
+    }
+}
+
+@Suite struct IndexChangeTests {
+    @Test func addingAndDroppingAnIndexIsLightweight() throws {
+        let store = TemporaryStore()
+        func codes(_ container: ModelContainer) throws -> [String] {
+            try ModelContext(container).fetch(FetchDescriptor<GateV1.Gate>(sortBy: [SortDescriptor(\.code)])).map(\.code)
+        }
+        do {
+            let container = try ModelContainer(for: [GateIndexed.Gate.self], configurations: maintainedConfiguration(store.url))
+            let context = ModelContext(container)
+            for code in ["B2", "A1", "C3"] {
+                let gate = GateIndexed.Gate()
+                gate.code = code
+                context.insert(gate)
+            }
+            try context.save()
+            let descriptor = FetchDescriptor<GateIndexed.Gate>(predicate: #Predicate { $0.code == "A1" })
+            #expect(try context.explain(descriptor).hasPrefix("index Gate.code"))
+            container.close()
+        }
+        // Dropped: the same rows, now found by a scan; the change is recorded as a schema version.
+        let dropped = try ModelContainer(for: [GateV1.Gate.self], configurations: maintainedConfiguration(store.url))
+        #expect(try codes(dropped) == ["A1", "B2", "C3"])
+        #expect(try ModelContext(dropped).explain(FetchDescriptor<GateV1.Gate>(predicate: #Predicate { $0.code == "A1" })).hasPrefix("scan Gate"))
+        #expect(dropped.store!.schemaHistory.count == 2)
+    }
+}
