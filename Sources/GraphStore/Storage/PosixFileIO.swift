@@ -33,14 +33,17 @@ public struct PosixFileIO: FileIO {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    private var direntNameOffset: Int { MemoryLayout<dirent>.offset(of: \dirent.d_name)! }
+
     public func listDirectory(_ path: String) throws -> [String] {
         guard let dir = opendir(path) else { throw ioError("opendir", path) }
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
+            // Read the name in place: glibc packs entries by d_reclen, so the last one in its
+            // buffer may be shorter than `dirent`, and copying `entry.pointee` can read past the
+            // mapped page (a SIGSEGV seen under CI).
+            let name = String(cString: (UnsafeRawPointer(entry) + direntNameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names
