@@ -55,6 +55,9 @@ import GraphStoreTestSupport
             ("no destination", #Predicate { $0.destination?.icao == nil }),
             ("to-many count through a chain", #Predicate { ($0.destination?.flightsTo.count ?? 0) > count }),
             ("and of indexes", #Predicate { $0.ident == ident && $0.destination?.icao == icao }),
+            ("two inverse sets", #Predicate { $0.destination?.icao == icao && $0.origin?.icao == icao2 && $0.actualOff != nil }),
+            ("not this destination", #Predicate { $0.destination?.icao != icao }),
+            ("an index beside a node only objects answer", #Predicate { $0.ident.starts(with: prefix) && $0.destination?.icao == icao }),
         ]
     }
 
@@ -168,6 +171,9 @@ import GraphStoreTestSupport
         #expect(try explain(#Predicate { $0.routeDistance >= 0 && $0.routeDistance < 1_000_000 }).hasPrefix("intersection of (sorted index Flight.routeDistance"))
         #expect(try explain(#Predicate { $0.ident == "F7" && $0.actualOff == nil }).hasPrefix("unique index Flight.ident"))
         #expect(try explain(#Predicate { $0.actualOff == nil }).hasPrefix("scan Flight: 200 row(s)"))
+        // A node the planner does not know (a String function) leaves the rest of the tree planned.
+        #expect(try explain(#Predicate { $0.ident.starts(with: "F1") && $0.destination?.icao == "K3" })
+            .hasPrefix("inverse set of Airport.icao = \"K3\" through Flight.destination"))
         let full = try context.explain(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "F7" }, sortBy: [SortDescriptor(\.ident)]))
         #expect(full.contains("filter by the predicate, compiled, on rows") && full.contains("sort by 1 key(s)"))
         let onObjects = try context.explain(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident.starts(with: "F1") }))

@@ -89,7 +89,7 @@ extension ModelContext {
         let (plan, rows) = plan(descriptor, entity: entity)
         var lines = [plan?.plan ?? "scan \(entity.name): \(rows.count) row(s)"]
         if let predicate = descriptor.predicate {
-            let compiled = RowCompiler(schema: schema, entity: entity).compile(predicate.expression) != nil
+            let compiled = RowCompiler(schema: schema, entity: entity).compile(PredicateNode(predicate.expression)) != nil
             lines.append(compiled ? "filter by the predicate, compiled, on rows" : "filter by the predicate on objects")
         }
         if descriptor.includePendingChanges && hasChanges { lines.append("with this context's unsaved changes") }
@@ -109,15 +109,20 @@ extension ModelContext {
     private func plan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity,
                                           ignoringPendingChanges: Bool = false) -> (QueryPlanner.Candidates?, [UInt64]) {
         let pendingEntities: Set<Int> = ignoringPendingChanges ? [] : Set(unsavedModels.compactMap { $0.persistentBacking.entity?.index })
-        return graph.read { view in
-            if queryPlanningEnabled, let predicate = descriptor.predicate {
-                var planner = QueryPlanner(schema: schema, entity: entity, view: view)
-                planner.hasPendingChanges = { pendingEntities.contains($0) }
-                planner.marks = rowMarks
-                if let candidates = planner.candidates(for: predicate.expression) { return (candidates, candidates.rows) }
-            }
-            return (nil, view.table(entity.index).liveRows)
+        let node = queryPlanningEnabled ? descriptor.predicate.map { PredicateNode($0.expression) } : nil
+        return graph.read { view in plan(node, entity: entity, in: view, pendingEntities: pendingEntities) }
+    }
+
+    /// The same for a predicate's node (nil: every row), inside a read the caller holds.
+    private func plan(_ node: PredicateNode?, entity: Schema.Entity, in view: GraphView,
+                      pendingEntities: Set<Int>) -> (QueryPlanner.Candidates?, [UInt64]) {
+        if let node {
+            var planner = QueryPlanner(schema: schema, entity: entity, view: view)
+            planner.hasPendingChanges = { pendingEntities.contains($0) }
+            planner.marks = rowMarks
+            if let candidates = planner.candidates(for: node) { return (candidates, candidates.rows) }
         }
+        return (nil, view.table(entity.index).liveRows)
     }
 
     private func candidates<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
@@ -156,13 +161,20 @@ extension ModelContext {
     private func matchOnRows<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T]? {
         guard queryPlanningEnabled, let predicate = descriptor.predicate else { return nil }
         let pending = unsavedModels
-        guard pending.allSatisfy({ $0.persistentBacking.entity?.index == entity.index }),
-              let function = RowCompiler(schema: schema, entity: entity).compile(predicate.expression) else { return nil }
+        guard pending.allSatisfy({ $0.persistentBacking.entity?.index == entity.index }) else { return nil }
         let pendingRows = Set(pending.filter { $0.persistentBacking.state != .inserted }.map(\.persistentBacking.row))
-        let (_, rows) = plan(descriptor, entity: entity)
-        let matched = graph.read { view in
-            rows.filter { !pendingRows.contains($0) && function(view, $0) == .bool(true) }
-        }.sorted()
+        let pendingEntities: Set<Int> = pending.isEmpty ? [] : [entity.index]
+        // Planned, compiled and run in one read: the compiled predicate may have resolved
+        // constants to rows of this very graph.
+        let node = PredicateNode(predicate.expression)
+        let matchedRows: [UInt64]? = graph.read { view in
+            let (plan, rows) = plan(node, entity: entity, in: view, pendingEntities: pendingEntities)
+            let compiler = RowCompiler(schema: schema, entity: entity, view: view, satisfied: plan?.satisfies ?? [])
+            guard let function = compiler.compile(node) else { return nil }
+            if pendingRows.isEmpty { return rows.filter { function(view, $0) == .bool(true) } }
+            return rows.filter { !pendingRows.contains($0) && function(view, $0) == .bool(true) }
+        }
+        guard let matched = matchedRows?.sorted() else { return nil }
         var results = matched.compactMap { object(entity: entity.index, row: $0) as? T }
         for model in changed.values where model.persistentBacking.entity?.index == entity.index {
             if let model = model as? T, try predicate.evaluate(model) { results.append(model) }

@@ -10,14 +10,24 @@ struct QueryPlanner {
         /// Committed rows of the fetched entity, each once, in no particular order (callers sort
         /// what survives the predicate, which is usually far less).
         var rows: [UInt64]
+        /// Conditions every one of `rows` meets and no other committed row does, as found by an
+        /// index: the compiled predicate need not check them again (see RowCompiler.satisfied).
+        var satisfies: [ChainEquality]
         /// How they were found, for `explain` (described only when asked: a fetch never needs it).
         private let describe: () -> String
         var plan: String { describe() }
 
-        init(rows: [UInt64], plan: @autoclosure @escaping () -> String) {
+        init(rows: [UInt64], satisfies: [ChainEquality] = [], plan: @autoclosure @escaping () -> String) {
             self.rows = rows
+            self.satisfies = satisfies
             describe = plan
         }
+    }
+
+    /// `chain == value`, as a plan found it.
+    struct ChainEquality: Equatable {
+        var chain: [AnyKeyPath]
+        var value: Value
     }
 
     let schema: Schema
@@ -34,11 +44,6 @@ struct QueryPlanner {
         if let marks { return marks.intersect(small, large, slots: view.table(entity.index).slotCount) }
         let members = Set(small)
         return large.filter(members.contains)
-    }
-
-    /// The rows to evaluate, or nil to scan.
-    func candidates(for expression: Any) -> Candidates? {
-        (expression as? any PlannableCondition)?.candidates(self)
     }
 
     // MARK: Conditions
@@ -92,11 +97,11 @@ struct QueryPlanner {
         if chain.count == 1, case let .attribute(attribute)? = entity.property(for: chain[0]) {
             if let unique = table.unique[attribute.index] {
                 let rows = Self.distinct(values.compactMap { unique.rows[$0] }.map(UInt64.init), from: values.count)
-                return Candidates(rows: rows, plan: "unique index \(entity.name).\(attribute.name) \(describe()): \(rows.count) row(s)")
+                return Candidates(rows: rows, satisfies: Self.equality(chain, values), plan: "unique index \(entity.name).\(attribute.name) \(describe()): \(rows.count) row(s)")
             }
             if let secondary = table.secondary[attribute.index] {
                 let rows = Self.distinct(values.flatMap { secondary.rows[$0] ?? [] }.map(UInt64.init), from: values.count)
-                return Candidates(rows: rows, plan: "index \(entity.name).\(attribute.name) \(describe()): \(rows.count) row(s)")
+                return Candidates(rows: rows, satisfies: Self.equality(chain, values), plan: "index \(entity.name).\(attribute.name) \(describe()): \(rows.count) row(s)")
             }
             return nil
         }
@@ -110,10 +115,15 @@ struct QueryPlanner {
                 rows.append(contentsOf: view.sources(of: relationship, pointingAt: UInt64(targetRow), schema: schema).lazy.map(UInt64.init))
             }
             rows = Self.distinct(rows, from: values.count)
-            return Candidates(rows: rows,
+            return Candidates(rows: rows, satisfies: Self.equality(chain, values),
                               plan: "inverse set of \(target.name).\(attribute.name) \(describe()) through \(entity.name).\(relationship.name): \(rows.count) row(s)")
         }
         return nil
+    }
+
+    /// What rows found for a single value satisfy (several values: no single equality).
+    private static func equality(_ chain: [AnyKeyPath], _ values: [Value]) -> [ChainEquality] {
+        values.count == 1 ? [ChainEquality(chain: chain, value: values[0])] : []
     }
 
     /// Rows gathered for `valueCount` values: one value's rows are distinct already.

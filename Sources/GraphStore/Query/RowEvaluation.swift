@@ -10,171 +10,162 @@ typealias RowFunction = (GraphView, UInt64) -> Value
 struct RowCompiler {
     let schema: Schema
     let entity: Schema.Entity
+    /// The graph the compiled function will run on, when compiling inside the same read: lets
+    /// a constant be resolved to a row once (see `targetRowEquals`). Nil compiles for any view.
+    var view: GraphView?
+    /// Equalities every row the function will see is known to meet (the plan's index found
+    /// exactly those rows): compiled to `true` instead of read again.
+    var satisfied: [QueryPlanner.ChainEquality] = []
 
-    func compile(_ expression: Any) -> RowFunction? {
-        (expression as? any RowCompilable)?.rowFunction(self)
+    /// The node as a function of a row, or nil when any part of it must run on objects.
+    func compile(_ node: PredicateNode) -> RowFunction? {
+        switch node {
+        case let .constant(constant):
+            guard let value = QueryPlanner.storedValue(constant) else { return nil }
+            return { _, _ in value }
+        case .nilLiteral:
+            return { _, _ in .null }
+        case .keyPath, .optionalFlatMap:
+            return node.keyPathChain.flatMap(chain)
+        case let .equal(lhs, rhs):
+            if let equals = chainEqualsConstant(lhs, rhs) { return equals }
+            guard let (l, r) = operands(lhs, rhs) else { return nil }
+            return { view, row in .bool(l(view, row) == r(view, row)) }
+        case let .notEqual(lhs, rhs):
+            if let equals = chainEqualsConstant(lhs, rhs) { return { view, row in .bool(equals(view, row) != .bool(true)) } }
+            guard let (l, r) = operands(lhs, rhs) else { return nil }
+            return { view, row in .bool(l(view, row) != r(view, row)) }
+        case let .comparison(op, lhs, rhs):
+            guard let (l, r) = operands(lhs, rhs) else { return nil }
+            switch op {
+            case .lessThan: return { view, row in .bool(Value.ordered(l(view, row), r(view, row))) }
+            case .lessThanOrEqual: return { view, row in .bool(!Value.ordered(r(view, row), l(view, row))) }
+            case .greaterThan: return { view, row in .bool(Value.ordered(r(view, row), l(view, row))) }
+            case .greaterThanOrEqual: return { view, row in .bool(!Value.ordered(l(view, row), r(view, row))) }
+            @unknown default: return nil
+            }
+        case let .and(lhs, rhs):
+            // A Bool-constant side (`anyAirline || …`, the shape of optional filters): the other
+            // side is compiled only when it can matter.
+            switch lhs.constantCondition {
+            case true?: return compile(rhs)
+            case false?: return { _, _ in .bool(false) }
+            case nil: break
+            }
+            guard let (l, r) = operands(lhs, rhs) else { return nil }
+            return { view, row in l(view, row) == .bool(true) ? r(view, row) : .bool(false) }
+        case let .or(lhs, rhs):
+            switch lhs.constantCondition {
+            case true?: return { _, _ in .bool(true) }
+            case false?: return compile(rhs)
+            case nil: break
+            }
+            guard let (l, r) = operands(lhs, rhs) else { return nil }
+            return { view, row in l(view, row) == .bool(true) ? .bool(true) : r(view, row) }
+        case let .not(wrapped):
+            guard let inner = compile(wrapped) else { return nil }
+            return { view, row in .bool(inner(view, row) != .bool(true)) }
+        case let .nilCoalesce(lhs, rhs):
+            guard let (l, r) = operands(lhs, rhs) else { return nil }
+            return { view, row in
+                let value = l(view, row)
+                return value == .null ? r(view, row) : value
+            }
+        case .variable, .sequenceContains, .other:
+            return nil
+        }
+    }
+
+    private func operands(_ lhs: PredicateNode, _ rhs: PredicateNode) -> (RowFunction, RowFunction)? {
+        guard let l = compile(lhs), let r = compile(rhs) else { return nil }
+        return (l, r)
+    }
+
+    /// `chain == constant` either way round: `true` when the plan already found only rows that
+    /// satisfy it, or a row comparison when the chain ends at a unique key; nil otherwise.
+    private func chainEqualsConstant(_ lhs: PredicateNode, _ rhs: PredicateNode) -> RowFunction? {
+        guard view != nil, let (chain, constant, _) = PredicateNode.chainAndConstant(lhs, rhs) else { return nil }
+        if !satisfied.isEmpty, let value = QueryPlanner.storedValue(constant),
+           satisfied.contains(QueryPlanner.ChainEquality(chain: chain, value: value)) {
+            return { _, _ in .bool(true) }
+        }
+        return targetRowEquals(chain, constant)
+    }
+
+    /// One hop of a to-one chain, as plain numbers: evaluating a chain must not copy schema
+    /// descriptions (their names are reference counted) once per row.
+    struct Step {
+        var entity: Int
+        var relationship: Int
+    }
+
+    /// The to-one hops at the front of `keyPaths`, and what the chain ends at.
+    private func walk(_ keyPaths: [AnyKeyPath]) -> (steps: [Step], end: Schema.Entity, last: PropertyReference?)? {
+        var current = entity
+        var steps: [Step] = []
+        for (i, keyPath) in keyPaths.enumerated() {
+            let property = current.property(for: keyPath)
+            if i == keyPaths.count - 1 { return (steps, current, property) }
+            guard case let .relationship(relationship)? = property, !relationship.isToMany else { return nil }
+            steps.append(Step(entity: current.index, relationship: relationship.index))
+            current = schema.entities[relationship.targetIndex]
+        }
+        return keyPaths.isEmpty ? nil : (steps, current, nil)
     }
 
     /// A key path chain from the root row to a value: an attribute, or a to-one relationship
     /// (as the target's row number), through any number of to-one relationships.
     func chain(_ keyPaths: [AnyKeyPath]) -> RowFunction? {
-        var current = entity
-        var steps: [(relationship: Schema.Relationship, entity: Int)] = []
-        for (i, keyPath) in keyPaths.enumerated() {
-            switch current.property(for: keyPath) {
-            case let .attribute(attribute)?:
-                // External-storage values are references in the graph: such predicates run on objects.
-                guard i == keyPaths.count - 1, !attribute.options.contains(.externalStorage) else { return nil }
-                let e = current.index, index = attribute.index
-                return { view, row in
-                    guard let target = Self.follow(steps, from: row, in: view) else { return .null }
-                    return view.value(entity: e, row: target, attribute: index)
-                }
-            case let .relationship(relationship)? where !relationship.isToMany:
-                steps.append((relationship, current.index))
-                current = schema.entities[relationship.targetIndex]
-            default:
-                return nil
+        guard let (steps, end, last) = walk(keyPaths) else { return nil }
+        switch last {
+        case let .attribute(attribute)?:
+            // External-storage values are references in the graph: such predicates run on objects.
+            guard !attribute.options.contains(.externalStorage) else { return nil }
+            let e = end.index, index = attribute.index
+            if steps.isEmpty { return { view, row in view.value(entity: e, row: row, attribute: index) } }
+            return { view, row in
+                guard let target = Self.follow(steps, from: row, in: view) else { return .null }
+                return view.value(entity: e, row: target, attribute: index)
             }
-        }
-        // The chain ends at a to-one relationship: its target's row, or nil.
-        return { view, row in
-            guard let target = Self.follow(steps, from: row, in: view) else { return .null }
-            return .uint(target)
+        case let .relationship(relationship)? where !relationship.isToMany:
+            // The chain ends at a to-one relationship: its target's row, or nil.
+            let all = steps + [Step(entity: end.index, relationship: relationship.index)]
+            return { view, row in
+                guard let target = Self.follow(all, from: row, in: view) else { return .null }
+                return .uint(target)
+            }
+        default:
+            return nil
         }
     }
 
-    /// Follows to-one relationships from `row`; nil when one of them is empty.
-    private static func follow(_ steps: [(relationship: Schema.Relationship, entity: Int)], from row: UInt64, in view: GraphView) -> UInt64? {
+    /// `root.toOne….uniqueKey == constant` (a string or integer key): the constant names at most
+    /// one target row, found once in the unique index, so each row compares row numbers instead
+    /// of reading and comparing the target's key (`flight.destination?.icao == "KORD"`). Nil when
+    /// the shape differs or there is no view to resolve the constant in.
+    func targetRowEquals(_ keyPaths: [AnyKeyPath], _ constant: Any) -> RowFunction? {
+        guard let view, let (steps, end, last) = walk(keyPaths), !steps.isEmpty,
+              case let .attribute(attribute)? = last, attribute.isUnique, !attribute.options.contains(.externalStorage),
+              let value = QueryPlanner.storedValue(constant) else { return nil }
+        switch value {
+        case .string, .int, .uint: break
+        default: return nil  // floating point keys: -0.0 == 0.0 and NaN are not the index's equality
+        }
+        guard let target = view.row(entity: end.index, uniqueAttribute: attribute.index, value: value) else {
+            return { _, _ in .bool(false) }
+        }
+        return { view, row in .bool(Self.follow(steps, from: row, in: view) == target) }
+    }
+
+    /// Follows to-one relationships from `row` (a live row: functions run only on those); nil
+    /// when one of them is empty.
+    private static func follow(_ steps: [Step], from row: UInt64, in view: GraphView) -> UInt64? {
         var current = row
-        var entity = steps.first?.entity
-        for step in steps {
-            guard view.isLive(entity: step.entity, row: current),
-                  let next = view.toOne(entity: step.entity, row: current, relationship: step.relationship.index) else { return nil }
+        for (i, step) in steps.enumerated() {
+            guard i == 0 || view.isLive(entity: step.entity, row: current),
+                  let next = view.toOne(entity: step.entity, row: current, relationship: step.relationship) else { return nil }
             current = next
-            entity = step.relationship.targetIndex
         }
-        _ = entity
         return current
-    }
-}
-
-protocol RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction?
-}
-
-extension PredicateExpressions.Value: RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
-        guard let value = QueryPlanner.storedValue(self.value) else { return nil }
-        return { _, _ in value }
-    }
-}
-
-extension PredicateExpressions.NilLiteral: RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction? { { _, _ in .null } }
-}
-
-extension PredicateExpressions.KeyPath: RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
-        keyPathChain.flatMap(compiler.chain)
-    }
-}
-
-extension PredicateExpressions.OptionalFlatMap: RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
-        keyPathChain.flatMap(compiler.chain)
-    }
-}
-
-private func operands(_ lhs: Any, _ rhs: Any, _ compiler: RowCompiler) -> (RowFunction, RowFunction)? {
-    guard let l = (lhs as? any RowCompilable)?.rowFunction(compiler), let r = (rhs as? any RowCompilable)?.rowFunction(compiler) else { return nil }
-    return (l, r)
-}
-
-extension PredicateExpressions.Equal: RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
-        guard let (l, r) = operands(lhs, rhs, compiler) else { return nil }
-        return { view, row in .bool(l(view, row) == r(view, row)) }
-    }
-}
-
-extension PredicateExpressions.NotEqual: RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
-        guard let (l, r) = operands(lhs, rhs, compiler) else { return nil }
-        return { view, row in .bool(l(view, row) != r(view, row)) }
-    }
-}
-
-extension PredicateExpressions.Comparison: RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
-        guard let (l, r) = operands(lhs, rhs, compiler) else { return nil }
-        let op = self.op
-        return { view, row in
-            let a = l(view, row), b = r(view, row)
-            switch op {
-            case .lessThan: return .bool(Value.ordered(a, b))
-            case .lessThanOrEqual: return .bool(!Value.ordered(b, a))
-            case .greaterThan: return .bool(Value.ordered(b, a))
-            case .greaterThanOrEqual: return .bool(!Value.ordered(a, b))
-            @unknown default: return .bool(false)
-            }
-        }
-    }
-}
-
-/// A side of `&&` or `||` that is a Bool constant (`anyAirline || …`, `!enrouteOnly || …`, the
-/// shape of optional filters): the other side is compiled only when it can matter.
-protocol ConstantCondition {
-    var constantCondition: Bool? { get }
-}
-
-extension PredicateExpressions.Value: ConstantCondition {
-    var constantCondition: Bool? { value as? Bool }
-}
-
-extension PredicateExpressions.Negation: ConstantCondition {
-    var constantCondition: Bool? { (wrapped as? any ConstantCondition)?.constantCondition.map { !$0 } }
-}
-
-private func constant(_ expression: Any) -> Bool? { (expression as? any ConstantCondition)?.constantCondition }
-
-extension PredicateExpressions.Conjunction: RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
-        switch constant(lhs) {
-        case true?: return (rhs as? any RowCompilable)?.rowFunction(compiler)
-        case false?: return { _, _ in .bool(false) }
-        case nil: break
-        }
-        guard let (l, r) = operands(lhs, rhs, compiler) else { return nil }
-        return { view, row in l(view, row) == .bool(true) ? r(view, row) : .bool(false) }
-    }
-}
-
-extension PredicateExpressions.Disjunction: RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
-        switch constant(lhs) {
-        case true?: return { _, _ in .bool(true) }
-        case false?: return (rhs as? any RowCompilable)?.rowFunction(compiler)
-        case nil: break
-        }
-        guard let (l, r) = operands(lhs, rhs, compiler) else { return nil }
-        return { view, row in l(view, row) == .bool(true) ? .bool(true) : r(view, row) }
-    }
-}
-
-extension PredicateExpressions.Negation: RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
-        guard let inner = (wrapped as? any RowCompilable)?.rowFunction(compiler) else { return nil }
-        return { view, row in .bool(inner(view, row) != .bool(true)) }
-    }
-}
-
-extension PredicateExpressions.NilCoalesce: RowCompilable {
-    func rowFunction(_ compiler: RowCompiler) -> RowFunction? {
-        guard let (l, r) = operands(lhs, rhs, compiler) else { return nil }
-        return { view, row in
-            let value = l(view, row)
-            return value == .null ? r(view, row) : value
-        }
     }
 }
