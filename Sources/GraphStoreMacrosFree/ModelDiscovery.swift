@@ -76,7 +76,11 @@ extension ModelDiscovery {
     ) -> Int {
         let slot = instance[keyPath: storage].slot
         if slot >= 0 { return slot }
-        return resolveSlotFirstTime(instance, wrapped, storage, isRelationship: isRelationship)
+        // Kept in the wrapper here, where the key path is a literal the optimiser turns into a
+        // field store (in the out-of-line function it is a runtime key path projection).
+        let resolved = resolveSlotFirstTime(instance, wrapped, storage, isRelationship: isRelationship)
+        if resolved >= 0 { instance[keyPath: storage].slot = resolved }
+        return resolved
     }
 
     @usableFromInline
@@ -95,10 +99,7 @@ extension ModelDiscovery {
             classMetadata = metadata(for: M.self)
             if exact { instance.classMetadata = classMetadata }
         }
-        if let known = classMetadata.knownSlot(for: storage) {
-            instance[keyPath: storage].slot = known
-            return known
-        }
+        if let known = classMetadata.knownSlot(for: storage) { return known }
         let resolved = classMetadata.slot(for: storage, isRelationship: isRelationship, identify: {
             // Mark this wrapper, reflect the object, and see which property carries the mark.
             instance[keyPath: storage].slot = markerSlot
@@ -109,7 +110,6 @@ extension ModelDiscovery {
             guard model.mayBeObserved else { return }
             model.observationRegistrar.withMutation(of: model, keyPath: wrapped) {}
         })
-        instance[keyPath: storage].slot = resolved
         return resolved
     }
 }

@@ -33,10 +33,10 @@ extension QueryPlanner {
     private func conjunction(_ left: Candidates?, _ right: Candidates?) -> Candidates? {
         switch (left, right) {
         case let (l?, r?):
-            let (small, large) = l.rows.count <= r.rows.count ? (l, r) : (r, l)
+            let (small, large) = l.count <= r.count ? (l, r) : (r, l)
             // When one side is much smaller, its rows alone (each checked against the rest of
             // the predicate) are cheaper than marking both sides to intersect them.
-            if large.rows.count > 4 * small.rows.count {
+            if large.count > 4 * small.count {
                 return Candidates(rows: small.rows, satisfies: small.satisfies, plan: "\(small.plan), the narrower side of an AND")
             }
             return Candidates(rows: intersect(small.rows, large.rows), satisfies: small.satisfies + large.satisfies,

@@ -9,7 +9,12 @@ struct QueryPlanner {
     struct Candidates {
         /// Committed rows of the fetched entity, each once, in no particular order (callers sort
         /// what survives the predicate, which is usually far less).
-        var rows: [UInt64]
+        /// Rows as the graph lists them (an inverse set, a sorted index's range), not yet
+        /// widened: an AND often only needs their count to set a side aside.
+        private let listed: ArraySlice<UInt32>?
+        private let found: [UInt64]
+        var count: Int { listed?.count ?? found.count }
+        var rows: [UInt64] { listed.map { $0.map(UInt64.init) } ?? found }
         /// Conditions every one of `rows` meets and no other committed row does, as found by an
         /// index: the compiled predicate need not check them again (see RowCompiler.satisfied).
         var satisfies: [ChainEquality]
@@ -18,7 +23,15 @@ struct QueryPlanner {
         var plan: String { describe() }
 
         init(rows: [UInt64], satisfies: [ChainEquality] = [], plan: @autoclosure @escaping () -> String) {
-            self.rows = rows
+            listed = nil
+            found = rows
+            self.satisfies = satisfies
+            describe = plan
+        }
+
+        init(listed: ArraySlice<UInt32>, satisfies: [ChainEquality] = [], plan: @autoclosure @escaping () -> String) {
+            self.listed = listed
+            found = []
             self.satisfies = satisfies
             describe = plan
         }
@@ -84,7 +97,7 @@ struct QueryPlanner {
         case .greaterThanOrEqual: rows = sorted.rows(from: value, includingLower: true, to: nil, includingUpper: false, column: column)
         @unknown default: return nil
         }
-        return Candidates(rows: rows.map(UInt64.init),
+        return Candidates(listed: rows,
                           plan: "sorted index \(entity.name).\(attribute.name) \(Self.symbol(op)) \(value): \(rows.count) row(s)")
     }
 
@@ -109,6 +122,11 @@ struct QueryPlanner {
             let target = schema.entities[relationship.targetIndex]
             guard !hasPendingChanges(target.index), case let .attribute(attribute)? = target.property(for: chain[1]),
                   let unique = view.table(target.index).unique[attribute.index] else { return nil }
+            if values.count == 1 {
+                let listed = unique.rows[values[0]].map { view.sources(of: relationship, pointingAt: UInt64($0), schema: schema) } ?? []
+                return Candidates(listed: listed[...], satisfies: Self.equality(chain, values),
+                                  plan: "inverse set of \(target.name).\(attribute.name) \(describe()) through \(entity.name).\(relationship.name): \(listed.count) row(s)")
+            }
             var rows: [UInt64] = []
             for value in values {
                 guard let targetRow = unique.rows[value] else { continue }
