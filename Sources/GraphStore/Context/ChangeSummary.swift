@@ -14,21 +14,30 @@ struct ChangeSummary {
 
     init(operations: [LogOperation], schema: Schema) {
         func entity(_ number: EntityNumber) -> Schema.Entity? { schema.entityIndexByNumber[number].map { schema.entities[$0] } }
-        var updatedSet: Set<PersistentIdentifier> = []
-        func note(_ entity: Int, _ row: UInt64, _ name: String) {
-            changes[entity, default: [:]][row, default: []].insert(name)
-            let id = PersistentIdentifier(entityName: schema.entities[entity].name, row: row)
-            if updatedSet.insert(id).inserted { updated.append(id) }
+        // Rows this transaction inserts are reported as inserted only: nobody can hold an older
+        // version of them, so their own links need no entry (an import's links are most of its
+        // operations). Rows are told apart by entity position and number, not by identifier
+        // (hashing an identifier hashes its entity's name).
+        var insertedRows: [Int: Set<UInt64>] = [:]
+        for case let .insert(number, row, _) in operations {
+            if let entity = entity(number) {
+                inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
+                insertedRows[entity.index, default: []].insert(row)
+            }
         }
-        var insertedRows: Set<PersistentIdentifier> = []
+        struct RowKey: Hashable { var entity: Int; var row: UInt64 }
+        var updatedRows: Set<RowKey> = []
+        func note(_ entity: Int, _ row: UInt64, _ name: String) {
+            if insertedRows[entity]?.contains(row) == true { return }
+            changes[entity, default: [:]][row, default: []].insert(name)
+            if updatedRows.insert(RowKey(entity: entity, row: row)).inserted {
+                updated.append(PersistentIdentifier(entityName: schema.entities[entity].name, row: row))
+            }
+        }
         for operation in operations {
             switch operation {
-            case let .insert(number, row, _):
-                if let entity = entity(number) {
-                    let id = PersistentIdentifier(entityName: entity.name, row: row)
-                    inserted.append(id)
-                    insertedRows.insert(id)
-                }
+            case .insert, .schema:
+                continue
             case let .update(number, row, values):
                 guard let entity = entity(number) else { continue }
                 for pv in values {
@@ -46,13 +55,12 @@ struct ChangeSummary {
                 if let inverse = relationship.inverse {
                     note(inverse.entity, target, schema.entities[inverse.entity].relationships[inverse.relationship].name)
                 }
-            case .schema:
-                continue
             }
         }
-        // A row inserted in this transaction counts as inserted, not updated.
-        updated.removeAll { insertedRows.contains($0) }
-        let deletedRows = Set(deleted)
-        updated.removeAll { deletedRows.contains($0) }
+        // A row deleted in this transaction counts as deleted, not updated.
+        if !deleted.isEmpty {
+            let deletedRows = Set(deleted)
+            updated.removeAll { deletedRows.contains($0) }
+        }
     }
 }
