@@ -2,6 +2,7 @@ import Foundation
 
 /// One attribute's values for every row slot of an entity, stored by kind so that a million
 /// doubles take 8 MB, not a million boxed values. Optional attributes keep a null flag per slot.
+/// Like EntityTable's, the arrays skip run-time exclusivity checks: the graph's lock orders access.
 final class Column {
     enum Storage {
         case bools([Bool])
@@ -12,12 +13,12 @@ final class Column {
     }
 
     let type: AttributeType
-    private var bools: [Bool] = []
-    private var ints: [Int64] = []
-    private var doubles: [Double] = []
-    private var strings: [String] = []
-    private var values: [Value] = []
-    private var nulls: [Bool] = []
+    @exclusivity(unchecked) private var bools: [Bool] = []
+    @exclusivity(unchecked) private var ints: [Int64] = []
+    @exclusivity(unchecked) private var doubles: [Double] = []
+    @exclusivity(unchecked) private var strings: [String] = []
+    @exclusivity(unchecked) private var values: [Value] = []
+    @exclusivity(unchecked) private var nulls: [Bool] = []
     let layout: Layout
     let defaultValue: Value
 
@@ -64,6 +65,28 @@ final class Column {
         case .string: strings.reserveCapacity(capacity)
         case .value: values.reserveCapacity(capacity)
         }
+    }
+
+    /// Reads each slot's null flag and fixed-size value (warming the cache for a predicate that
+    /// reads them next); strings and boxed values are left alone.
+    func touch(rows: [UInt64]) -> UInt64 {
+        var sum: UInt64 = 0
+        nulls.withUnsafeBufferPointer { nulls in
+            for row in rows where row > 0 && Int(row) <= nulls.count { sum &+= nulls[Int(row - 1)] ? 1 : 0 }
+        }
+        switch layout {
+        case .int, .uint:
+            ints.withUnsafeBufferPointer { ints in
+                for row in rows where row > 0 && Int(row) <= ints.count { sum &+= UInt64(bitPattern: ints[Int(row - 1)]) }
+            }
+        case .double, .float, .date:
+            doubles.withUnsafeBufferPointer { doubles in
+                for row in rows where row > 0 && Int(row) <= doubles.count { sum &+= doubles[Int(row - 1)].bitPattern }
+            }
+        default:
+            break
+        }
+        return sum
     }
 
     func value(at slot: Int) -> Value {

@@ -2,15 +2,19 @@ import Dispatch
 
 /// The committed rows of one entity: a column per attribute, relationship targets by row, and
 /// the indexes. Row `r` lives in slot `r - 1`. Mutated only under the graph's write lock.
+///
+/// The hot columns skip Swift's run-time exclusivity checks (`@exclusivity(unchecked)`): the
+/// graph's read–write lock already keeps writers apart from readers, and the checks (a
+/// thread-local access set updated on every read) were a fifth of a compiled predicate's time.
 final class EntityTable {
     let entity: Schema.Entity
-    var live: [Bool] = []
+    @exclusivity(unchecked) var live: [Bool] = []
     var liveCount = 0
     let columns: [Column]
     /// By relationship position: the target row of a to-one (0 = none); empty for to-many.
-    var toOne: [[UInt32]]
+    @exclusivity(unchecked) var toOne: [[UInt32]]
     /// By relationship position: the ordered target rows of a to-many; empty for to-one.
-    var toMany: [[[UInt32]]]
+    @exclusivity(unchecked) var toMany: [[[UInt32]]]
     /// For relationships without an inverse: target row → source rows (the "inverse set").
     var reverse: [[UInt32: [UInt32]]]
     /// Unique attributes: value → row.
@@ -106,6 +110,15 @@ final class EntityTable {
         live[slot] = false
         liveCount -= 1
         for column in columns { column.clear(slot) }
+    }
+
+    /// Reads a to-one column at each row (warming the cache for a predicate that reads it next).
+    func touchToOne(_ relationship: Int, rows: [UInt64]) -> UInt64 {
+        toOne[relationship].withUnsafeBufferPointer { targets in
+            var sum: UInt64 = 0
+            for row in rows where row > 0 && Int(row) <= targets.count { sum &+= UInt64(targets[Int(row - 1)]) }
+            return sum
+        }
     }
 
     func value(row: UInt64, attribute: Int) -> Value {

@@ -6,6 +6,8 @@ import Foundation
 /// to-one relationships, ==, !=, <, <=, >, >=, &&, ||, !, ??, nil — and anything else makes the
 /// whole predicate fall back to evaluation on objects.
 typealias RowFunction = (GraphView, UInt64) -> Value
+/// A condition compiled the same way: whether the row passes.
+typealias RowCondition = (GraphView, UInt64) -> Bool
 
 struct RowCompiler {
     let schema: Schema
@@ -16,6 +18,21 @@ struct RowCompiler {
     /// Equalities every row the function will see is known to meet (the plan's index found
     /// exactly those rows): compiled to `true` instead of read again.
     var satisfied: [QueryPlanner.ChainEquality] = []
+    /// What the compiled function reads from the root row, in evaluation order (see `ColumnRead`).
+    let reads = ColumnReads()
+
+    /// A column of the root entity a compiled function reads for every row it is given.
+    enum ColumnRead: Equatable {
+        case attribute(entity: Int, attribute: Int)
+        case toOne(entity: Int, relationship: Int)
+    }
+
+    /// Filled as compiling goes, leftmost leaf first: the first entry is read for every row,
+    /// before anything can short-circuit.
+    final class ColumnReads {
+        private(set) var all: [ColumnRead] = []
+        func note(_ read: ColumnRead) { all.append(read) }
+    }
 
     /// The node as a function of a row, or nil when any part of it must run on objects.
     func compile(_ node: PredicateNode) -> RowFunction? {
@@ -27,44 +44,9 @@ struct RowCompiler {
             return { _, _ in .null }
         case .keyPath, .optionalFlatMap:
             return node.keyPathChain.flatMap(chain)
-        case let .equal(lhs, rhs):
-            if let equals = chainEqualsConstant(lhs, rhs) { return equals }
-            guard let (l, r) = operands(lhs, rhs) else { return nil }
-            return { view, row in .bool(l(view, row) == r(view, row)) }
-        case let .notEqual(lhs, rhs):
-            if let equals = chainEqualsConstant(lhs, rhs) { return { view, row in .bool(equals(view, row) != .bool(true)) } }
-            guard let (l, r) = operands(lhs, rhs) else { return nil }
-            return { view, row in .bool(l(view, row) != r(view, row)) }
-        case let .comparison(op, lhs, rhs):
-            guard let (l, r) = operands(lhs, rhs) else { return nil }
-            switch op {
-            case .lessThan: return { view, row in .bool(Value.ordered(l(view, row), r(view, row))) }
-            case .lessThanOrEqual: return { view, row in .bool(!Value.ordered(r(view, row), l(view, row))) }
-            case .greaterThan: return { view, row in .bool(Value.ordered(r(view, row), l(view, row))) }
-            case .greaterThanOrEqual: return { view, row in .bool(!Value.ordered(l(view, row), r(view, row))) }
-            @unknown default: return nil
-            }
-        case let .and(lhs, rhs):
-            // A Bool-constant side (`anyAirline || …`, the shape of optional filters): the other
-            // side is compiled only when it can matter.
-            switch lhs.constantCondition {
-            case true?: return compile(rhs)
-            case false?: return { _, _ in .bool(false) }
-            case nil: break
-            }
-            guard let (l, r) = operands(lhs, rhs) else { return nil }
-            return { view, row in l(view, row) == .bool(true) ? r(view, row) : .bool(false) }
-        case let .or(lhs, rhs):
-            switch lhs.constantCondition {
-            case true?: return { _, _ in .bool(true) }
-            case false?: return compile(rhs)
-            case nil: break
-            }
-            guard let (l, r) = operands(lhs, rhs) else { return nil }
-            return { view, row in l(view, row) == .bool(true) ? .bool(true) : r(view, row) }
-        case let .not(wrapped):
-            guard let inner = compile(wrapped) else { return nil }
-            return { view, row in .bool(inner(view, row) != .bool(true)) }
+        case .equal, .notEqual, .comparison, .and, .or, .not:
+            guard let condition = condition(node) else { return nil }
+            return { view, row in .bool(condition(view, row)) }
         case let .nilCoalesce(lhs, rhs):
             guard let (l, r) = operands(lhs, rhs) else { return nil }
             return { view, row in
@@ -76,6 +58,58 @@ struct RowCompiler {
         }
     }
 
+    /// A Bool-valued node as a test of a row: conditions combine as Bools, with no `Value`
+    /// made and compared per node and row.
+    func condition(_ node: PredicateNode) -> RowCondition? {
+        switch node {
+        case let .equal(lhs, rhs):
+            if let equals = chainEqualsConstant(lhs, rhs) { return equals }
+            guard let (l, r) = operands(lhs, rhs) else { return nil }
+            return { view, row in l(view, row) == r(view, row) }
+        case let .notEqual(lhs, rhs):
+            if let equals = chainEqualsConstant(lhs, rhs) { return { view, row in !equals(view, row) } }
+            guard let (l, r) = operands(lhs, rhs) else { return nil }
+            return { view, row in l(view, row) != r(view, row) }
+        case let .comparison(op, lhs, rhs):
+            guard let (l, r) = operands(lhs, rhs) else { return nil }
+            switch op {
+            case .lessThan: return { view, row in Value.ordered(l(view, row), r(view, row)) }
+            case .lessThanOrEqual: return { view, row in !Value.ordered(r(view, row), l(view, row)) }
+            case .greaterThan: return { view, row in Value.ordered(r(view, row), l(view, row)) }
+            case .greaterThanOrEqual: return { view, row in !Value.ordered(l(view, row), r(view, row)) }
+            @unknown default: return nil
+            }
+        case let .and(lhs, rhs):
+            // A Bool-constant side (`anyAirline || …`, the shape of optional filters): the other
+            // side is compiled only when it can matter.
+            switch lhs.constantCondition {
+            case true?: return condition(rhs)
+            case false?: return { _, _ in false }
+            case nil: break
+            }
+            guard let l = condition(lhs), let r = condition(rhs) else { return nil }
+            return { view, row in l(view, row) && r(view, row) }
+        case let .or(lhs, rhs):
+            switch lhs.constantCondition {
+            case true?: return { _, _ in true }
+            case false?: return condition(rhs)
+            case nil: break
+            }
+            guard let l = condition(lhs), let r = condition(rhs) else { return nil }
+            return { view, row in l(view, row) || r(view, row) }
+        case let .not(wrapped):
+            guard let inner = condition(wrapped) else { return nil }
+            return { view, row in !inner(view, row) }
+        case let .constant(constant):
+            if let bool = constant as? Bool { return { _, _ in bool } }
+            return nil
+        default:
+            // A Bool read from a row (`$0.isActive`, `$0.flag ?? false`): true only when it is.
+            guard let value = compile(node) else { return nil }
+            return { view, row in if case .bool(true) = value(view, row) { true } else { false } }
+        }
+    }
+
     private func operands(_ lhs: PredicateNode, _ rhs: PredicateNode) -> (RowFunction, RowFunction)? {
         guard let l = compile(lhs), let r = compile(rhs) else { return nil }
         return (l, r)
@@ -83,11 +117,11 @@ struct RowCompiler {
 
     /// `chain == constant` either way round: `true` when the plan already found only rows that
     /// satisfy it, or a row comparison when the chain ends at a unique key; nil otherwise.
-    private func chainEqualsConstant(_ lhs: PredicateNode, _ rhs: PredicateNode) -> RowFunction? {
+    private func chainEqualsConstant(_ lhs: PredicateNode, _ rhs: PredicateNode) -> RowCondition? {
         guard view != nil, let (chain, constant, _) = PredicateNode.chainAndConstant(lhs, rhs) else { return nil }
         if !satisfied.isEmpty, let value = QueryPlanner.storedValue(constant),
            satisfied.contains(QueryPlanner.ChainEquality(chain: chain, value: value)) {
-            return { _, _ in .bool(true) }
+            return { _, _ in true }
         }
         return targetRowEquals(chain, constant)
     }
@@ -122,6 +156,7 @@ struct RowCompiler {
             // External-storage values are references in the graph: such predicates run on objects.
             guard !attribute.options.contains(.externalStorage) else { return nil }
             let e = end.index, index = attribute.index
+            reads.note(steps.first.map { .toOne(entity: $0.entity, relationship: $0.relationship) } ?? .attribute(entity: e, attribute: index))
             if steps.isEmpty { return { view, row in view.value(entity: e, row: row, attribute: index) } }
             return { view, row in
                 guard let target = Self.follow(steps, from: row, in: view) else { return .null }
@@ -130,6 +165,7 @@ struct RowCompiler {
         case let .relationship(relationship)? where !relationship.isToMany:
             // The chain ends at a to-one relationship: its target's row, or nil.
             let all = steps + [Step(entity: end.index, relationship: relationship.index)]
+            reads.note(.toOne(entity: all[0].entity, relationship: all[0].relationship))
             return { view, row in
                 guard let target = Self.follow(all, from: row, in: view) else { return .null }
                 return .uint(target)
@@ -143,7 +179,7 @@ struct RowCompiler {
     /// one target row, found once in the unique index, so each row compares row numbers instead
     /// of reading and comparing the target's key (`flight.destination?.icao == "KORD"`). Nil when
     /// the shape differs or there is no view to resolve the constant in.
-    func targetRowEquals(_ keyPaths: [AnyKeyPath], _ constant: Any) -> RowFunction? {
+    func targetRowEquals(_ keyPaths: [AnyKeyPath], _ constant: Any) -> RowCondition? {
         guard let view, let (steps, end, last) = walk(keyPaths), !steps.isEmpty,
               case let .attribute(attribute)? = last, attribute.isUnique, !attribute.options.contains(.externalStorage),
               let value = QueryPlanner.storedValue(constant) else { return nil }
@@ -152,9 +188,10 @@ struct RowCompiler {
         default: return nil  // floating point keys: -0.0 == 0.0 and NaN are not the index's equality
         }
         guard let target = view.row(entity: end.index, uniqueAttribute: attribute.index, value: value) else {
-            return { _, _ in .bool(false) }
+            return { _, _ in false }
         }
-        return { view, row in .bool(Self.follow(steps, from: row, in: view) == target) }
+        reads.note(.toOne(entity: steps[0].entity, relationship: steps[0].relationship))
+        return { view, row in Self.follow(steps, from: row, in: view) == target }
     }
 
     /// Follows to-one relationships from `row` (a live row: functions run only on those); nil
