@@ -102,5 +102,35 @@ import Testing
             try b.save()
         }
     }
+
+    /// A save made before this context's edit cannot clash with it: only commits made while a
+    /// context has edits are kept for its merge policy (so a context that never edits does not
+    /// hold every other context's commits, an import's among them).
+    @Test func aSaveBeforeTheEditIsNoConflictAndTheInboxEmptiesWithTheEdits() throws {
+        let container = try memory()
+        let a = ModelContext(container)
+        let flight = Flight(ident: "UAL1")
+        a.insert(flight)
+        try a.save()
+        let b = ModelContext(container)
+        b.mergePolicy = .error
+        let mine = try #require(b.model(for: flight.persistentModelID) as? Flight)
+        flight.routeDistance = 222    // a saves before b edits
+        try a.save()
+        #expect(b.pendingMergeCount == 0)
+        mine.routeDistance = 111
+        try b.save()                  // no conflict: b's edit came after a's save
+        #expect(try a.fetch(FetchDescriptor<Flight>()).first?.routeDistance == 111)
+
+        mine.routeDistance = 333      // b edits again; a saves during the edit: kept, and a conflict
+        flight.routeDistance = 444
+        try a.save()
+        #expect(b.pendingMergeCount == 1)
+        #expect(throws: ModelContextError.mergeConflict(model: mine.persistentModelID, properties: ["routeDistance"])) {
+            try b.save()
+        }
+        b.rollback()                  // no edits left: what was kept goes
+        #expect(b.pendingMergeCount == 0)
+    }
 }
 

@@ -13,7 +13,11 @@ public final class ModelContext {
     /// Unsaved work, held strongly. Insertion order is kept for save.
     var inserted: [any PersistentModel] = []
     private var insertedIDs: Set<ObjectIdentifier> = []
-    var changed: [ObjectIdentifier: any PersistentModel] = [:]
+    var changed: [ObjectIdentifier: any PersistentModel] = [:] {
+        didSet { if changed.isEmpty == hasEdits { editsChanged() } }
+    }
+    /// Whether `changed` is non-empty, as last told to the inbox (see `editsChanged`).
+    private var hasEdits = false
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     /// Unsaved inserted objects by unique value: entity → attribute → value → object.
     var pendingUnique: [Int: [Int: [Value: any PersistentModel]]] = [:]
@@ -38,7 +42,12 @@ public final class ModelContext {
     private var storedMisuse: ModelContextError?
     private let misuseLock = NSLock()
     /// Other contexts' commits, waiting to have the merge policy applied at this context's next save.
+    /// Only commits made while this context has edits are kept: one made before an edit cannot
+    /// clash with it. (A context that never edits would otherwise hold every other context's
+    /// summaries forever — an import's among them.)
     private var inbox: [ChangeSummary] = []
+    /// Mirrors `hasEdits` for the merging threads (guarded by `inboxLock`).
+    private var inboxWanted = false
     private let inboxLock = NSLock()
     /// Whether changes are saved without being asked (see Docs/guides/undo-and-autosave.md).
     public var autosaveEnabled: Bool {
@@ -355,8 +364,21 @@ extension ModelContext {
     ///
     /// This may run on the saving context's thread: it touches only the (locked) registry and
     /// the observers, and leaves the merge policy to this context's own next save.
+    /// `changed` became non-empty or empty: from now on, keep (or stop keeping and drop) other
+    /// contexts' commits for the merge policy.
+    private func editsChanged() {
+        hasEdits = !changed.isEmpty
+        inboxLock.withLock {
+            inboxWanted = hasEdits
+            if !inboxWanted { inbox = [] }
+        }
+    }
+
+    /// How many other contexts' commits wait for this context's merge policy (tests).
+    var pendingMergeCount: Int { inboxLock.withLock { inbox.count } }
+
     func mergeCommitted(_ summary: ChangeSummary) {
-        inboxLock.withLock { inbox.append(summary) }
+        inboxLock.withLock { if inboxWanted { inbox.append(summary) } }
         notifyLiveQueries(summary)
         for (entity, rows) in summary.changes {
             for (row, names) in rows {
