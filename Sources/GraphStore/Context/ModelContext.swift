@@ -379,18 +379,30 @@ extension ModelContext {
 
     func mergeCommitted(_ summary: ChangeSummary) {
         inboxLock.withLock { if inboxWanted { inbox.append(summary) } }
-        notifyLiveQueries(summary)
-        for (entity, rows) in summary.changes {
-            for (row, names) in rows {
-                guard let model = registeredObject(entity: entity, row: row) else { continue }
-                for name in names { model.persistentPropertyDidChange(named: name) }
+        // One pass under the registry lock for the live queries and the changed rows' objects:
+        // with many writers every commit is merged into every other context.
+        var queries: [any LiveQueryUpdating] = []
+        var touched: [(model: any PersistentModel, names: Set<String>)] = []
+        registryLock.withLock {
+            if !liveQueries.isEmpty { queries = liveQueries.compactMap(\.query) }
+            for (entity, rows) in summary.changes {
+                for (row, names) in rows {
+                    if let model = registry[entity][row]?.object { touched.append((model, names)) }
+                }
             }
+        }
+        notifyLiveQueries(summary, queries)
+        for (model, names) in touched {
+            for name in names { model.persistentPropertyDidChange(named: name) }
         }
     }
 
     /// Hands a commit to the live queries, on this context's owner (or for their next read).
     func notifyLiveQueries(_ summary: ChangeSummary) {
-        let queries = registryLock.withLock { liveQueries.compactMap(\.query) }
+        notifyLiveQueries(summary, registryLock.withLock { liveQueries.compactMap(\.query) })
+    }
+
+    private func notifyLiveQueries(_ summary: ChangeSummary, _ queries: [any LiveQueryUpdating]) {
         guard !queries.isEmpty else { return }
         if owner.isCurrent {
             for query in queries { query.committed(summary, onOwner: true) }
