@@ -44,8 +44,11 @@ extension ModelContext {
               case let .attribute(attribute)? = entity.property(for: lookup.keyPath), attribute.isUnique,
               !attribute.options.contains(.externalStorage),
               let value = QueryPlanner.storedValue(lookup.constant), value != .null else { return nil }
-        let row = graph.read { $0.row(entity: entity.index, uniqueAttribute: attribute.index, value: value) }
-        return row.flatMap { object(entity: entity.index, row: $0) as? T }.map { [$0] } ?? []
+        // Plain conditionals, not Optional.map/flatMap: in this generic function (unspecialised
+        // for the app's model types) those closures cost generic metadata lookups per call.
+        guard let row = graph.read({ $0.row(entity: entity.index, uniqueAttribute: attribute.index, value: value) }),
+              let model = object(entity: entity.index, row: row) as? T else { return [] }
+        return [model]
     }
 
     /// `includePendingChanges: false`: filter and sort what is committed, ignoring this context's
