@@ -104,12 +104,15 @@ extension ModelContext {
     // MARK: Validation
 
     private func validate() throws {
-        for model in inserted + Array(changed.values) {
+        // Walked in place (a save of 100k changes must not copy them into new arrays twice).
+        func checkEncoding(_ model: any PersistentModel) throws {
             let backing = model.persistentBacking
             if let (index, reason) = backing.encodingFailures.first, let entity = backing.entity {
                 throw ModelContextError.encodingFailed(entity: entity.name, attribute: entity.attributes[index].name, reason: reason)
             }
         }
+        for model in inserted { try checkEncoding(model) }
+        for model in changed.values { try checkEncoding(model) }
         for model in deleted.values {
             guard let entity = model.persistentBacking.entity else { continue }
             for relationship in entity.relationships where relationship.deleteRule == .deny {
@@ -117,8 +120,9 @@ extension ModelContext {
                 if !live.isEmpty { throw ModelContextError.deleteDenied(model: model.persistentModelID, relationship: relationship.name) }
             }
         }
-        for model in inserted + Array(changed.values) {
-            guard let entity = model.persistentBacking.entity else { continue }
+        guard schema.entities.contains(where: { $0.relationships.contains { $0.minimumCount != nil || $0.maximumCount != nil } }) else { return }
+        func checkCounts(_ model: any PersistentModel) throws {
+            guard let entity = model.persistentBacking.entity else { return }
             for relationship in entity.relationships where relationship.minimumCount != nil || relationship.maximumCount != nil {
                 let count = relationshipMembers(model, relationship).count
                 if count < (relationship.minimumCount ?? 0) || count > (relationship.maximumCount ?? .max) {
@@ -128,6 +132,8 @@ extension ModelContext {
                 }
             }
         }
+        for model in inserted { try checkCounts(model) }
+        for model in changed.values { try checkCounts(model) }
     }
 
     private func relationshipMembers(_ model: any PersistentModel, _ relationship: Schema.Relationship) -> [any PersistentModel] {
@@ -193,10 +199,9 @@ extension ModelContext {
             let values = entity.attributes.map { PropertyValue($0.number, backing.attributeChanges[$0.index] ?? $0.defaultValue) }
             operations.append(.update(entity: entity.number, row: backing.row, values: values))
         }
-        let upsertedIDs = Set(upserted.map(ObjectIdentifier.init))
-        for model in inserts + changes + upserted {
-            encodeLinks(of: model, existingRow: upsertedIDs.contains(ObjectIdentifier(model)), into: &operations)
-        }
+        for model in inserts { encodeLinks(of: model, existingRow: false, into: &operations) }
+        for model in changes { encodeLinks(of: model, existingRow: false, into: &operations) }
+        for model in upserted { encodeLinks(of: model, existingRow: true, into: &operations) }
         for model in deletes {
             let backing = model.persistentBacking
             guard let entity = backing.entity else { continue }
@@ -207,7 +212,7 @@ extension ModelContext {
 
     private func encodeLinks(of model: any PersistentModel, existingRow: Bool, into operations: inout [LogOperation]) {
         let backing = model.persistentBacking
-        guard let entity = backing.entity else { return }
+        guard !backing.relationshipChanges.isEmpty, let entity = backing.entity else { return }
         let isNew = backing.state == .inserted && !existingRow
         for (index, change) in backing.relationshipChanges.sorted(by: { $0.key < $1.key }) {
             let relationship = entity.relationships[index]
