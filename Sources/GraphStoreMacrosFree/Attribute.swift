@@ -75,6 +75,8 @@ public struct Attribute<Value>: AttributeWrapper {
         set { fatalError() }
     }
 
+    var storedInitialValue: GraphStore.Value? { coder.flatMap { try? $0.encode(initialValue) } }
+
     func declaration(name: String, entity: String) throws -> AttributeDeclaration {
         guard let coder else { throw SchemaError.unsupportedType(entity: entity, property: name, type: "\(Value.self)") }
         let defaultValue: GraphStore.Value

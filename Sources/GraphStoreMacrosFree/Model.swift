@@ -52,6 +52,16 @@ open class Model: PersistentModel, Codable {
         ModelDiscovery.metadata(for: type(of: self)).notify(self, property: name)
     }
 
+    public func persistentInitialValues() -> [String: Value] {
+        let perInstance = ModelDiscovery.metadata(for: type(of: self)).perInstanceAttributes
+        guard !perInstance.isEmpty else { return [:] }
+        var values: [String: Value] = [:]
+        for (name, value) in ModelDiscovery.wrapperChildren(of: self) where perInstance.contains(name) {
+            if let attribute = value as? any AttributeWrapper { values[name] = attribute.storedInitialValue }
+        }
+        return values
+    }
+
     // MARK: Codable through the schema
 
     public required convenience init(from decoder: any Decoder) throws {

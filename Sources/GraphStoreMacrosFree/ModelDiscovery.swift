@@ -116,6 +116,8 @@ extension ModelDiscovery {
 
 protocol AttributeWrapper: PropertyWrapperSlot {
     func declaration(name: String, entity: String) throws -> AttributeDeclaration
+    /// This wrapper's initial value as stored, when it encodes.
+    var storedInitialValue: GraphStore.Value? { get }
 }
 
 protocol RelationshipWrapper: PropertyWrapperSlot {
@@ -136,6 +138,10 @@ final class ClassMetadata: @unchecked Sendable {
     private var notifiers: [String: (Model) -> Void] = [:]
     private let attributeIndex: [String: Int]
     private let relationshipIndex: [String: Int]
+    /// Attributes whose initial value differs from object to object (`= UUID()`, `= Date()`):
+    /// found by making the type twice more and comparing. Each object's own value is recorded
+    /// when it is inserted (`Model.persistentInitialValues`).
+    let perInstanceAttributes: Set<String>
 
     init(type: Model.Type) {
         let prototype = type.init()
@@ -151,6 +157,16 @@ final class ClassMetadata: @unchecked Sendable {
                 relationships.append(relationship.declaration(name: name))
             }
         }
+        func initialValues(of instance: Model) -> [String: GraphStore.Value] {
+            var values: [String: GraphStore.Value] = [:]
+            for (name, value) in ModelDiscovery.wrapperChildren(of: instance) {
+                if let attribute = value as? any AttributeWrapper { values[name] = attribute.storedInitialValue }
+            }
+            return values
+        }
+        let first = initialValues(of: prototype)
+        let others = [initialValues(of: type.init()), initialValues(of: type.init())]
+        perInstanceAttributes = Set(first.keys.filter { name in others.contains { $0[name] != first[name] } })
         attributeIndex = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
         relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
         if let failure {

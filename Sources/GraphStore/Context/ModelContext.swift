@@ -208,6 +208,13 @@ public final class ModelContext {
             backing.state = backing.row > 0 && insertedIDs.contains(ObjectIdentifier(model)) ? .inserted : .persistent
             return
         }
+        // Initial values that differ per object (`= UUID()`) become this object's values now:
+        // left unset, the save would write the schema's default — one value for every object.
+        for (name, value) in model.persistentInitialValues() {
+            if let attribute = entity.attribute(named: name), backing.attributeChanges[attribute.index] == nil {
+                backing.attributeChanges[attribute.index] = value
+            }
+        }
         backing.context = self
         backing.entity = entity
         backing.graph = graph

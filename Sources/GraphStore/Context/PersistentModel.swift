@@ -13,6 +13,15 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// Called by the engine when it changes a property behind the object's back (a merged save,
     /// inverse upkeep, rollback, undo), so observers of that property hear of it.
     func persistentPropertyDidChange(named name: String)
+    /// This object's own initial values of the attributes whose declared initial value differs
+    /// from object to object (`= UUID()`, `= Date()`), by attribute name. The engine records
+    /// them when the object is inserted, so that what is saved is what the object showed, not
+    /// the value the schema took from the type's first instance.
+    func persistentInitialValues() -> [String: Value]
+}
+
+extension PersistentModel {
+    public func persistentInitialValues() -> [String: Value] { [:] }
 }
 
 extension PersistentModel {
