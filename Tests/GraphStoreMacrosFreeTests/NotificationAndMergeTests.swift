@@ -64,7 +64,8 @@ import Testing
         #expect(phases == [.willSave, .didSave])
     }
 
-    func conflict(_ policy: MergePolicy) throws -> (ModelContext, Flight, ModelContext) {
+    /// A flight saved by context `a`, and the same flight in context `b` with `policy`.
+    func twoContexts(_ policy: MergePolicy) throws -> (a: ModelContext, flight: Flight, b: ModelContext, mine: Flight) {
         let container = try memory()
         let a = ModelContext(container)
         let flight = Flight(ident: "UAL1")
@@ -72,7 +73,11 @@ import Testing
         try a.save()
         let b = ModelContext(container)
         b.mergePolicy = policy
-        let mine = try #require(b.model(for: flight.persistentModelID) as? Flight)
+        return (a, flight, b, try #require(b.model(for: flight.persistentModelID) as? Flight))
+    }
+
+    func conflict(_ policy: MergePolicy) throws -> (ModelContext, Flight, ModelContext) {
+        let (a, flight, b, mine) = try twoContexts(policy)
         mine.routeDistance = 111      // b's unsaved edit
         mine.status = .landed         // an edit nobody else touches
         flight.routeDistance = 222    // a saves a different value
@@ -107,14 +112,7 @@ import Testing
     /// context has edits are kept for its merge policy (so a context that never edits does not
     /// hold every other context's commits, an import's among them).
     @Test func aSaveBeforeTheEditIsNoConflictAndTheInboxEmptiesWithTheEdits() throws {
-        let container = try memory()
-        let a = ModelContext(container)
-        let flight = Flight(ident: "UAL1")
-        a.insert(flight)
-        try a.save()
-        let b = ModelContext(container)
-        b.mergePolicy = .error
-        let mine = try #require(b.model(for: flight.persistentModelID) as? Flight)
+        let (a, flight, b, mine) = try twoContexts(.error)
         flight.routeDistance = 222    // a saves before b edits
         try a.save()
         #expect(b.pendingMergeCount == 0)
