@@ -174,10 +174,8 @@ extension ModelContext {
             let (plan, rows) = plan(node, entity: entity, in: view, pendingEntities: pendingEntities)
             let compiler = RowCompiler(schema: schema, entity: entity, view: view, satisfied: plan?.satisfies ?? [])
             guard let passes = compiler.condition(node) else { return nil }
-            // The column every candidate is checked on first, read for all of them in one tight
-            // loop: its cache misses overlap there (a million-row column does not fit in the
-            // cache), instead of each waiting its turn inside the predicate's closures.
-            if rows.count >= 64, let first = compiler.reads.all.first { rowMarks.prefetch(first, rows: rows, in: view) }
+            // The column every candidate is checked on first, read for all of them at once (see ColumnWarming).
+            if rows.count >= 64, let first = compiler.reads.all.first { warmedChecksum &+= view.warm(first, rows: rows) }
             if pendingRows.isEmpty { return rows.filter { passes(view, $0) } }
             return rows.filter { !pendingRows.contains($0) && passes(view, $0) }
         }

@@ -67,6 +67,8 @@ public final class ModelContext {
     var queryPlanningEnabled = true
     /// Scratch space the planner intersects rows in (RowMarks).
     let rowMarks = RowMarks()
+    /// What warming columns before a compiled predicate read (kept so the reads stay; ColumnWarming).
+    var warmedChecksum: UInt64 = 0
     /// This context's live queries, told about every commit.
     var liveQueries: [WeakLiveQuery] = []
     /// The model executor that owns this context, if an actor's.

@@ -25,16 +25,4 @@ final class RowMarks {
         }
     }
 
-    /// Where `prefetch` leaves what it read, so that the reads are not optimised away.
-    private(set) var prefetched: UInt64 = 0
-
-    /// Reads `column` of every row, so that later reads of it hit the cache.
-    func prefetch(_ column: RowCompiler.ColumnRead, rows: [UInt64], in view: GraphView) {
-        switch column {
-        case let .toOne(entity, relationship):
-            prefetched &+= view.table(entity).touchToOne(relationship, rows: rows)
-        case let .attribute(entity, attribute):
-            prefetched &+= view.table(entity).columns[attribute].touch(rows: rows)
-        }
-    }
 }
