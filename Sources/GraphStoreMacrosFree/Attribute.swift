@@ -95,7 +95,7 @@ public struct Attribute<Value>: AttributeWrapper {
     ) -> Value {
         get {
             let wrapper = instance[keyPath: storageKeyPath]
-            guard let slot = ModelDiscovery.beginRead(instance, wrappedKeyPath, storageKeyPath, isRelationship: false),
+            guard let slot = ModelDiscovery.beginRead(instance, wrappedKeyPath, storageKeyPath, isRelationship: false, storedSlot: wrapper.slot),
                   slot >= 0, let coder = wrapper.coder, let stored = instance.persistentBacking.attributeValue(at: slot) else {
                 return wrapper.initialValue
             }

@@ -14,8 +14,14 @@ public final class ModelBacking {
     }
 
     public internal(set) var state: State = .unmanaged
-    /// Weak: a context owns its objects' unsaved work, never the other way round (no cycles through undo or inserts).
-    public internal(set) weak var context: ModelContext?
+    /// The context that manages the object. Held through the context's `ContextLink`: weakly (a
+    /// context owns its objects' unsaved work, never the other way round), with the weak
+    /// reference kept once in the link instead of in every object.
+    public internal(set) var context: ModelContext? {
+        get { link?.context }
+        set { link = newValue?.link }
+    }
+    var link: ContextLink?
     var entity: Schema.Entity?
     /// The committed graph the row lives in: kept strongly (it holds no objects or contexts), so
     /// an object's stored attributes stay readable even after its context is gone.
@@ -96,8 +102,9 @@ public final class ModelBacking {
 
     /// Whether this object is being used off its context's thread or actor (recorded as misuse).
     private func isOffOwner(_ operation: String) -> Bool {
-        guard let context, !context.owner.isCurrent else { return false }
-        context.lastMisuse = ModelContextError.wrongThread("\(operation) off \(context.owner.description)")
+        // Every property access asks this: the link answers without loading a weak reference.
+        guard let link, link.contextIsAlive, !link.owner.isCurrent else { return false }
+        link.context?.lastMisuse = ModelContextError.wrongThread("\(operation) off \(link.owner.description)")
         return true
     }
 
@@ -189,4 +196,17 @@ extension ModelBacking: CustomReflectable {
         Mirror(self, children: ["state": state, "row": row, "unsavedAttributes": attributeChanges.count,
                                 "unsavedRelationships": relationshipChanges.count], displayStyle: .class)
     }
+}
+
+/// What a context's objects hold of it: where it belongs (read on every property access, to
+/// refuse use from elsewhere) and a weak reference to it. One per context, shared by its
+/// objects, so that making an object forms no weak reference and checking its owner loads none
+/// (a weak load takes the context's side table, and made every retain of the context slow).
+final class ContextLink {
+    weak var context: ModelContext?
+    var owner: ContextOwner
+    /// Cleared when the context is deinitialised (its objects then answer like unmanaged ones).
+    var contextIsAlive = true
+
+    init(owner: ContextOwner) { self.owner = owner }
 }

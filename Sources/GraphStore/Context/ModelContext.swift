@@ -32,8 +32,14 @@ public final class ModelContext {
     /// What happens at save to a property another context saved since this one changed it.
     public var mergePolicy: MergePolicy = .localWins
     let observers = SaveObservers()
-    /// Where this context may be used (see ContextOwner).
-    var owner: ContextOwner
+    /// Where this context may be used (see ContextOwner). Kept in `link`, which every object of
+    /// this context holds.
+    var owner: ContextOwner {
+        get { link.owner }
+        set { link.owner = newValue }
+    }
+    /// What this context's objects hold of it (see ContextLink).
+    let link: ContextLink
     /// The last use from the wrong thread or actor, refused. (Locked: it is set from that thread.)
     public internal(set) var lastMisuse: ModelContextError? {
         get { misuseLock.withLock { storedMisuse } }
@@ -79,8 +85,13 @@ public final class ModelContext {
         self.schema = container.schema
         registry = container.schema.entities.map { _ in [:] }
         autosaveEnabled = false
-        owner = ContextOwner.current
+        link = ContextLink(owner: ContextOwner.current)
+        link.context = self
         container.register(self)
+    }
+
+    deinit {
+        link.contextIsAlive = false
     }
 
     /// A model executor takes the context over: from now on it belongs to that executor's jobs.
