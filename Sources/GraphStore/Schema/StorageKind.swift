@@ -1,5 +1,8 @@
 /// The stored shape of an attribute: what the schema records and the graph keeps columns of.
-public indirect enum StorageKind: Hashable, Sendable, CustomStringConvertible {
+/// Only the recursive cases are `indirect`: an indirect payload is a heap box, and every model
+/// object's property wrappers carry their kind (`.int(bits: 64)` was an allocation per Int
+/// property of every object made, and a retain on every read).
+public enum StorageKind: Hashable, Sendable, CustomStringConvertible {
     case bool
     /// Signed integers of the given bit width (Int is 64).
     case int(bits: Int)
@@ -15,8 +18,8 @@ public indirect enum StorageKind: Hashable, Sendable, CustomStringConvertible {
     case decimal
     /// A Codable type, stored as its JSON encoding (the type name is recorded for diagnostics).
     case codable(typeName: String)
-    case array(StorageKind)
-    case dictionary(StorageKind)
+    indirect case array(StorageKind)
+    indirect case dictionary(StorageKind)
 
     public var description: String {
         switch self {
