@@ -109,30 +109,6 @@ actor BackgroundStore: ModelActor {
         if case .wrongThread? = context.lastMisuse {} else { Issue.record("misuse not recorded") }
     }
 
-    /// An object outlives its context: it reads its committed values, from any thread, with no
-    /// thread to refuse (its context's link says the context is gone).
-    @Test func anObjectWhoseContextIsGoneReadsItsCommittedValues() throws {
-        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        var flight: Flight?
-        do {
-            let context = ModelContext(container)
-            let made = Flight(ident: "UAL9")
-            made.routeDistance = 1234
-            context.insert(made)
-            try context.save()
-            flight = made
-        }
-        let kept = try #require(flight)
-        #expect(kept.modelContext == nil)
-        #expect(kept.routeDistance == 1234)
-        let read = Locked<Int>(-1)
-        let unsafeFlight = UnsafeTransfer(kept)
-        let thread = Thread { read.withLock { $0 = unsafeFlight.value.routeDistance } }
-        thread.start()
-        while read.value == -1 { Thread.sleep(forTimeInterval: 0.001) }
-        #expect(read.value == 1234)
-    }
-
     /// Four background actors upsert overlapping flights while mainContext fetches: no crash, no
     /// lost update, and the final state equals applying the same saves one after another.
     @MainActor @Test func concurrentUpsertsEqualTheSerialOrder() async throws {

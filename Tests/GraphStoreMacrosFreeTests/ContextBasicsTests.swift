@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GraphStoreMacrosFree
+@testable import GraphStore
 
 @Suite struct ContextBasicsTests {
     func seeded() throws -> (ModelContainer, ModelContext) {
@@ -67,7 +68,8 @@ import Testing
 }
 
 @Suite struct ObjectLifetimeTests {
-    /// Objects hold their context weakly; their stored attributes stay readable after it is gone.
+    /// Objects hold their context weakly; their stored attributes stay readable after it is gone,
+    /// from any thread (there is no owner left to refuse other threads).
     @Test func objectsReadStoredAttributesAfterTheirContextIsGone() throws {
         let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         do {
@@ -80,5 +82,10 @@ import Testing
         let flight = try #require(try ModelContext(container).fetch(FetchDescriptor<Flight>()).first)
         #expect(flight.modelContext == nil)
         #expect(flight.ident == "UAL9" && flight.routeDistance == 321)
+        let read = Locked<Int>(-1)
+        let unsafeFlight = UnsafeTransfer(flight)
+        Thread { read.withLock { $0 = unsafeFlight.value.routeDistance } }.start()
+        while read.value == -1 { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(read.value == 321)
     }
 }
