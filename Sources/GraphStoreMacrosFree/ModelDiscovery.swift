@@ -55,12 +55,12 @@ extension ModelDiscovery {
     @inlinable
     static func beginRead<M: Model, Value, Wrapper: PropertyWrapperSlot>(
         _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
-        _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool, storedSlot: Int? = nil
+        _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool, storedSlot: Int = -1
     ) -> Int? {
         // `storedSlot`: the slot from a copy of the wrapper the caller already made. Where the
         // optimiser merged a model's same-typed getters, each read of the wrapper through its
         // key path is a runtime projection copying the whole wrapper, so one copy is enough.
-        let slot = storedSlot.flatMap { $0 >= 0 ? $0 : nil } ?? resolveSlot(instance, wrapped, storage, isRelationship: isRelationship)
+        let slot = storedSlot >= 0 ? storedSlot : resolveSlot(instance, wrapped, storage, isRelationship: isRelationship)
         if let recorder = instance.accessRecorder {
             recorder.name = nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: isRelationship)
             return nil

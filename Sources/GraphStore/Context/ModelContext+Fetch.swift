@@ -131,8 +131,10 @@ extension ModelContext {
     private func candidates<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
         if let found = lookupByUniqueKey(descriptor, entity: entity) { return found }
-        if let rowMatches = try matchOnRows(descriptor, entity: entity) { return rowMatches }
-        let (plan, rows) = plan(descriptor, entity: entity)
+        // A predicate that does not compile for rows was planned on the way: that plan is used.
+        var planned: (QueryPlanner.Candidates?, [UInt64])?
+        if let rowMatches = try matchOnRows(descriptor, entity: entity, planned: &planned) { return rowMatches }
+        let (plan, rows) = planned ?? plan(descriptor, entity: entity)
         var results: [T] = []
         results.reserveCapacity(rows.count)
         var seen = Set<UInt64>()
@@ -160,8 +162,10 @@ extension ModelContext {
     /// Evaluates the predicate on committed rows, compiled (see RowEvaluation), and makes objects
     /// only for the rows that match. Rows with unsaved changes in this context, and unsaved
     /// inserts, are evaluated on their objects. Nil when the predicate has a shape that must be
-    /// evaluated on objects, or unsaved changes elsewhere could change what a chain reads.
-    private func matchOnRows<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T]? {
+    /// evaluated on objects (then `planned` holds the plan it made, for the caller's fallback), or
+    /// unsaved changes elsewhere could change what a chain reads.
+    private func matchOnRows<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity,
+                                                 planned: inout (QueryPlanner.Candidates?, [UInt64])?) throws -> [T]? {
         guard queryPlanningEnabled, let predicate = descriptor.predicate else { return nil }
         let pending = unsavedModels
         guard pending.allSatisfy({ $0.persistentBacking.entity?.index == entity.index }) else { return nil }
@@ -173,7 +177,10 @@ extension ModelContext {
         let matchedRows: [UInt64]? = graph.read { view in
             let (plan, rows) = plan(node, entity: entity, in: view, pendingEntities: pendingEntities)
             let compiler = RowCompiler(schema: schema, entity: entity, view: view, satisfied: plan?.satisfies ?? [])
-            guard let passes = compiler.condition(node) else { return nil }
+            guard let passes = compiler.condition(node) else {
+                planned = (plan, rows)
+                return nil
+            }
             // The column every candidate is checked on first, read for all of them at once (see ColumnWarming).
             if rows.count >= 64, let first = compiler.reads.all.first { warmedChecksum &+= view.warm(first, rows: rows) }
             if pendingRows.isEmpty { return rows.filter { passes(view, $0) } }
