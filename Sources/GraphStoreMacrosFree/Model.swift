@@ -54,12 +54,7 @@ open class Model: PersistentModel, Codable {
 
     public func persistentInitialValues() -> [String: Value] {
         let perInstance = ModelDiscovery.metadata(for: type(of: self)).perInstanceAttributes
-        guard !perInstance.isEmpty else { return [:] }
-        var values: [String: Value] = [:]
-        for (name, value) in ModelDiscovery.wrapperChildren(of: self) where perInstance.contains(name) {
-            if let attribute = value as? any AttributeWrapper { values[name] = attribute.storedInitialValue }
-        }
-        return values
+        return perInstance.isEmpty ? [:] : ModelDiscovery.storedInitialValues(of: self, only: perInstance)
     }
 
     // MARK: Codable through the schema

@@ -22,6 +22,16 @@ enum ModelDiscovery {
         try metadata(for: type).declaration.get()
     }
 
+    /// An object's own initial values (as stored) of its attributes — of those in `names` only,
+    /// when given — by attribute name.
+    static func storedInitialValues(of instance: Model, only names: Set<String>? = nil) -> [String: GraphStore.Value] {
+        var values: [String: GraphStore.Value] = [:]
+        for (name, value) in wrapperChildren(of: instance) where names?.contains(name) ?? true {
+            if let attribute = value as? any AttributeWrapper { values[name] = attribute.storedInitialValue }
+        }
+        return values
+    }
+
     /// The wrapper children of a model object, the declaring class's last, with names without "_".
     static func wrapperChildren(of instance: Model) -> [(name: String, value: Any)] {
         var mirrors: [Mirror] = []
@@ -160,15 +170,9 @@ final class ClassMetadata: @unchecked Sendable {
                 relationships.append(relationship.declaration(name: name))
             }
         }
-        func initialValues(of instance: Model) -> [String: GraphStore.Value] {
-            var values: [String: GraphStore.Value] = [:]
-            for (name, value) in ModelDiscovery.wrapperChildren(of: instance) {
-                if let attribute = value as? any AttributeWrapper { values[name] = attribute.storedInitialValue }
-            }
-            return values
-        }
-        let first = initialValues(of: prototype)
-        let others = [initialValues(of: type.init()), initialValues(of: type.init())]
+        // The prototype's initial values are the declarations' defaults.
+        let first = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0.defaultValue) })
+        let others = [ModelDiscovery.storedInitialValues(of: type.init()), ModelDiscovery.storedInitialValues(of: type.init())]
         perInstanceAttributes = Set(first.keys.filter { name in others.contains { $0[name] != first[name] } })
         attributeIndex = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
         relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
@@ -190,9 +194,6 @@ final class ClassMetadata: @unchecked Sendable {
         }
     }
 
-    /// The position of the wrapper at `storageKeyPath` among the class's attributes or
-    /// relationships. `identify` names the wrapper (by marking it and reflecting the object) the
-    /// first time this class sees the key path; `observe` is kept to notify observers of it later.
     /// The slot of a storage key path this class has already identified (no closures made: the
     /// common case, every new object's first access to each property).
     func knownSlot(for storageKeyPath: AnyKeyPath) -> Int? {
@@ -202,6 +203,9 @@ final class ClassMetadata: @unchecked Sendable {
         return nil
     }
 
+    /// The position of the wrapper at `storageKeyPath` among the class's attributes or
+    /// relationships. `identify` names the wrapper (by marking it and reflecting the object) the
+    /// first time this class sees the key path; `observe` is kept to notify observers of it later.
     func slot(for storageKeyPath: AnyKeyPath, isRelationship: Bool, identify: () -> String?,
               observe: @escaping (Model) -> Void) -> Int {
         lock.lock()

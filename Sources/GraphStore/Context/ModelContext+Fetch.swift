@@ -182,7 +182,7 @@ extension ModelContext {
                 return nil
             }
             // The column every candidate is checked on first, read for all of them at once (see ColumnWarming).
-            if rows.count >= 64, let first = compiler.reads.all.first { warmedChecksum &+= view.warm(first, rows: rows) }
+            if rows.count >= 64, let first = compiler.reads.first { warmedChecksum &+= view.warm(first, rows: rows) }
             if pendingRows.isEmpty { return rows.filter { passes(view, $0) } }
             return rows.filter { !pendingRows.contains($0) && passes(view, $0) }
         }

@@ -27,11 +27,11 @@ struct RowCompiler {
         case toOne(entity: Int, relationship: Int)
     }
 
-    /// Filled as compiling goes, leftmost leaf first: the first entry is read for every row,
-    /// before anything can short-circuit.
+    /// Noted as compiling goes, leftmost leaf first: the first one is read for every row, before
+    /// anything can short-circuit (the one worth warming; see ColumnWarming).
     final class ColumnReads {
-        private(set) var all: [ColumnRead] = []
-        func note(_ read: ColumnRead) { all.append(read) }
+        private(set) var first: ColumnRead?
+        func note(_ read: ColumnRead) { if first == nil { first = read } }
     }
 
     /// The node as a function of a row, or nil when any part of it must run on objects.
@@ -144,7 +144,7 @@ struct RowCompiler {
             steps.append(Step(entity: current.index, relationship: relationship.index))
             current = schema.entities[relationship.targetIndex]
         }
-        return keyPaths.isEmpty ? nil : (steps, current, nil)
+        return nil  // no key paths (a non-empty chain returns at its last key path)
     }
 
     /// A key path chain from the root row to a value: an attribute, or a to-one relationship
