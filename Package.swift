@@ -14,7 +14,9 @@ let package = Package(
         .executable(name: "graphstore", targets: ["graphstore"]),
     ],
     targets: [
-        .target(name: "GraphStore"),
+        .target(name: "GraphStore", dependencies: ["CSwiftRuntime"]),
+        // The Swift runtime's conditional retain, for the identity map (ObjectRegistry).
+        .target(name: "CSwiftRuntime"),
         .target(name: "GraphStoreMacrosFree", dependencies: ["GraphStore"]),
         .target(name: "EnrouteModels", dependencies: ["GraphStoreMacrosFree"], resources: [.copy("Resources/sample")]),
         // Argument parsing and output shared by the command-line tools.

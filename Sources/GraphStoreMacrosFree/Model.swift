@@ -21,7 +21,7 @@ import Observation
 /// persistent property), Identifiable by their persistent identifier, Hashable by identity,
 /// and Codable through their schema.
 open class Model: PersistentModel, Codable {
-    public final let persistentBacking = ModelBacking()
+    public final let persistentBacking = ModelBacking(unregistersWhenFreed: true)
     @usableFromInline final let observationRegistrar = ObservationRegistrar()
     /// Set by the first read of a persistent property. Observation only ever tracks what was
     /// read, so until then nobody can observe this object and writes skip the registrar (whose
@@ -33,6 +33,11 @@ open class Model: PersistentModel, Codable {
     final var classMetadata: ClassMetadata?
 
     public required init() {}
+
+    deinit {
+        // The context's registry holds this object without retaining it (ObjectRegistry).
+        persistentBacking.modelWillBeFreed(ObjectIdentifier(self))
+    }
 
     public static func == (lhs: Model, rhs: Model) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }

@@ -39,7 +39,20 @@ public final class ModelBacking {
     /// A private copy that shows only the committed row (fetches with `includePendingChanges: false`).
     var readsCommittedState = false
 
-    public init() {}
+    /// Whether the object takes itself out of its context's registry when it is freed
+    /// (`Model` does, in its deinit); other objects are registered weakly (ObjectRegistry).
+    let unregistersWhenFreed: Bool
+
+    public init() { unregistersWhenFreed = false }
+
+    /// A backing whose object calls `modelWillBeFreed` from its deinit.
+    public init(unregistersWhenFreed: Bool) { self.unregistersWhenFreed = unregistersWhenFreed }
+
+    /// Called from the object's deinit: its registry entry must go before its memory does.
+    public func modelWillBeFreed(_ object: ObjectIdentifier) {
+        guard let link, let entity, row > 0 else { return }
+        link.registry.remove(entity: entity.index, row: row, ifObject: object)
+    }
 
     func identifier(for model: AnyObject) -> PersistentIdentifier {
         if row > 0, let entity { return PersistentIdentifier(entityName: entity.name, row: row) }
@@ -207,6 +220,12 @@ final class ContextLink {
     var owner: ContextOwner
     /// Cleared when the context is deinitialised (its objects then answer like unmanaged ones).
     var contextIsAlive = true
+    /// The context's identity map, which its objects leave when they are freed (even after the
+    /// context itself is gone).
+    let registry: ObjectRegistry
 
-    init(owner: ContextOwner) { self.owner = owner }
+    init(owner: ContextOwner, registry: ObjectRegistry) {
+        self.owner = owner
+        self.registry = registry
+    }
 }

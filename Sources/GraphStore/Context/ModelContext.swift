@@ -8,8 +8,8 @@ public final class ModelContext {
     let schema: Schema
     var graph: Graph { container.graph }
 
-    /// Objects of each entity by row, held weakly: a clean object lives as long as the app holds it.
-    private var registry: [[UInt64: WeakModel]]
+    /// Objects of each entity by row, not retained: a clean object lives as long as the app holds it.
+    let registry: ObjectRegistry
     /// Unsaved work, held strongly. Insertion order is kept for save.
     var inserted: [any PersistentModel] = []
     private var insertedIDs: Set<ObjectIdentifier> = []
@@ -21,8 +21,8 @@ public final class ModelContext {
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     /// Unsaved inserted objects by unique value: entity → attribute → value → object.
     var pendingUnique: [Int: [Int: [Value: any PersistentModel]]] = [:]
-    /// Guards `registry` against merge notifications delivered from other threads.
-    let registryLock = NSLock()
+    /// Guards the registry and `liveQueries` against merge notifications delivered from other threads.
+    var registryLock: NSLock { registry.lock }
 
     /// The name recorded as the author of this context's transactions.
     public var author: String?
@@ -83,9 +83,9 @@ public final class ModelContext {
     public init(_ container: ModelContainer) {
         self.container = container
         self.schema = container.schema
-        registry = container.schema.entities.map { _ in [:] }
+        registry = ObjectRegistry(entityCount: container.schema.entities.count)
         autosaveEnabled = false
-        link = ContextLink(owner: ContextOwner.current)
+        link = ContextLink(owner: ContextOwner.current, registry: registry)
         link.context = self
         container.register(self)
     }
@@ -108,12 +108,7 @@ public final class ModelContext {
 
     /// The one object for (entity, row) in this context, materialized on first use.
     func object(entity: Int, row: UInt64) -> any PersistentModel {
-        registryLock.lock()
-        if let existing = registry[entity][row]?.object {
-            registryLock.unlock()
-            return existing
-        }
-        registryLock.unlock()
+        if let existing = registry.object(entity: entity, row: row) { return existing }
         let model = makeStoredObject(entity: entity, row: row)
         register(model, entity: entity, row: row)
         return model
@@ -134,22 +129,16 @@ public final class ModelContext {
     }
 
     func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
-        registryLock.lock()
-        registry[entity][row] = WeakModel(model)
-        registryLock.unlock()
+        registry.register(model, entity: entity, row: row)
     }
 
     func unregister(entity: Int, row: UInt64) {
-        registryLock.lock()
-        registry[entity][row] = nil
-        registryLock.unlock()
+        registry.unregister(entity: entity, row: row)
     }
 
     /// The registered object for (entity, row), if this context has one alive.
     func registeredObject(entity: Int, row: UInt64) -> (any PersistentModel)? {
-        registryLock.lock()
-        defer { registryLock.unlock() }
-        return registry[entity][row]?.object
+        registry.object(entity: entity, row: row)
     }
 
     /// The object for an identifier: registered, or materialized if the row is stored. Returns
@@ -371,12 +360,6 @@ public final class ModelContext {
     }
 }
 
-/// A registry entry: the object, held weakly (a struct, so registering allocates nothing).
-struct WeakModel {
-    weak var object: (any PersistentModel)?
-    init(_ object: any PersistentModel) { self.object = object }
-}
-
 extension ModelContext {
     /// Another context's save: the committed rows changed under this context's registered
     /// objects. Their clean properties already read the new values (they read the graph); tell
@@ -407,7 +390,7 @@ extension ModelContext {
             if !liveQueries.isEmpty { queries = liveQueries.compactMap(\.query) }
             for (entity, rows) in summary.changes {
                 for (row, names) in rows {
-                    if let model = registry[entity][row]?.object { touched.append((model, names)) }
+                    if let model = registry.objectLocked(entity: entity, row: row) { touched.append((model, names)) }
                 }
             }
         }

@@ -1,0 +1,94 @@
+import CSwiftRuntime
+import Foundation
+
+/// A context's identity map: the one object it has handed out for each (entity, row).
+///
+/// Objects are held without a reference count and take themselves out when they are freed
+/// (`Model`'s deinit, through `ModelBacking.modelWillBeFreed`). A weak reference would do the
+/// same, but forming one gives the object a side table: an allocation per object, and every
+/// later retain and release of it taking the slow path — a quarter of a bulk insert's time.
+/// An entry is read only under `lock`, and turned into a reference only by `swift_tryRetain`,
+/// which refuses an object whose deinit has begun; its memory cannot be freed meanwhile,
+/// because its deinit waits for `lock` to take the entry out.
+///
+/// Objects of a `PersistentModel` that is not a `Model` (no such deinit) are held weakly.
+final class ObjectRegistry: @unchecked Sendable {
+    /// Guards the tables (and the context's live-query list: merges read both in one pass).
+    let lock = NSLock()
+    private var tables: [[UInt64: Entry]]
+
+    private enum Entry {
+        case unretained(UnretainedModel)
+        case weak(WeakModel)
+    }
+
+    init(entityCount: Int) {
+        tables = Array(repeating: [:], count: entityCount)
+    }
+
+    func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
+        let entry: Entry = model.persistentBacking.unregistersWhenFreed ? .unretained(UnretainedModel(model)) : .weak(WeakModel(model))
+        lock.lock()
+        tables[entity][row] = entry
+        lock.unlock()
+    }
+
+    func unregister(entity: Int, row: UInt64) {
+        lock.lock()
+        tables[entity][row] = nil
+        lock.unlock()
+    }
+
+    /// A freed object's entry goes, unless the row has been given to another object since.
+    func remove(entity: Int, row: UInt64, ifObject object: ObjectIdentifier) {
+        lock.lock()
+        if case let .unretained(entry)? = tables[entity][row], entry.identity == object {
+            tables[entity][row] = nil
+        }
+        lock.unlock()
+    }
+
+    func object(entity: Int, row: UInt64) -> (any PersistentModel)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return objectLocked(entity: entity, row: row)
+    }
+
+    /// How many entries there are (tests: freed objects leave).
+    var count: Int { lock.withLock { tables.reduce(0) { $0 + $1.count } } }
+
+    /// The live object for (entity, row); the caller holds `lock`.
+    func objectLocked(entity: Int, row: UInt64) -> (any PersistentModel)? {
+        switch tables[entity][row] {
+        case nil: return nil
+        case let .weak(entry)?: return entry.object
+        case let .unretained(entry)?: return entry.retained()
+        }
+    }
+}
+
+/// An object held without a reference count (see ObjectRegistry).
+private struct UnretainedModel {
+    let identity: ObjectIdentifier
+    unowned(unsafe) let object: any PersistentModel
+
+    init(_ object: any PersistentModel) {
+        self.object = object
+        identity = ObjectIdentifier(object)
+    }
+
+    /// A strong reference, unless the object's deinit has begun.
+    func retained() -> (any PersistentModel)? {
+        let pointer = UnsafeMutableRawPointer(bitPattern: UInt(bitPattern: identity))!
+        guard graphstore_try_retain(pointer) else { return nil }
+        let model = object  // a second retain; the one tryRetain took is given back
+        Unmanaged<AnyObject>.fromOpaque(pointer).release()
+        return model
+    }
+}
+
+/// A registry entry for objects that do not take themselves out: held weakly.
+struct WeakModel {
+    weak var object: (any PersistentModel)?
+    init(_ object: any PersistentModel) { self.object = object }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Observation
+import Testing
+@testable import GraphStore
+@testable import GraphStoreMacrosFree
+
+/// The identity map holds objects without retaining them; objects take themselves out when
+/// freed (ObjectRegistry). These check that nothing dangles: not after a free, not when a row's
+/// entry was replaced, not when another thread's merge races an object's deinit.
+@Suite struct ObjectRegistryTests {
+    func stored(_ count: Int) throws -> (ModelContainer, [PersistentIdentifier]) {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let loader = ModelContext(container)
+        let flights = (0..<count).map { i -> Flight in
+            let flight = Flight(ident: "F\(i)")
+            flight.routeDistance = i
+            return flight
+        }
+        flights.forEach(loader.insert)
+        try loader.save()
+        return (container, flights.map(\.persistentModelID))
+    }
+
+    @Test func freedObjectsLeaveTheRegistryAndHeldOnesStayTheSame() throws {
+        let (container, ids) = try stored(500)
+        let context = ModelContext(container)
+        let held = try #require(context.model(for: ids[7]) as? Flight)
+        do {
+            let all = ids.compactMap { context.model(for: $0) as? Flight }
+            #expect(all.count == 500 && context.registry.count == 500)
+            #expect(all[7] === held)
+        }
+        // Only the held object is left; asking again gives it back, not a copy.
+        #expect(context.registry.count == 1)
+        #expect(context.model(for: ids[7]) === held)
+        let again = try #require(context.model(for: ids[8]) as? Flight)
+        #expect(again.ident == "F8" && again.routeDistance == 8)
+    }
+
+    @Test func aFreedObjectLeavesANewerEntryForItsRowAlone() throws {
+        let (container, ids) = try stored(2)
+        let context = ModelContext(container)
+        let entity = try #require(container.schema.entity(named: "Flight")).index
+        let replacement = Flight(ident: "stand-in")
+        do {
+            let first = try #require(context.model(for: ids[0]) as? Flight)
+            // The row's entry now names another object; the first one is freed after.
+            context.registry.register(replacement, entity: entity, row: first.persistentModelID.row)
+        }
+        #expect(context.registry.object(entity: entity, row: ids[0].row) === replacement)
+    }
+
+    @Test func objectsOutliveTheirContextAndLeaveItsRegistry() throws {
+        let (container, ids) = try stored(3)
+        var context: ModelContext? = ModelContext(container)
+        let registry = try #require(context).registry
+        var flight = context?.model(for: ids[1]) as? Flight
+        context = nil
+        #expect(flight?.ident == "F1")
+        #expect(registry.count == 1)
+        flight = nil
+        #expect(registry.count == 0)
+    }
+
+    /// Other threads' saves look up this context's objects (to tell their observers) while this
+    /// thread makes and frees them: a lookup must never retain an object being freed.
+    @Test func mergesFromOtherThreadsRaceObjectsBeingFreed() async throws {
+        let (container, ids) = try stored(64)
+        let rounds = ProcessInfo.processInfo.environment["GRAPHSTORE_REGISTRY_ROUNDS"].flatMap(Int.init) ?? 300
+        let stop = Locked(false)
+        let writer = Thread {
+            let context = ModelContext(container)
+            var round = 0
+            while !stop.withLock({ $0 }) {
+                round += 1
+                for id in ids { (context.model(for: id) as? Flight)?.status = round % 2 == 0 ? .enroute : .landed }
+                try? context.save()
+            }
+        }
+        writer.start()
+        let reader = ModelContext(container)
+        var seen = 0
+        for round in 0..<rounds {
+            // Objects made, observed and dropped, over and over, while merges come in.
+            let flights = ids.compactMap { reader.model(for: $0) as? Flight }
+            for flight in flights where flight.routeDistance == round % 64 { seen += 1 }
+            if round % 3 == 0 {
+                withObservationTracking { _ = flights.first?.status } onChange: {}
+            }
+        }
+        stop.withLock { $0 = true }
+        while !writer.isFinished { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(seen == rounds)
+        #expect(reader.registry.count == 0)
+    }
+}
