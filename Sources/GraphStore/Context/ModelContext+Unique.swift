@@ -5,14 +5,14 @@ extension ModelContext {
     /// context, else a committed row (unless this context deleted it). Throws when `keyPath` is
     /// not a unique attribute of `T`.
     public func fetchUnique<T: PersistentModel, V: Storable>(_ keyPath: KeyPath<T, V>, equals value: V) throws -> T? {
-        let (entity, attribute) = try uniqueAttribute(keyPath, of: T.self)
+        let key = try uniqueAttribute(keyPath, of: T.self)
         let stored = value.storedValue
-        if let pending = pendingUnique[entity.index]?[attribute.index]?[stored] as? T { return pending }
-        guard let row = graph.read({ $0.row(entity: entity.index, uniqueAttribute: attribute.index, value: stored) }) else { return nil }
-        let model = object(entity: entity.index, row: row)
+        if !pendingUnique.isEmpty, let pending = pendingUnique[key.entity]?[key.attribute]?[stored] as? T { return pending }
+        guard let row = graph.read({ $0.row(entity: key.entity, uniqueAttribute: key.attribute, value: stored) }) else { return nil }
+        let model = object(entity: key.entity, row: row)
         guard model.persistentBacking.state != .deleted else { return nil }
         // An unsaved change may have given this object another value.
-        if let changed = model.persistentBacking.attributeChanges[attribute.index], changed != stored { return nil }
+        if let changed = model.persistentBacking.attributeChanges[key.attribute], changed != stored { return nil }
         return model as? T
     }
 
@@ -25,11 +25,27 @@ extension ModelContext {
         return model
     }
 
-    private func uniqueAttribute<T: PersistentModel>(_ keyPath: AnyKeyPath, of type: T.Type = T.self) throws -> (Schema.Entity, Schema.Attribute) {
+    /// The unique attribute `keyPath` reads. Kept per context by key path identity: the
+    /// compiler passes one key path object per literal, and resolving it through the schema
+    /// (which copies whole attribute descriptions) was a quarter of a lookup.
+    private func uniqueAttribute<T: PersistentModel>(_ keyPath: AnyKeyPath, of type: T.Type = T.self) throws -> UniqueKey {
+        if let known = uniqueKeys[ObjectIdentifier(keyPath)], known.keyPath === keyPath { return known }
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
         guard case let .attribute(attribute)? = entity.property(for: keyPath), attribute.isUnique else {
             throw ModelContextError.notUnique(entity: entity.name, keyPath: "\(keyPath)")
         }
-        return (entity, attribute)
+        let key = UniqueKey(keyPath: keyPath, entity: entity.index, attribute: attribute.index)
+        // Bounded, in case key paths are made afresh for each call.
+        if uniqueKeys.count >= 64 { uniqueKeys = [:] }
+        uniqueKeys[ObjectIdentifier(keyPath)] = key
+        return key
     }
+}
+
+/// A unique attribute by position, and the key path that named it (kept, so that its identity
+/// is not reused while it is a key).
+struct UniqueKey {
+    let keyPath: AnyKeyPath
+    let entity: Int
+    let attribute: Int
 }

@@ -71,6 +71,8 @@ public final class ModelContext {
     var autosavePending = false
     var transactionDepth = 0
     var queryPlanningEnabled = true
+    /// `fetchUnique`'s key paths, resolved once (by key path identity; see `uniqueAttribute`).
+    var uniqueKeys: [ObjectIdentifier: UniqueKey] = [:]
     /// Scratch space the planner intersects rows in (RowMarks).
     let rowMarks = RowMarks()
     /// What warming columns before a compiled predicate read (kept so the reads stay; ColumnWarming).

@@ -17,17 +17,12 @@ final class ObjectRegistry: @unchecked Sendable {
     let lock = NSLock()
     private var tables: [[UInt64: Entry]]
 
-    private enum Entry {
-        case unretained(UnretainedModel)
-        case weak(WeakModel)
-    }
-
     init(entityCount: Int) {
         tables = Array(repeating: [:], count: entityCount)
     }
 
     func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
-        let entry: Entry = model.persistentBacking.unregistersWhenFreed ? .unretained(UnretainedModel(model)) : .weak(WeakModel(model))
+        let entry = Entry(model)
         lock.lock()
         tables[entity][row] = entry
         lock.unlock()
@@ -42,7 +37,7 @@ final class ObjectRegistry: @unchecked Sendable {
     /// A freed object's entry goes, unless the row has been given to another object since.
     func remove(entity: Int, row: UInt64, ifObject object: ObjectIdentifier) {
         lock.lock()
-        if case let .unretained(entry)? = tables[entity][row], entry.identity == object {
+        if let entry = tables[entity][row], entry.identity == object, entry.weak == nil {
             tables[entity][row] = nil
         }
         lock.unlock()
@@ -59,26 +54,26 @@ final class ObjectRegistry: @unchecked Sendable {
 
     /// The live object for (entity, row); the caller holds `lock`.
     func objectLocked(entity: Int, row: UInt64) -> (any PersistentModel)? {
-        switch tables[entity][row] {
-        case nil: return nil
-        case let .weak(entry)?: return entry.object
-        case let .unretained(entry)?: return entry.retained()
-        }
+        tables[entity][row]?.retained()
     }
 }
 
-/// An object held without a reference count (see ObjectRegistry).
-private struct UnretainedModel {
+/// A registered object: held without a reference count (see ObjectRegistry), or weakly when it
+/// does not take itself out. (`weak` is nil for a `Model`, so copying its entry retains nothing.)
+private struct Entry {
     let identity: ObjectIdentifier
     unowned(unsafe) let object: any PersistentModel
+    let weak: WeakModel?
 
     init(_ object: any PersistentModel) {
         self.object = object
         identity = ObjectIdentifier(object)
+        weak = object.persistentBacking.unregistersWhenFreed ? nil : WeakModel(object)
     }
 
     /// A strong reference, unless the object's deinit has begun.
     func retained() -> (any PersistentModel)? {
+        if let weak { return weak.object }
         let pointer = UnsafeMutableRawPointer(bitPattern: UInt(bitPattern: identity))!
         guard graphstore_try_retain(pointer) else { return nil }
         let model = object  // a second retain; the one tryRetain took is given back
@@ -87,8 +82,8 @@ private struct UnretainedModel {
     }
 }
 
-/// A registry entry for objects that do not take themselves out: held weakly.
-struct WeakModel {
+/// A weak reference to an object that does not take itself out of the registry.
+final class WeakModel {
     weak var object: (any PersistentModel)?
     init(_ object: any PersistentModel) { self.object = object }
 }

@@ -142,7 +142,7 @@ final class EntityTable {
     private func addToIndex(_ index: Int, row: UInt64, bulk: Bool) {
         let value = columns[index].value(at: Int(row - 1))
         let r = UInt32(row)
-        if let uniqueIndex = unique[index], value != .null { uniqueIndex.rows[value] = r }
+        if let uniqueIndex = unique[index], value != .null { uniqueIndex[value] = r }
         if let secondaryIndex = secondary[index] {
             secondaryIndex.rows[value, default: []].append(r)
             if bulk { sorted[index]!.markStale() } else { sorted[index]!.insert(r) }
@@ -151,7 +151,7 @@ final class EntityTable {
 
     private func removeFromIndex(_ index: Int, row: UInt64, oldValue: Value, bulk: Bool) {
         let r = UInt32(row)
-        if let uniqueIndex = unique[index], uniqueIndex.rows[oldValue] == r { uniqueIndex.rows[oldValue] = nil }
+        if let uniqueIndex = unique[index], uniqueIndex[oldValue] == r { uniqueIndex[oldValue] = nil }
         if let secondaryIndex = secondary[index] {
             if let i = secondaryIndex.rows[oldValue]?.firstIndex(of: r) {
                 secondaryIndex.rows[oldValue]!.remove(at: i)
@@ -233,13 +233,16 @@ extension EntityTable {
         for (index, uniqueIndex) in unique {
             let column = columns[index]
             jobs.append {
-                var rows: [Value: UInt32] = [:]
-                rows.reserveCapacity(liveCount)
+                var reserved = false
                 for slot in 0..<slots where live[slot] {
                     let value = column.value(at: slot)
-                    if value != .null { rows[value] = UInt32(slot + 1) }
+                    guard value != .null else { continue }
+                    if !reserved {
+                        uniqueIndex.reserveCapacity(liveCount, like: value)
+                        reserved = true
+                    }
+                    uniqueIndex[value] = UInt32(slot + 1)
                 }
-                uniqueIndex.rows = rows
             }
         }
         for (index, secondaryIndex) in secondary {
@@ -294,8 +297,28 @@ func runSideBySide(_ jobs: [() -> Void]) {
 }
 
 /// A unique attribute's index: value → the one row holding it. A class, so updates happen in place.
+/// Strings (the usual unique keys) have a table of their own: a `String` key is half the size of
+/// a `Value` and compares without switching over Value's cases, so a lookup in a large index
+/// touches less memory.
 final class UniqueIndex {
-    var rows: [Value: UInt32] = [:]
+    private var strings: [String: UInt32] = [:]
+    private var others: [Value: UInt32] = [:]
+
+    subscript(value: Value) -> UInt32? {
+        get {
+            if case let .string(string) = value { return strings[string] }
+            return others[value]
+        }
+        set {
+            if case let .string(string) = value { strings[string] = newValue } else { others[value] = newValue }
+        }
+    }
+
+    var count: Int { strings.count + others.count }
+
+    func reserveCapacity(_ count: Int, like sample: Value) {
+        if case .string = sample { strings.reserveCapacity(count) } else { others.reserveCapacity(count) }
+    }
 }
 
 /// An indexed attribute's hash index: value → the rows holding it.

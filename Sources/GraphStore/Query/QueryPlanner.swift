@@ -109,7 +109,7 @@ struct QueryPlanner {
         let table = view.table(entity.index)
         if chain.count == 1, case let .attribute(attribute)? = entity.property(for: chain[0]) {
             if let unique = table.unique[attribute.index] {
-                let rows = Self.distinct(values.compactMap { unique.rows[$0] }.map(UInt64.init), from: values.count)
+                let rows = Self.distinct(values.compactMap { unique[$0] }.map(UInt64.init), from: values.count)
                 return Candidates(rows: rows, satisfies: Self.equality(chain, values), plan: "unique index \(entity.name).\(attribute.name) \(describe()): \(rows.count) row(s)")
             }
             if let secondary = table.secondary[attribute.index] {
@@ -123,13 +123,13 @@ struct QueryPlanner {
             guard !hasPendingChanges(target.index), case let .attribute(attribute)? = target.property(for: chain[1]),
                   let unique = view.table(target.index).unique[attribute.index] else { return nil }
             if values.count == 1 {
-                let listed = unique.rows[values[0]].map { view.sources(of: relationship, pointingAt: UInt64($0), schema: schema) } ?? []
+                let listed = unique[values[0]].map { view.sources(of: relationship, pointingAt: UInt64($0), schema: schema) } ?? []
                 return Candidates(listed: listed[...], satisfies: Self.equality(chain, values),
                                   plan: "inverse set of \(target.name).\(attribute.name) \(describe()) through \(entity.name).\(relationship.name): \(listed.count) row(s)")
             }
             var rows: [UInt64] = []
             for value in values {
-                guard let targetRow = unique.rows[value] else { continue }
+                guard let targetRow = unique[value] else { continue }
                 rows.append(contentsOf: view.sources(of: relationship, pointingAt: UInt64(targetRow), schema: schema).lazy.map(UInt64.init))
             }
             rows = Self.distinct(rows, from: values.count)
