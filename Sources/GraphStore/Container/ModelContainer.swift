@@ -14,7 +14,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// What recovery found when the store was opened.
     public var openReport: OpenReport? { store?.report }
     private let commitLock: NSLock
-    private let contexts = Locked<[WeakContext]>([])
+    private let contexts = Locked<[ContextLink]>([])
     private let misuse = Locked<[any Error]>([])
     /// A migration's staging container keeps what its contexts commit here instead of in a log.
     private let captured: Locked<[LogOperation]>?
@@ -93,7 +93,8 @@ public final class ModelContainer: @unchecked Sendable {
     /// then the log is closed and its lock released. Later saves throw `StorageError.closed`.
     /// Contexts that belong elsewhere are not touched: save them on their own thread first.
     public func close() {
-        for context in contexts.withLock({ $0.compactMap(\.context) }) where context.autosaveEnabled && context.owner.isCurrent {
+        // Only contexts of this thread or actor are touched (their links hand them out without a lock).
+        for context in contexts.withLock({ $0.filter { $0.owner.isCurrent } }).compactMap(\.context) where context.autosaveEnabled {
             context.runAutosave()
         }
         store?.close()
@@ -105,12 +106,16 @@ public final class ModelContainer: @unchecked Sendable {
     /// The number of the newest committed transaction.
     public var lastTransaction: UInt64 { graph.lastTransaction }
 
-    func register(_ context: ModelContext) {
-        contexts.withLock { list in
-            list.removeAll { $0.context == nil }
-            list.append(WeakContext(context))
-        }
+    func register(_ link: ContextLink) {
+        contexts.withLock { $0.append(link) }
     }
+
+    func unregister(_ link: ContextLink) {
+        contexts.withLock { list in list.removeAll { $0 === link } }
+    }
+
+    /// How many contexts are alive (tests).
+    var registeredContextCount: Int { contexts.withLock { $0.count } }
 
     func reportMisuse(_ error: any Error) { misuse.withLock { $0.append(error) } }
 
@@ -138,16 +143,13 @@ public final class ModelContainer: @unchecked Sendable {
         // Group commit: wait for the sync outside the lock, so concurrent saves share it.
         if let receipt { try store?.waitUntilDurable(receipt) }
         let summary = ChangeSummary(operations: operations, schema: schema)
-        for context in contexts.withLock({ $0.compactMap(\.context) }) where context !== saver {
-            context.mergeCommitted(summary)
+        // Through the links: a merge never takes a reference to another context.
+        let saverLink = saver?.link
+        for link in contexts.withLock({ $0 }) where link !== saverLink {
+            link.mergeCommitted(summary)
         }
         return (number, summary)
     }
-}
-
-final class WeakContext: @unchecked Sendable {
-    weak var context: ModelContext?
-    init(_ context: ModelContext) { self.context = context }
 }
 
 @MainActor enum MainContextStore {

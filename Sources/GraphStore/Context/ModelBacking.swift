@@ -117,7 +117,7 @@ public final class ModelBacking {
     private func isOffOwner(_ operation: String) -> Bool {
         // Every property access asks this: the link answers without loading a weak reference.
         guard let link, link.contextIsAlive, !link.owner.isCurrent else { return false }
-        link.context?.lastMisuse = ModelContextError.wrongThread("\(operation) off \(link.owner.description)")
+        link.lastMisuse = ModelContextError.wrongThread("\(operation) off \(link.owner.description)")
         return true
     }
 
@@ -208,24 +208,5 @@ extension ModelBacking: CustomReflectable {
     public var customMirror: Mirror {
         Mirror(self, children: ["state": state, "row": row, "unsavedAttributes": attributeChanges.count,
                                 "unsavedRelationships": relationshipChanges.count], displayStyle: .class)
-    }
-}
-
-/// What a context's objects hold of it: where it belongs (read on every property access, to
-/// refuse use from elsewhere) and a weak reference to it. One per context, shared by its
-/// objects, so that making an object forms no weak reference and checking its owner loads none
-/// (a weak load takes the context's side table, and made every retain of the context slow).
-final class ContextLink {
-    weak var context: ModelContext?
-    var owner: ContextOwner
-    /// Cleared when the context is deinitialised (its objects then answer like unmanaged ones).
-    var contextIsAlive = true
-    /// The context's identity map, which its objects leave when they are freed (even after the
-    /// context itself is gone).
-    let registry: ObjectRegistry
-
-    init(owner: ContextOwner, registry: ObjectRegistry) {
-        self.owner = owner
-        self.registry = registry
     }
 }

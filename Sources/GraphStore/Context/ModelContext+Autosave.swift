@@ -10,8 +10,8 @@ extension ModelContext {
     /// Arms the autosave timer after a change, if autosave is on and none is armed.
     func scheduleAutosave() {
         guard autosaveEnabled, autosaveTimer == nil else { return }
-        let box = WeakContextReference(self)
-        autosaveTimer = autosaveClock.schedule(after: autosaveInterval) { box.autosaveDue() }
+        let link = self.link
+        autosaveTimer = autosaveClock.schedule(after: autosaveInterval) { ModelContext.autosaveDue(link) }
     }
 
     func cancelAutosave() {
@@ -36,25 +36,9 @@ extension ModelContext {
         }
     }
 
-    /// Runs `body` where this context belongs: right here when that is here; on the main queue
-    /// for mainContext; on the model executor for an actor's context. A context owned by a plain
-    /// thread cannot be reached from elsewhere, so its due autosave runs at its next operation.
+    /// Runs `body` where this context belongs (see ContextLink.performOnOwner).
     func performOnOwner(_ body: @escaping () -> Void) {
-        if owner.isCurrent {
-            body()
-            return
-        }
-        let transfer = UncheckedTransfer(body)
-        switch owner {
-        case .mainThread:
-            DispatchQueue.main.async { transfer.value() }
-        case .executor:
-            if let executor = modelExecutor {
-                executor.perform { transfer.value() }
-            }
-        case .thread:
-            autosavePending = true
-        }
+        link.performOnOwner(body)
     }
 
     /// A due autosave left for a thread-owned context's own thread.
@@ -65,15 +49,12 @@ extension ModelContext {
     }
 }
 
-/// Lets the clock's callback find the context without keeping it alive.
-final class WeakContextReference: @unchecked Sendable {
-    // Only dereferenced to hop to the context's owner, where it is used.
-    private weak var context: ModelContext?
-    init(_ context: ModelContext) { self.context = context }
-
-    func autosaveDue() {
-        guard let context else { return }
-        context.performOnOwner { [weak context] in context?.runAutosave() }
+extension ModelContext {
+    /// The clock's callback: finds the context through its link (without keeping it alive) and
+    /// hops to its owner, where it is used.
+    fileprivate static func autosaveDue(_ link: ContextLink) {
+        guard link.contextIsAlive else { return }
+        link.performOnOwner { link.context?.runAutosave() }
     }
 }
 

@@ -40,21 +40,11 @@ public final class ModelContext {
     }
     /// What this context's objects hold of it (see ContextLink).
     let link: ContextLink
-    /// The last use from the wrong thread or actor, refused. (Locked: it is set from that thread.)
+    /// The last use from the wrong thread or actor, refused. (Kept in the link: it is set from that thread.)
     public internal(set) var lastMisuse: ModelContextError? {
-        get { misuseLock.withLock { storedMisuse } }
-        set { misuseLock.withLock { storedMisuse = newValue } }
+        get { link.lastMisuse }
+        set { link.lastMisuse = newValue }
     }
-    private var storedMisuse: ModelContextError?
-    private let misuseLock = NSLock()
-    /// Other contexts' commits, waiting to have the merge policy applied at this context's next save.
-    /// Only commits made while this context has edits are kept: one made before an edit cannot
-    /// clash with it. (A context that never edits would otherwise hold every other context's
-    /// summaries forever — an import's among them.)
-    private var inbox: [ChangeSummary] = []
-    /// Mirrors `hasEdits` for the merging threads (guarded by `inboxLock`).
-    private var inboxWanted = false
-    private let inboxLock = NSLock()
     /// Whether changes are saved without being asked (see Docs/guides/undo-and-autosave.md).
     public var autosaveEnabled: Bool {
         didSet { if autosaveEnabled { if hasChanges { scheduleAutosave() } } else { cancelAutosave() } }
@@ -68,7 +58,10 @@ public final class ModelContext {
     /// The last autosave failure, kept until the next one.
     public internal(set) var lastAutosaveError: (any Error)?
     var autosaveTimer: (any AutosaveTimer)?
-    var autosavePending = false
+    var autosavePending: Bool {
+        get { link.autosavePending }
+        set { link.autosavePending = newValue }
+    }
     var transactionDepth = 0
     var queryPlanningEnabled = true
     /// `fetchUnique`'s key paths, resolved once (by key path identity; see `uniqueAttribute`).
@@ -77,10 +70,8 @@ public final class ModelContext {
     let rowMarks = RowMarks()
     /// What warming columns before a compiled predicate read (kept so the reads stay; ColumnWarming).
     var warmedChecksum: UInt64 = 0
-    /// This context's live queries, told about every commit.
-    var liveQueries: [WeakLiveQuery] = []
     /// The model executor that owns this context, if an actor's.
-    weak var modelExecutor: DefaultSerialModelExecutor?
+    var modelExecutor: DefaultSerialModelExecutor? { link.modelExecutor }
 
     public init(_ container: ModelContainer) {
         self.container = container
@@ -88,18 +79,19 @@ public final class ModelContext {
         registry = ObjectRegistry(entityCount: container.schema.entities.count)
         autosaveEnabled = false
         link = ContextLink(owner: ContextOwner.current, registry: registry)
-        link.context = self
-        container.register(self)
+        link.attach(self)
+        container.register(link)
     }
 
     deinit {
-        link.contextIsAlive = false
+        link.detach()
+        container.unregister(link)
     }
 
     /// A model executor takes the context over: from now on it belongs to that executor's jobs.
     func adopt(by executor: DefaultSerialModelExecutor) {
         owner = .executor(ObjectIdentifier(executor))
-        modelExecutor = executor
+        link.modelExecutor = executor
     }
 
     // MARK: The identity map
@@ -363,70 +355,24 @@ public final class ModelContext {
 }
 
 extension ModelContext {
-    /// Another context's save: the committed rows changed under this context's registered
-    /// objects. Their clean properties already read the new values (they read the graph); tell
-    /// their observers. Properties this context has unsaved edits for keep the edits.
-    ///
-    /// This may run on the saving context's thread: it touches only the (locked) registry and
-    /// the observers, and leaves the merge policy to this context's own next save.
     /// `changed` became non-empty or empty: from now on, keep (or stop keeping and drop) other
     /// contexts' commits for the merge policy.
     private func editsChanged() {
         hasEdits = !changed.isEmpty
-        inboxLock.withLock {
-            inboxWanted = hasEdits
-            if !inboxWanted { inbox = [] }
-        }
+        link.setWantsCommits(hasEdits)
     }
 
     /// How many other contexts' commits wait for this context's merge policy (tests).
-    var pendingMergeCount: Int { inboxLock.withLock { inbox.count } }
+    var pendingMergeCount: Int { link.pendingMergeCount }
 
-    func mergeCommitted(_ summary: ChangeSummary) {
-        inboxLock.withLock { if inboxWanted { inbox.append(summary) } }
-        // One pass under the registry lock for the live queries and the changed rows' objects:
-        // with many writers every commit is merged into every other context.
-        var queries: [any LiveQueryUpdating] = []
-        var touched: [(model: any PersistentModel, names: Set<String>)] = []
-        registryLock.withLock {
-            if !liveQueries.isEmpty { queries = liveQueries.compactMap(\.query) }
-            for (entity, rows) in summary.changes {
-                for (row, names) in rows {
-                    if let model = registry.objectLocked(entity: entity, row: row) { touched.append((model, names)) }
-                }
-            }
-        }
-        notifyLiveQueries(summary, queries)
-        for (model, names) in touched {
-            for name in names { model.persistentPropertyDidChange(named: name) }
-        }
-    }
-
-    /// Hands a commit to the live queries, on this context's owner (or for their next read).
+    /// Hands this context's own commit to its live queries.
     func notifyLiveQueries(_ summary: ChangeSummary) {
-        notifyLiveQueries(summary, registryLock.withLock { liveQueries.compactMap(\.query) })
-    }
-
-    private func notifyLiveQueries(_ summary: ChangeSummary, _ queries: [any LiveQueryUpdating]) {
-        guard !queries.isEmpty else { return }
-        if owner.isCurrent {
-            for query in queries { query.committed(summary, onOwner: true) }
-            return
-        }
-        for query in queries { query.committed(summary, onOwner: false) }
-        if case .thread = owner { return }  // applied at the next read of `results`
-        let transfer = UncheckedTransfer(queries)
-        performOnOwner {
-            for query in transfer.value { query.committed(ChangeSummary.empty, onOwner: true) }
-        }
+        link.notifyLiveQueries(summary)
     }
 
     /// Applies the merge policy to unsaved edits that other contexts' saves touched since.
     func applyMergePolicy() throws {
-        let summaries = inboxLock.withLock {
-            defer { inbox = [] }
-            return inbox
-        }
+        let summaries = link.takeInbox()
         // Only objects with unsaved edits can clash: look rows up among those, not the registry.
         guard !summaries.isEmpty, !changed.isEmpty else { return }
         var edited: [Int: [UInt64: any PersistentModel]] = [:]

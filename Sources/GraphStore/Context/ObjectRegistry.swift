@@ -52,6 +52,9 @@ final class ObjectRegistry: @unchecked Sendable {
     /// How many entries there are (tests: freed objects leave).
     var count: Int { lock.withLock { tables.reduce(0) { $0 + $1.count } } }
 
+    /// Whether no object is registered; the caller holds `lock`.
+    var isEmptyLocked: Bool { tables.allSatisfy(\.isEmpty) }
+
     /// The live object for (entity, row); the caller holds `lock`.
     func objectLocked(entity: Int, row: UInt64) -> (any PersistentModel)? {
         tables[entity][row]?.retained()

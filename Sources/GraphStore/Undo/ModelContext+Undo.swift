@@ -10,7 +10,7 @@ extension ModelContext {
     func registerAttributeUndo(_ model: any PersistentModel, _ index: Int) {
         guard recordsUndo, let entity = model.persistentBacking.entity else { return }
         let old = model.persistentBacking.attributeValue(at: index) ?? entity.attributes[index].defaultValue
-        undoManager?.registerUndo { [weak self] in self?.restoreAttribute(model, index, old) }
+        undoManager?.registerUndo { [link] in link.context?.restoreAttribute(model, index, old) }
     }
 
     func registerRelationshipUndo(_ model: any PersistentModel, _ relationship: Schema.Relationship) {
@@ -19,10 +19,10 @@ extension ModelContext {
         if relationship.isToMany {
             // Members being deleted in this same change still count: undo brings them back too.
             let old = backing.toMany(at: relationship.index, includingDeleted: true)
-            undoManager?.registerUndo { [weak self] in self?.restoreToMany(model, relationship, old) }
+            undoManager?.registerUndo { [link] in link.context?.restoreToMany(model, relationship, old) }
         } else {
             let old = backing.toOne(at: relationship.index)
-            undoManager?.registerUndo { [weak self] in self?.restoreToOne(model, relationship, old) }
+            undoManager?.registerUndo { [link] in link.context?.restoreToOne(model, relationship, old) }
         }
     }
 
@@ -40,8 +40,8 @@ extension ModelContext {
                 if r.isToMany { toMany[r.index] = backing.toMany(at: r.index) } else { toOne[r.index] = backing.toOne(at: r.index) }
             }
         }
-        undoManager?.registerUndo { [weak self] in
-            self?.restoreLifecycle(model, live: wasLive, attributes: attributes, toOne: toOne, toMany: toMany)
+        undoManager?.registerUndo { [link] in
+            link.context?.restoreLifecycle(model, live: wasLive, attributes: attributes, toOne: toOne, toMany: toMany)
         }
     }
 

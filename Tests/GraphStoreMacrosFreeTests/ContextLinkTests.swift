@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import GraphStore
+@testable import GraphStoreMacrosFree
+
+/// Contexts are reached from other threads only through their links (ContextLink): merges never
+/// take a reference to another context, and a context whose deinit has begun is never handed out.
+@Suite struct ContextLinkTests {
+    @Test func contextsMadeAndFreedWhileOthersCommit() async throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let loader = ModelContext(container)
+        let flights = (0..<32).map { Flight(ident: "F\($0)") }
+        flights.forEach(loader.insert)
+        try loader.save()
+        let ids = flights.map(\.persistentModelID)
+        let rounds = ProcessInfo.processInfo.environment["GRAPHSTORE_REGISTRY_ROUNDS"].flatMap(Int.init) ?? 300
+        let stop = Locked(false)
+        let writer = Thread {
+            let context = ModelContext(container)
+            var round = 0
+            while !stop.withLock({ $0 }) {
+                round += 1
+                for id in ids.prefix(4) { (context.model(for: id) as? Flight)?.routeDistance = round }
+                try? context.save()
+            }
+        }
+        writer.start()
+        var edited = 0
+        for round in 0..<rounds {
+            // A context with objects, edits (so it wants other commits) and a live query, dropped.
+            let context = ModelContext(container)
+            let mine = ids.compactMap { context.model(for: $0) as? Flight }
+            mine[round % mine.count].status = .landed
+            let live = LiveQuery(FetchDescriptor<Flight>(), in: context)
+            edited += live.results.count == 32 && context.hasChanges ? 1 : 0
+        }
+        stop.withLock { $0 = true }
+        while !writer.isFinished { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(edited == rounds)
+        // Only the loader's link is left (the writer's context ended with its thread).
+        #expect(container.registeredContextCount == 1)
+    }
+
+    @Test func theLinkOfAFreedContextHandsNothingOut() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        var context: ModelContext? = ModelContext(container)
+        let link = try #require(context?.link)
+        #expect(link.context === context)
+        let fromElsewhere = Locked<Bool?>(nil)
+        let thread = Thread { fromElsewhere.withLock { $0 = link.context != nil } }
+        thread.start()
+        while !thread.isFinished { usleep(1_000) }
+        #expect(fromElsewhere.withLock { $0 } == true)
+        context = nil
+        #expect(link.context == nil && !link.contextIsAlive)
+        #expect(container.registeredContextCount == 0)
+    }
+}
