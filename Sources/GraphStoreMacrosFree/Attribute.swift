@@ -93,7 +93,7 @@ public struct Attribute<Value>: AttributeWrapper {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<M, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
     ) -> Value {
-        get {
+        @inline(__always) get {
             let wrapper = instance[keyPath: storageKeyPath]
             guard let slot = ModelDiscovery.beginRead(instance, wrappedKeyPath, storageKeyPath, isRelationship: false, storedSlot: wrapper.slot),
                   slot >= 0, let coder = wrapper.coder, let stored = instance.persistentBacking.attributeValue(at: slot) else {
@@ -103,7 +103,7 @@ public struct Attribute<Value>: AttributeWrapper {
             // reads as its initial value.
             return (try? coder.decode(stored)) ?? wrapper.initialValue
         }
-        set {
+        @inline(__always) set {
             let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: false)
             guard slot >= 0, let coder = instance[keyPath: storageKeyPath].coder else { return }
             let stored: GraphStore.Value

@@ -54,6 +54,8 @@ open class Model: PersistentModel, Codable {
     }
 
     public func persistentPropertyDidChange(named name: String) {
+        // Observation tracks only what was read: an object nobody has read has no observers.
+        guard mayBeObserved else { return }
         ModelDiscovery.metadata(for: type(of: self)).notify(self, property: name)
     }
 

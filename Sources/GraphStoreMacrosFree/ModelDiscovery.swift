@@ -62,7 +62,7 @@ extension ModelDiscovery {
     // Inlinable (as is resolveSlot's fast path), so that in a model's property accessors the
     // wrapper's key paths are literals the optimiser turns into direct field access, instead
     // of key path projections through the runtime on every read and write.
-    @inlinable
+    @inlinable @inline(__always)
     static func beginRead<M: Model, Value, Wrapper: PropertyWrapperSlot>(
         _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
         _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool, storedSlot: Int = -1
@@ -82,7 +82,7 @@ extension ModelDiscovery {
 
     /// The position of the wrapper at `storage` among its class's attributes (or relationships),
     /// found once per class and then kept in the wrapper itself.
-    @inlinable
+    @inlinable @inline(__always)
     static func resolveSlot<M: Model, Value, Wrapper: PropertyWrapperSlot>(
         _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
         _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool

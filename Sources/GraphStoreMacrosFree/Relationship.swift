@@ -49,7 +49,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<M, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
     ) -> Value {
-        get {
+        @inline(__always) get {
             guard let slot = ModelDiscovery.beginRead(instance, wrappedKeyPath, storageKeyPath, isRelationship: true), slot >= 0 else {
                 return instance[keyPath: storageKeyPath].initialValue
             }
@@ -57,7 +57,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
             if Value.isToMany { return Value.make(backing.toMany(at: slot)) }
             return Value.make(backing.toOne(at: slot).map { [$0] } ?? [])
         }
-        set {
+        @inline(__always) set {
             let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: true)
             guard slot >= 0 else { return }
             let members = newValue.members
