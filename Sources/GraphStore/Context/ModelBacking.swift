@@ -29,7 +29,7 @@ public final class ModelBacking {
     var row: UInt64 = 0
     private var temporaryIdentifier: PersistentIdentifier?
     /// Unsaved attribute values (all values set so far, for an unmanaged object).
-    var attributeChanges: [Int: Value] = [:]
+    var attributeChanges = AttributeChanges()
     /// Unsaved relationship values.
     var relationshipChanges: [Int: PendingRelationship] = [:]
     /// Attributes whose last assigned value could not be encoded (save reports them).

@@ -214,6 +214,7 @@ public final class ModelContext {
         backing.context = self
         backing.entity = entity
         backing.graph = graph
+        backing.attributeChanges.reserveCapacity(entity.attributes.count)
         backing.row = graph.reserveRow(entity: entity.index)
         backing.state = .inserted
         scheduleAutosave()
