@@ -1,18 +1,39 @@
 /// Which properties of which rows a committed transaction changed, derived from its operations:
 /// what other contexts need to tell the observers of their registered objects.
+///
+/// One commit's summary is handed to every other context (with 16 writers, 15 copies per
+/// commit), so its contents live in one immutable object: a copy is one retain, not four.
 struct ChangeSummary {
     /// Nothing changed (used to prompt a live query to apply what is waiting).
-    static let empty = ChangeSummary()
+    static let empty = ChangeSummary(contents: Contents(changes: [:], inserted: [], updated: [], deleted: []))
 
-    private init() {}
+    private final class Contents: Sendable {
+        let changes: [Int: [UInt64: Set<String>]]
+        let inserted, updated, deleted: [PersistentIdentifier]
+
+        init(changes: [Int: [UInt64: Set<String>]], inserted: [PersistentIdentifier], updated: [PersistentIdentifier], deleted: [PersistentIdentifier]) {
+            self.changes = changes
+            self.inserted = inserted
+            self.updated = updated
+            self.deleted = deleted
+        }
+    }
+
+    private let contents: Contents
+
+    private init(contents: Contents) { self.contents = contents }
 
     /// entity position → row → property names.
-    private(set) var changes: [Int: [UInt64: Set<String>]] = [:]
-    private(set) var inserted: [PersistentIdentifier] = []
-    private(set) var updated: [PersistentIdentifier] = []
-    private(set) var deleted: [PersistentIdentifier] = []
+    var changes: [Int: [UInt64: Set<String>]] { contents.changes }
+    var inserted: [PersistentIdentifier] { contents.inserted }
+    var updated: [PersistentIdentifier] { contents.updated }
+    var deleted: [PersistentIdentifier] { contents.deleted }
 
     init(operations: [LogOperation], schema: Schema) {
+        var changes: [Int: [UInt64: Set<String>]] = [:]
+        var inserted: [PersistentIdentifier] = []
+        var updated: [PersistentIdentifier] = []
+        var deleted: [PersistentIdentifier] = []
         func entity(_ number: EntityNumber) -> Schema.Entity? { schema.entityIndexByNumber[number].map { schema.entities[$0] } }
         // Rows this transaction inserts are reported as inserted only: nobody can hold an older
         // version of them, so their own links need no entry (an import's links are most of its
@@ -62,5 +83,6 @@ struct ChangeSummary {
             let deletedRows = Set(deleted)
             updated.removeAll { deletedRows.contains($0) }
         }
+        contents = Contents(changes: changes, inserted: inserted, updated: updated, deleted: deleted)
     }
 }

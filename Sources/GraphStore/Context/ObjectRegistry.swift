@@ -16,6 +16,8 @@ final class ObjectRegistry: @unchecked Sendable {
     /// Guards the tables (and the context's live-query list: merges read both in one pass).
     let lock = NSLock()
     private var tables: [[UInt64: Entry]]
+    /// Entries in all tables (kept, so that a merge can skip an empty registry for free).
+    private var entryCount = 0
 
     init(entityCount: Int) {
         tables = Array(repeating: [:], count: entityCount)
@@ -24,13 +26,13 @@ final class ObjectRegistry: @unchecked Sendable {
     func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
         let entry = Entry(model)
         lock.lock()
-        tables[entity][row] = entry
+        if tables[entity].updateValue(entry, forKey: row) == nil { entryCount += 1 }
         lock.unlock()
     }
 
     func unregister(entity: Int, row: UInt64) {
         lock.lock()
-        tables[entity][row] = nil
+        if tables[entity].removeValue(forKey: row) != nil { entryCount -= 1 }
         lock.unlock()
     }
 
@@ -39,6 +41,7 @@ final class ObjectRegistry: @unchecked Sendable {
         lock.lock()
         if let entry = tables[entity][row], entry.identity == object, entry.weak == nil {
             tables[entity][row] = nil
+            entryCount -= 1
         }
         lock.unlock()
     }
@@ -50,10 +53,10 @@ final class ObjectRegistry: @unchecked Sendable {
     }
 
     /// How many entries there are (tests: freed objects leave).
-    var count: Int { lock.withLock { tables.reduce(0) { $0 + $1.count } } }
+    var count: Int { lock.withLock { entryCount } }
 
     /// Whether no object is registered; the caller holds `lock`.
-    var isEmptyLocked: Bool { tables.allSatisfy(\.isEmpty) }
+    var isEmptyLocked: Bool { entryCount == 0 }
 
     /// The live object for (entity, row); the caller holds `lock`.
     func objectLocked(entity: Int, row: UInt64) -> (any PersistentModel)? {
