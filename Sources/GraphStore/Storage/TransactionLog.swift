@@ -162,6 +162,12 @@ public final class TransactionLog: @unchecked Sendable {
         var locked = true
         defer { if locked { condition.unlock() } }
         try checkWritable()
+        // A record that starts a new segment waits for a running group sync: the leader syncs
+        // the active segment's file outside the lock, and rolling closes that file.
+        while syncInProgress && writeOffset + UInt64(writer.count) > options.segmentSize {
+            condition.wait()
+            try checkWritable()
+        }
         let number = lastNumber + 1
         writer.patchU64(number, at: RecordFormat.headerSize + TransactionCodec.numberOffset)
         writer.patchU32(UInt32(payloadLength), at: 0)
@@ -227,6 +233,7 @@ public final class TransactionLog: @unchecked Sendable {
                 condition.wait()
                 continue
             }
+            if closed { throw StorageError.closed }
             syncInProgress = true
             // When the last syncs were shared, other writers are committing: give the ones on
             // their way a moment to append, so this sync covers them too (one writer alone never
@@ -349,6 +356,7 @@ public final class TransactionLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         try checkWritable()
+        while syncInProgress { condition.wait() }
         do { try active!.sync() } catch { throw poisonWith(error) }
         syncedBytes = appendedBytes
     }
@@ -409,6 +417,15 @@ public final class TransactionLog: @unchecked Sendable {
         defer { condition.unlock() }
         while syncInProgress { condition.wait() }
         guard !closed else { return }
+        // Commits still waiting for their group sync are synced here, so that their waiters
+        // return (a waiter finding the log closed would otherwise have no file to sync).
+        if syncedBytes < appendedBytes, poison == nil, let active {
+            do {
+                try active.sync()
+                syncedBytes = appendedBytes
+            } catch { _ = poisonWith(error) }
+            condition.broadcast()
+        }
         closed = true
         active?.close()
         active = nil

@@ -35,6 +35,59 @@ import GraphStoreTestSupport
         #expect(transactions.count == writers * perWriter)
     }
 
+    /// Many grouped writers across small segments: a segment roll waits for the running group
+    /// sync (which syncs the file the roll closes), and every commit is on disk once
+    /// acknowledged, in order, with no gaps.
+    @Test func groupedWritesAcrossSegmentRolls() throws {
+        let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan(syncDelay: .microseconds(300)))
+        let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 2048, fileIO: faulty))
+        let writers = 8, perWriter = 40
+        let group = DispatchGroup()
+        for writer in 0..<writers {
+            group.enter()
+            Thread {
+                for sequence in 0..<perWriter { _ = try! log.append(CrashWorkload.operations(writer: writer, sequence: sequence)) }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        log.close()
+        let (transactions, _) = try readAll("/s", fileIO: faulty.base)
+        #expect(transactions.map(\.number) == Array(1...UInt64(writers * perWriter)))
+        #expect(transactions.allSatisfy { CrashWorkload.identify($0) != nil })
+        #expect(try listSegments(fileIO: faulty.base, directory: "/s").count > 10)
+    }
+
+    /// A grouped commit's write fails (a full disk): that commit throws a typed error, the log is
+    /// poisoned, and everything acknowledged before is intact.
+    @Test func aFailedGroupWriteThrowsAndKeepsWhatWasAcknowledged() throws {
+        let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan())
+        let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty))
+        for i in 0..<5 { try log.append(CrashWorkload.operations(writer: 0, sequence: i)) }
+        faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount, errno: 28)))
+        #expect(throws: StorageError.self) { try log.append(CrashWorkload.operations(writer: 0, sequence: 5)) }
+        #expect(log.poisonedBy != nil)
+        #expect(throws: StorageError.self) { try log.append(CrashWorkload.operations(writer: 0, sequence: 6)) }
+        log.close()
+        let (transactions, _) = try readAll("/s", fileIO: faulty.base)
+        #expect(transactions.map(\.number) == [1, 2, 3, 4, 5])
+    }
+
+    /// Commits appended without waiting (as a container does before it leaves its commit lock)
+    /// are made durable by `sync()` and by `close()`: nothing appended is dropped.
+    @Test func syncAndCloseWriteWhatNoGroupSyncTookYet() throws {
+        let memory = MemoryFileIO()
+        let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: memory))
+        let first = try log.append(CrashWorkload.operations(writer: 0, sequence: 0), waitForDurability: false)
+        try log.sync()
+        try log.waitUntilDurable(first)
+        #expect(try readAll("/s", fileIO: memory).0.count == 1)
+        _ = try log.append(CrashWorkload.operations(writer: 0, sequence: 1), waitForDurability: false)
+        _ = try log.append(CrashWorkload.operations(writer: 0, sequence: 2), waitForDurability: false)
+        log.close()
+        #expect(try readAll("/s", fileIO: memory).0.map(\.number) == [1, 2, 3])
+    }
+
     @Test func fullDurabilitySyncsEveryCommitAndNoneSyncsNone() throws {
         for (durability, expected) in [(Durability.full, 20), (.none, 0)] {
             let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan())
