@@ -59,6 +59,12 @@ open class Model: PersistentModel, Codable {
         ModelDiscovery.metadata(for: type(of: self)).notify(self, property: name)
     }
 
+    public func committedPropertyDidChange(named name: String) {
+        // From another thread: `mayBeObserved` is the owner's (written by every read), so it is
+        // not consulted here; the registrar is safe from any thread.
+        ModelDiscovery.metadata(for: type(of: self)).notify(self, property: name)
+    }
+
     public func persistentInitialValues() -> [String: Value] {
         let perInstance = ModelDiscovery.metadata(for: type(of: self)).perInstanceAttributes
         return perInstance.isEmpty ? [:] : ModelDiscovery.storedInitialValues(of: self, only: perInstance)

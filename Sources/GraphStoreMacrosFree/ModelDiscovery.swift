@@ -119,8 +119,9 @@ extension ModelDiscovery {
             defer { instance[keyPath: storage].slot = -1 }
             return nameOfMarkedWrapper(in: instance)
         }, observe: { model in
+            // Not gated on `mayBeObserved`: this may run on another context's thread, and the
+            // owner-side callers check it themselves (Model.persistentPropertyDidChange).
             guard let model = model as? M else { return }
-            guard model.mayBeObserved else { return }
             model.observationRegistrar.withMutation(of: model, keyPath: wrapped) {}
         })
         return resolved

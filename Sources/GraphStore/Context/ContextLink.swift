@@ -127,7 +127,7 @@ final class ContextLink: @unchecked Sendable {
         }
         notifyLiveQueries(summary, queries)
         for (model, names) in touched {
-            for name in names { model.persistentPropertyDidChange(named: name) }
+            for name in names { model.committedPropertyDidChange(named: name) }
         }
     }
 

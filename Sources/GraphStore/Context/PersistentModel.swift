@@ -13,6 +13,9 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// Called by the engine when it changes a property behind the object's back (a merged save,
     /// inverse upkeep, rollback, undo), so observers of that property hear of it.
     func persistentPropertyDidChange(named name: String)
+    /// The same for another context's save, told from that context's thread: it may touch only
+    /// what is safe from any thread (the Observation registrar), nothing else of the object.
+    func committedPropertyDidChange(named name: String)
     /// This object's own initial values of the attributes whose declared initial value differs
     /// from object to object (`= UUID()`, `= Date()`), by attribute name. The engine records
     /// them when the object is inserted, so that what is saved is what the object showed, not
@@ -22,6 +25,7 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
 
 extension PersistentModel {
     public func persistentInitialValues() -> [String: Value] { [:] }
+    public func committedPropertyDidChange(named name: String) { persistentPropertyDidChange(named: name) }
 }
 
 extension PersistentModel {
