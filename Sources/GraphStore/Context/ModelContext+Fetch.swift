@@ -41,12 +41,11 @@ extension ModelContext {
     /// index answers it directly (no plan, no compiled predicate). Nil when the fetch is anything else.
     private func lookupByUniqueKey<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> [T]? {
         guard plansQueries, !hasChanges, let lookup = descriptor.predicate?.expression as? any KeyEqualsConstantPredicate,
-              case let .attribute(attribute)? = entity.property(for: lookup.keyPath), attribute.isUnique,
-              !attribute.options.contains(.externalStorage),
+              let key = uniqueKey(lookup.keyPath, in: entity), !key.isExternal,
               let value = QueryPlanner.storedValue(lookup.constant), value != .null else { return nil }
         // Plain conditionals, not Optional.map/flatMap: in this generic function (unspecialised
         // for the app's model types) those closures cost generic metadata lookups per call.
-        guard let row = graph.read({ $0.row(entity: entity.index, uniqueAttribute: attribute.index, value: value) }),
+        guard let row = graph.read({ $0.row(entity: entity.index, uniqueAttribute: key.attribute, value: value) }),
               let model = object(entity: entity.index, row: row) as? T else { return [] }
         return [model]
     }

@@ -31,10 +31,18 @@ extension ModelContext {
     private func uniqueAttribute<T: PersistentModel>(_ keyPath: AnyKeyPath, of type: T.Type = T.self) throws -> UniqueKey {
         if let known = uniqueKeys[ObjectIdentifier(keyPath)], known.keyPath === keyPath { return known }
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
-        guard case let .attribute(attribute)? = entity.property(for: keyPath), attribute.isUnique else {
+        guard let key = uniqueKey(keyPath, in: entity) else {
             throw ModelContextError.notUnique(entity: entity.name, keyPath: "\(keyPath)")
         }
-        let key = UniqueKey(keyPath: keyPath, entity: entity.index, attribute: attribute.index)
+        return key
+    }
+
+    /// The unique attribute of `entity` that `keyPath` reads, if it is one (and kept per context).
+    func uniqueKey(_ keyPath: AnyKeyPath, in entity: Schema.Entity) -> UniqueKey? {
+        if let known = uniqueKeys[ObjectIdentifier(keyPath)], known.keyPath === keyPath, known.entity == entity.index { return known }
+        guard case let .attribute(attribute)? = entity.property(for: keyPath), attribute.isUnique else { return nil }
+        let key = UniqueKey(keyPath: keyPath, entity: entity.index, attribute: attribute.index,
+                            isExternal: attribute.options.contains(.externalStorage))
         // Bounded, in case key paths are made afresh for each call.
         if uniqueKeys.count >= 64 { uniqueKeys = [:] }
         uniqueKeys[ObjectIdentifier(keyPath)] = key
@@ -48,4 +56,6 @@ struct UniqueKey {
     let keyPath: AnyKeyPath
     let entity: Int
     let attribute: Int
+    /// Held in blob files (`.externalStorage`): not looked up by value here.
+    let isExternal: Bool
 }
