@@ -53,7 +53,6 @@ extension ModelContext {
     /// The clock's callback: finds the context through its link (without keeping it alive) and
     /// hops to its owner, where it is used.
     fileprivate static func autosaveDue(_ link: ContextLink) {
-        guard link.contextIsAlive else { return }
         link.performOnOwner { link.context?.runAutosave() }
     }
 }
