@@ -29,9 +29,9 @@ public final class ModelBacking {
     var row: UInt64 = 0
     private var temporaryIdentifier: PersistentIdentifier?
     /// Unsaved attribute values (all values set so far, for an unmanaged object).
-    var attributeChanges = AttributeChanges()
+    var attributeChanges = PropertyChanges<Value>()
     /// Unsaved relationship values.
-    var relationshipChanges: [Int: PendingRelationship] = [:]
+    var relationshipChanges = PropertyChanges<PendingRelationship>()
     /// Attributes whose last assigned value could not be encoded (save reports them).
     var encodingFailures: [Int: String] = [:]
     /// To-one relationships decoded by identifier, resolved when the object is inserted.

@@ -214,7 +214,7 @@ extension ModelContext {
         let backing = model.persistentBacking
         guard !backing.relationshipChanges.isEmpty, let entity = backing.entity else { return }
         let isNew = backing.state == .inserted && !existingRow
-        for (index, change) in backing.relationshipChanges.sorted(by: { $0.key < $1.key }) {
+        for (index, change) in backing.relationshipChanges.entries {
             let relationship = entity.relationships[index]
             guard schema.writesLinks(relationship) else { continue }
             let number = relationship.number

@@ -229,7 +229,8 @@ public final class ModelContext {
         // Relationships set while unmanaged: insert their targets and put the inverses in step.
         let pending = backing.relationshipChanges
         backing.relationshipChanges = [:]
-        for (index, value) in pending.sorted(by: { $0.key < $1.key }) {
+        backing.relationshipChanges.reserveCapacity(entity.relationships.count)
+        for (index, value) in pending.entries {
             switch value {
             case let .toOne(target): setToOne(target, at: index, of: model)
             case let .toMany(list): setToMany(list.base ?? [], at: index, of: model)
