@@ -48,6 +48,7 @@ struct ChangeSummary {
         }
         struct RowKey: Hashable { var entity: Int; var row: UInt64 }
         var updatedRows: Set<RowKey> = []
+        var namesByProperties: [[PropertyNumber]: Set<String>] = [:]
         func note(_ entity: Int, _ row: UInt64, _ name: String) {
             if insertedRows[entity]?.contains(row) == true { return }
             changes[entity, default: [:]][row, default: []].insert(name)
@@ -60,9 +61,27 @@ struct ChangeSummary {
             case .insert, .schema:
                 continue
             case let .update(number, row, values):
-                guard let entity = entity(number) else { continue }
-                for pv in values {
-                    if let (e, a) = schema.attributeByNumber[pv.property] { note(entity.index, row, schema.entities[e].attributes[a].name) }
+                guard let entity = entity(number), insertedRows[entity.index]?.contains(row) != true else { continue }
+                // An upsert of many rows updates the same attributes in each: their set of names
+                // is made once and shared by the rows (no set allocated and hashed per row).
+                let properties = values.map(\.property)
+                let names: Set<String>
+                if let known = namesByProperties[properties] {
+                    names = known
+                } else {
+                    names = Set(properties.compactMap { number in
+                        schema.attributeByNumber[number].map { schema.entities[$0.0].attributes[$0.1].name }
+                    })
+                    namesByProperties[properties] = names
+                }
+                guard !names.isEmpty else { continue }
+                if changes[entity.index]?[row] == nil {
+                    changes[entity.index, default: [:]][row] = names
+                } else {
+                    changes[entity.index]![row]!.formUnion(names)
+                }
+                if updatedRows.insert(RowKey(entity: entity.index, row: row)).inserted {
+                    updated.append(PersistentIdentifier(entityName: entity.name, row: row))
                 }
             case let .delete(number, row):
                 guard let entity = entity(number) else { continue }
