@@ -73,7 +73,7 @@ extension ModelContext {
             let backing = model.persistentBacking
             guard let entity = backing.entity else { continue }
             var target: UInt64?
-            for attribute in entity.attributes where attribute.isUnique {
+            for attribute in entity.uniqueAttributes {
                 let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
                 if value == .null { continue }
                 if let earlier = claimed[entity.index]?[attribute.index]?[value] {
@@ -88,7 +88,7 @@ extension ModelContext {
                 upserts.append(Upsert(model: model, reservedRow: backing.row))
                 backing.row = target
             }
-            for attribute in entity.attributes where attribute.isUnique {
+            for attribute in entity.uniqueAttributes {
                 let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
                 if value != .null { claimed[entity.index, default: [:]][attribute.index, default: [:]][value] = backing.row }
             }
@@ -145,10 +145,11 @@ extension ModelContext {
     /// Unique values may not collide with another unsaved object or with a committed row.
     private func validateUnique(inserts: [any PersistentModel], changes: [any PersistentModel]) throws {
         var claimed: [Int: [Int: [Value: UInt64]]] = [:]
-        for model in inserts + changes {
+        // The two lists in place, not concatenated (an upsert of every row changes them all).
+        for model in [inserts, changes].joined() {
             let backing = model.persistentBacking
-            guard let entity = backing.entity else { continue }
-            for attribute in entity.attributes where attribute.isUnique {
+            guard let entity = backing.entity, !entity.uniqueAttributes.isEmpty else { continue }
+            for attribute in entity.uniqueAttributes {
                 guard backing.state == .inserted || backing.attributeChanges[attribute.index] != nil else { continue }
                 let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
                 if value == .null { continue }

@@ -222,7 +222,7 @@ public final class ModelContext {
         inserted.append(model)
         insertedIDs.insert(ObjectIdentifier(model))
         register(model, entity: entity.index, row: backing.row)
-        for attribute in entity.attributes where attribute.isUnique {
+        for attribute in entity.uniqueAttributes {
             let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
             if value != .null { pendingUnique[entity.index, default: [:]][attribute.index, default: [:]][value] = model }
         }
@@ -344,7 +344,7 @@ public final class ModelContext {
     func noteInserted(_ model: any PersistentModel) {
         insertedIDs.insert(ObjectIdentifier(model))
         guard let entity = model.persistentBacking.entity else { return }
-        for attribute in entity.attributes where attribute.isUnique {
+        for attribute in entity.uniqueAttributes {
             let value = model.persistentBacking.attributeChanges[attribute.index] ?? attribute.defaultValue
             if value != .null { pendingUnique[entity.index, default: [:]][attribute.index, default: [:]][value] = model }
         }

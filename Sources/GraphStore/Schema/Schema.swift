@@ -140,6 +140,8 @@ extension Schema {
         /// The model class; nil in a schema read back from a store without its models (`Schema(record:)`).
         public let type: (any PersistentModel.Type)?
         public let attributes: [Schema.Attribute]
+        /// The unique attributes (kept: every insert and save walks them).
+        public let uniqueAttributes: [Schema.Attribute]
         public let relationships: [Schema.Relationship]
         public let originalName: String?
         private let attributeByName: [String: Int]
@@ -159,6 +161,7 @@ extension Schema {
             self.number = number
             self.type = type
             self.attributes = attributes
+            self.uniqueAttributes = attributes.filter(\.isUnique)
             self.relationships = relationships
             self.originalName = originalName
             self.propertyNamer = propertyNamer
