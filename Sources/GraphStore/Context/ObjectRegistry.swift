@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Objects of a `PersistentModel` that is not a `Model` (no such deinit) are held weakly.
 final class ObjectRegistry: @unchecked Sendable {
-    /// Guards the tables (and the context's live-query list: merges read both in one pass).
+    /// Guards the tables, and the link's live queries and merge inbox (a merge takes one lock).
     let lock = NSLock()
     private var tables: [[UInt64: Entry]]
     /// Entries in all tables (kept, so that a merge can skip an empty registry for free).
