@@ -67,9 +67,8 @@ extension ModelDiscovery {
         _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
         _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool, storedSlot: Int = -1
     ) -> Int? {
-        // `storedSlot`: the slot from a copy of the wrapper the caller already made. Where the
-        // optimiser merged a model's same-typed getters, each read of the wrapper through its
-        // key path is a runtime projection copying the whole wrapper, so one copy is enough.
+        // `storedSlot`: the slot from the copy of the wrapper the caller already made, so the
+        // wrapper is read once per access, not twice.
         let slot = storedSlot >= 0 ? storedSlot : resolveSlot(instance, wrapped, storage, isRelationship: isRelationship)
         if let recorder = instance.accessRecorder {
             recorder.name = nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: isRelationship)

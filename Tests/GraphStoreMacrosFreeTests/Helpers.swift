@@ -49,3 +49,28 @@ class PassThroughHandle: FileHandleIO, @unchecked Sendable {
     func tryLockExclusive() throws -> Bool { try base.tryLockExclusive() }
     func close() { base.close() }
 }
+
+/// Rounds of the tests that race merges against objects and contexts being freed
+/// (`GRAPHSTORE_REGISTRY_ROUNDS`, default 300).
+let registryRaceRounds = ProcessInfo.processInfo.environment["GRAPHSTORE_REGISTRY_ROUNDS"].flatMap(Int.init) ?? 300
+
+/// Runs `body` while another thread, with a context of its own, saves `edit`'s changes in a loop
+/// (`edit` gets the context and the round), then stops that thread and waits for it.
+func whileCommittingElsewhere(in container: ModelContainer, edit: @escaping @Sendable (ModelContext, Int) -> Void,
+                              _ body: () throws -> Void) async throws {
+    let stop = Locked(false)
+    let writer = Thread {
+        let context = ModelContext(container)
+        var round = 0
+        while !stop.withLock({ $0 }) {
+            round += 1
+            edit(context, round)
+            try? context.save()
+        }
+    }
+    writer.start()
+    defer { stop.withLock { $0 = true } }
+    try body()
+    stop.withLock { $0 = true }
+    while !writer.isFinished { try await Task.sleep(for: .milliseconds(1)) }
+}

@@ -49,9 +49,14 @@ struct ChangeSummary {
         struct RowKey: Hashable { var entity: Int; var row: UInt64 }
         var updatedRows: Set<RowKey> = []
         var namesByProperties: [[PropertyNumber]: Set<String>] = [:]
-        func note(_ entity: Int, _ row: UInt64, _ name: String) {
+        /// `names` of a row changed (unless the transaction inserts it).
+        func note(_ entity: Int, _ row: UInt64, _ names: Set<String>) {
             if insertedRows[entity]?.contains(row) == true { return }
-            changes[entity, default: [:]][row, default: []].insert(name)
+            if changes[entity]?[row] == nil {
+                changes[entity, default: [:]][row] = names
+            } else {
+                changes[entity]![row]!.formUnion(names)
+            }
             if updatedRows.insert(RowKey(entity: entity, row: row)).inserted {
                 updated.append(PersistentIdentifier(entityName: schema.entities[entity].name, row: row))
             }
@@ -61,7 +66,7 @@ struct ChangeSummary {
             case .insert, .schema:
                 continue
             case let .update(number, row, values):
-                guard let entity = entity(number), insertedRows[entity.index]?.contains(row) != true else { continue }
+                guard let entity = entity(number) else { continue }
                 // An upsert of many rows updates the same attributes in each: their set of names
                 // is made once and shared by the rows (no set allocated and hashed per row).
                 let properties = values.map(\.property)
@@ -74,15 +79,7 @@ struct ChangeSummary {
                     })
                     namesByProperties[properties] = names
                 }
-                guard !names.isEmpty else { continue }
-                if changes[entity.index]?[row] == nil {
-                    changes[entity.index, default: [:]][row] = names
-                } else {
-                    changes[entity.index]![row]!.formUnion(names)
-                }
-                if updatedRows.insert(RowKey(entity: entity.index, row: row)).inserted {
-                    updated.append(PersistentIdentifier(entityName: entity.name, row: row))
-                }
+                if !names.isEmpty { note(entity.index, row, names) }
             case let .delete(number, row):
                 guard let entity = entity(number) else { continue }
                 deleted.append(PersistentIdentifier(entityName: entity.name, row: row))
@@ -91,9 +88,9 @@ struct ChangeSummary {
             case let .link(number, source, target), let .unlink(number, source, target):
                 guard let (e, r) = schema.relationshipByNumber[number] else { continue }
                 let relationship = schema.entities[e].relationships[r]
-                note(relationship.entityIndex, source, relationship.name)
+                note(relationship.entityIndex, source, [relationship.name])
                 if let inverse = relationship.inverse {
-                    note(inverse.entity, target, schema.entities[inverse.entity].relationships[inverse.relationship].name)
+                    note(inverse.entity, target, [schema.entities[inverse.entity].relationships[inverse.relationship].name])
                 }
             }
         }

@@ -25,8 +25,8 @@ final class ContextLink: @unchecked Sendable {
     /// context itself is gone). Its lock also guards `liveQueries` and the inbox: a merge takes
     /// one lock (with 16 writers every commit is merged into 15 other contexts).
     let registry: ObjectRegistry
-    /// The context's live queries, told about every commit.
-    var liveQueries: [WeakLiveQuery] = []
+    /// The context's live queries, told about every commit (guarded by the registry's lock).
+    private var liveQueries: [WeakLiveQuery] = []
     /// The model executor that owns the context, if an actor's.
     weak var modelExecutor: DefaultSerialModelExecutor?
     /// Other contexts' commits, waiting to have the merge policy applied at the context's next
@@ -79,6 +79,11 @@ final class ContextLink: @unchecked Sendable {
     var autosavePending: Bool {
         get { lock.withLock { storedAutosavePending } }
         set { lock.withLock { storedAutosavePending = newValue } }
+    }
+
+    /// Registers a live query of the context, to be told about commits.
+    func addLiveQuery(_ query: WeakLiveQuery) {
+        registry.lock.withLock { liveQueries.append(query) }
     }
 
     // MARK: The inbox

@@ -14,9 +14,8 @@ public final class ModelBacking {
     }
 
     public internal(set) var state: State = .unmanaged
-    /// The context that manages the object. Held through the context's `ContextLink`: weakly (a
-    /// context owns its objects' unsaved work, never the other way round), with the weak
-    /// reference kept once in the link instead of in every object.
+    /// The context that manages the object, reached through the context's `ContextLink`, which
+    /// never keeps it alive (a context owns its objects' unsaved work, never the other way round).
     public internal(set) var context: ModelContext? {
         get { link?.context }
         set { link = newValue?.link }

@@ -29,7 +29,8 @@ extension ModelContext {
     /// compiler passes one key path object per literal, and resolving it through the schema
     /// (which copies whole attribute descriptions) was a quarter of a lookup.
     private func uniqueAttribute<T: PersistentModel>(_ keyPath: AnyKeyPath, of type: T.Type = T.self) throws -> UniqueKey {
-        if let known = uniqueKeys[ObjectIdentifier(keyPath)], known.keyPath === keyPath { return known }
+        // Known before the entity is looked up: a key path's identity fixes its root type.
+        if let known = knownUniqueKey(keyPath) { return known }
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
         guard let key = uniqueKey(keyPath, in: entity) else {
             throw ModelContextError.notUnique(entity: entity.name, keyPath: "\(keyPath)")
@@ -39,7 +40,7 @@ extension ModelContext {
 
     /// The unique attribute of `entity` that `keyPath` reads, if it is one (and kept per context).
     func uniqueKey(_ keyPath: AnyKeyPath, in entity: Schema.Entity) -> UniqueKey? {
-        if let known = uniqueKeys[ObjectIdentifier(keyPath)], known.keyPath === keyPath, known.entity == entity.index { return known }
+        if let known = knownUniqueKey(keyPath), known.entity == entity.index { return known }
         guard case let .attribute(attribute)? = entity.property(for: keyPath), attribute.isUnique else { return nil }
         let key = UniqueKey(keyPath: keyPath, entity: entity.index, attribute: attribute.index,
                             isExternal: attribute.options.contains(.externalStorage))
@@ -47,6 +48,11 @@ extension ModelContext {
         if uniqueKeys.count >= 64 { uniqueKeys = [:] }
         uniqueKeys[ObjectIdentifier(keyPath)] = key
         return key
+    }
+
+    private func knownUniqueKey(_ keyPath: AnyKeyPath) -> UniqueKey? {
+        guard let known = uniqueKeys[ObjectIdentifier(keyPath)], known.keyPath === keyPath else { return nil }
+        return known
     }
 }
 

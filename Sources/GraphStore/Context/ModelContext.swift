@@ -21,9 +21,6 @@ public final class ModelContext {
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     /// Unsaved inserted objects by unique value: entity → attribute → value → object.
     var pendingUnique: [Int: [Int: [Value: any PersistentModel]]] = [:]
-    /// Guards the registry, the live queries and the merge inbox (all reached through `link`)
-    /// against merges delivered from other threads.
-    var registryLock: NSLock { registry.lock }
 
     /// The name recorded as the author of this context's transactions.
     public var author: String?

@@ -33,7 +33,7 @@ public final class LiveQuery<T: PersistentModel>: Observable {
         self.descriptor = descriptor
         self.context = context
         let reference = WeakLiveQuery(self)
-        context.registryLock.withLock { context.link.liveQueries.append(reference) }
+        context.link.addLiveQuery(reference)
         refetch()
     }
 
