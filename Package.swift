@@ -15,9 +15,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "GraphStore", dependencies: ["CSwiftRuntime"]),
-        // The Swift runtime's conditional retain, for the identity map (ObjectRegistry).
+        // The Swift runtime's conditional retain, for the identity map (ObjectRegistry), and a
+        // C atomic for schema discovery (DeclarationRecording).
         .target(name: "CSwiftRuntime"),
-        .target(name: "GraphStoreMacrosFree", dependencies: ["GraphStore"]),
+        .target(name: "GraphStoreMacrosFree", dependencies: ["GraphStore", "CSwiftRuntime"]),
         .target(name: "EnrouteModels", dependencies: ["GraphStoreMacrosFree"], resources: [.copy("Resources/sample")]),
         // Argument parsing and output shared by the command-line tools.
         .target(name: "ToolSupport"),

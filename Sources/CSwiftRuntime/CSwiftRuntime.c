@@ -1,2 +1,4 @@
-// Everything is in the header (SwiftPM wants a source file in every C target).
+// The header holds the functions; the recording counter lives here.
 #include "CSwiftRuntime.h"
+
+_Atomic long graphstore_recording_sessions = 0;

@@ -8,21 +8,18 @@ import Observation
 /// when the container is created.
 @propertyWrapper
 public struct Attribute<Value>: AttributeWrapper {
+    // An object's wrappers hold only what differs per object: the slot (found on first use)
+    // and the initial value. The coder, options and original name are the class's, recorded
+    // once by schema discovery (DeclarationRecording) and kept in its ClassMetadata.
     // Inlinable, so that a model's initialiser (which creates every wrapper, each time an object
-    // is made for a fetched row) is specialised for the concrete types: no generic metadata
-    // lookups and no heap-allocated closure contexts per wrapper.
-    @usableFromInline var slot = -1
+    // is made for a fetched row) is specialised for the concrete types.
+    @usableFromInline var slot: Int
     @usableFromInline let initialValue: Value
-    @usableFromInline let coder: ValueCoder<Value>?
-    @usableFromInline let options: AttributeOptions
-    @usableFromInline let originalName: String?
 
     @inlinable
-    init(initialValue: Value, coder: ValueCoder<Value>?, options: [AttributeOptions], originalName: String?) {
+    init(initialValue: Value, coder: @autoclosure () -> ValueCoder<Value>?, options: [AttributeOptions], originalName: String?) {
         self.initialValue = initialValue
-        self.coder = coder
-        self.options = options.reduce(into: []) { $0.formUnion($1) }
-        self.originalName = originalName
+        slot = DeclarationRecording.slot(recording: AttributeRecord(coder: coder(), options: options, originalName: originalName))
     }
 
     @inlinable
@@ -75,17 +72,7 @@ public struct Attribute<Value>: AttributeWrapper {
         set { fatalError() }
     }
 
-    var storedInitialValue: GraphStore.Value? { coder.flatMap { try? $0.encode(initialValue) } }
-
-    func declaration(name: String, entity: String) throws -> AttributeDeclaration {
-        guard let coder else { throw SchemaError.unsupportedType(entity: entity, property: name, type: "\(Value.self)") }
-        let defaultValue: GraphStore.Value
-        do { defaultValue = try coder.encode(initialValue) } catch {
-            throw SchemaError.unsupportedType(entity: entity, property: name, type: "\(Value.self) (its initial value does not encode: \(error))")
-        }
-        return AttributeDeclaration(name: name, type: coder.type, options: options, originalName: originalName, defaultValue: defaultValue)
-    }
-
+    var initialValueAny: Any { initialValue }
 
     @inlinable
     public static subscript<M: Model>(
@@ -94,18 +81,21 @@ public struct Attribute<Value>: AttributeWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
     ) -> Value {
         @inline(__always) get {
-            let wrapper = instance[keyPath: storageKeyPath]
-            guard let slot = ModelDiscovery.beginRead(instance, wrappedKeyPath, storageKeyPath, isRelationship: false, storedSlot: wrapper.slot),
-                  slot >= 0, let coder = wrapper.coder, let stored = instance.persistentBacking.attributeValue(at: slot) else {
-                return wrapper.initialValue
+            // Only the fields needed are read (the key paths are literals here): copying the whole
+            // wrapper would copy its initial value on every read.
+            guard let slot = ModelDiscovery.beginRead(instance, wrappedKeyPath, storageKeyPath, isRelationship: false,
+                                                      storedSlot: instance[keyPath: storageKeyPath].slot),
+                  slot >= 0, let stored = instance.persistentBacking.attributeValue(at: slot),
+                  let coder = ModelDiscovery.attributeCoder(of: instance, slot: slot, as: Value.self) else {
+                return instance[keyPath: storageKeyPath].initialValue
             }
             // A stored value that no longer decodes stays in the store untouched; the property
             // reads as its initial value.
-            return (try? coder.decode(stored)) ?? wrapper.initialValue
+            return (try? coder.decode(stored)) ?? instance[keyPath: storageKeyPath].initialValue
         }
         @inline(__always) set {
             let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: false)
-            guard slot >= 0, let coder = instance[keyPath: storageKeyPath].coder else { return }
+            guard slot >= 0, let coder = ModelDiscovery.attributeCoder(of: instance, slot: slot, as: Value.self) else { return }
             let stored: GraphStore.Value
             do { stored = try coder.encode(newValue) } catch {
                 instance.persistentBacking.recordEncodingFailure(at: slot, reason: "\(error)", of: instance)

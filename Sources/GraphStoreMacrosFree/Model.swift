@@ -30,7 +30,7 @@ open class Model: PersistentModel, Codable {
     /// Set on a type's prototype while schema discovery asks which property a key path reads.
     @usableFromInline final var accessRecorder: AccessRecorder?
     /// The class's discovery facts, cached on first property access.
-    final var classMetadata: ClassMetadata?
+    @usableFromInline final var classMetadata: ClassMetadata?
 
     public required init() {}
 

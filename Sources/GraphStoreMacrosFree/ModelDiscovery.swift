@@ -25,12 +25,22 @@ enum ModelDiscovery {
     /// An object's own initial values (as stored) of its attributes — of those in `names` only,
     /// when given — by attribute name.
     static func storedInitialValues(of instance: Model, only names: Set<String>? = nil) -> [String: GraphStore.Value] {
-        var values: [String: GraphStore.Value] = [:]
-        for (name, value) in wrapperChildren(of: instance) where names?.contains(name) ?? true {
-            if let attribute = value as? any AttributeWrapper { values[name] = attribute.storedInitialValue }
-        }
-        return values
+        metadata(for: type(of: instance)).storedInitialValues(of: instance, only: names)
     }
+
+    /// The coder of the attribute at `slot` of `M`, shared by all its objects.
+    // Inlinable: on every property access (the object's class facts are cached in it).
+    @inlinable @inline(__always)
+    static func attributeCoder<M: Model, Value>(of instance: M, slot: Int, as: Value.Type) -> AttributeCoder<Value>? {
+        let classMetadata = (type(of: instance) == M.self ? instance.classMetadata : nil) ?? metadata(of: M.self)
+        guard slot < classMetadata.attributeCoders.count, let coder = classMetadata.attributeCoders[slot] else { return nil }
+        // The slot was found by this class's declaration, whose attribute at `slot` is this
+        // wrapper's: its coder is of this Value.
+        return unsafeDowncast(coder, to: AttributeCoder<Value>.self)
+    }
+
+    @usableFromInline
+    static func metadata(of type: Model.Type) -> ClassMetadata { metadata(for: type) }
 
     /// The wrapper children of a model object, the declaring class's last, with names without "_".
     static func wrapperChildren(of instance: Model) -> [(name: String, value: Any)] {
@@ -128,16 +138,14 @@ extension ModelDiscovery {
 }
 
 protocol AttributeWrapper: PropertyWrapperSlot {
-    func declaration(name: String, entity: String) throws -> AttributeDeclaration
-    /// This wrapper's initial value as stored, when it encodes.
-    var storedInitialValue: GraphStore.Value? { get }
+    /// This object's initial value (its class's coder stores it).
+    var initialValueAny: Any { get }
 }
 
-protocol RelationshipWrapper: PropertyWrapperSlot {
-    func declaration(name: String) -> RelationshipDeclaration
-}
+protocol RelationshipWrapper: PropertyWrapperSlot {}
 
 /// Facts about one model class, shared by all its objects.
+@usableFromInline
 final class ClassMetadata: @unchecked Sendable {
     // `declaration` and `prototype` never change after init; the tables are guarded by `lock`.
     let declaration: Result<EntityDeclaration, any Error>
@@ -155,27 +163,44 @@ final class ClassMetadata: @unchecked Sendable {
     /// found by making the type twice more and comparing. Each object's own value is recorded
     /// when it is inserted (`Model.persistentInitialValues`).
     let perInstanceAttributes: Set<String>
+    /// Each attribute's coder, by slot (nil for a type with none, which the declaration refuses).
+    @usableFromInline let attributeCoders: [AnyAttributeCoder?]
 
     init(type: Model.Type) {
-        let prototype = type.init()
+        // Three prototypes, made while their wrappers record their declarations: the first is
+        // the schema's, the other two tell which initial values differ from object to object.
+        let (prototypes, records) = DeclarationRecording.record { [type.init(), type.init(), type.init()] }
+        let prototype = prototypes[0]
         let entityName = String(describing: type)
         let prototypeLock = NSLock()
         var attributes: [AttributeDeclaration] = []
+        var coders: [AnyAttributeCoder?] = []
         var relationships: [RelationshipDeclaration] = []
         var failure: (any Error)?
         for (name, value) in ModelDiscovery.wrapperChildren(of: prototype) {
-            if let attribute = value as? any AttributeWrapper {
-                do { attributes.append(try attribute.declaration(name: name, entity: entityName)) } catch { failure = failure ?? error }
-            } else if let relationship = value as? any RelationshipWrapper {
-                relationships.append(relationship.declaration(name: name))
+            let record = (value as? any PropertyWrapperSlot).flatMap { DeclarationRecording.record(forSlot: $0.slot, in: records) }
+            if let attribute = value as? any AttributeWrapper, let declared = record as? any DeclaredAttribute {
+                do {
+                    attributes.append(try declared.declaration(name: name, entity: entityName, initialValue: attribute.initialValueAny))
+                    coders.append(declared.coderBox)
+                } catch { failure = failure ?? error }
+            } else if value is any RelationshipWrapper, let declared = record as? any DeclaredRelationship {
+                relationships.append(declared.declaration(name: name))
+            } else {
+                // Never expected: a wrapper of the prototype that did not record its declaration
+                // would otherwise leave its property out of the schema without a word.
+                failure = failure ?? SchemaError.unsupportedType(entity: entityName, property: name,
+                                                                 type: "\(Swift.type(of: value)) (its declaration was not recorded)")
             }
         }
+        attributeCoders = coders
+        let index = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
+        attributeIndex = index
+        relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
         // The prototype's initial values are the declarations' defaults.
         let first = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0.defaultValue) })
-        let others = [ModelDiscovery.storedInitialValues(of: type.init()), ModelDiscovery.storedInitialValues(of: type.init())]
+        let others = prototypes.dropFirst().map { Self.storedInitialValues(of: $0, only: nil, index: index, coders: coders) }
         perInstanceAttributes = Set(first.keys.filter { name in others.contains { $0[name] != first[name] } })
-        attributeIndex = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
-        relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
         if let failure {
             declaration = .failure(failure)
         } else {
@@ -192,6 +217,22 @@ final class ClassMetadata: @unchecked Sendable {
                     return recorder.name
                 }))
         }
+    }
+
+    /// An object's initial values (as stored) of its attributes — of those in `names` only,
+    /// when given — by attribute name.
+    func storedInitialValues(of instance: Model, only names: Set<String>?) -> [String: GraphStore.Value] {
+        Self.storedInitialValues(of: instance, only: names, index: attributeIndex, coders: attributeCoders)
+    }
+
+    private static func storedInitialValues(of instance: Model, only names: Set<String>?, index: [String: Int],
+                                            coders: [AnyAttributeCoder?]) -> [String: GraphStore.Value] {
+        var values: [String: GraphStore.Value] = [:]
+        for (name, value) in ModelDiscovery.wrapperChildren(of: instance) where names?.contains(name) ?? true {
+            guard let attribute = value as? any AttributeWrapper, let slot = index[name], let coder = coders[slot] else { continue }
+            values[name] = coder.encodeInitialValue(attribute.initialValueAny)
+        }
+        return values
     }
 
     /// The slot of a storage key path this class has already identified (no closures made: the

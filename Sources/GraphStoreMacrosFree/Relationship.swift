@@ -6,25 +6,22 @@ import Observation
 /// when each side has exactly one relationship to the other; otherwise declare it.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
-    @usableFromInline var slot = -1
+    // Only what differs per object; the rest of the declaration is recorded once per class
+    // (DeclarationRecording), not carried by every object.
+    @usableFromInline var slot: Int
     @usableFromInline let initialValue: Value
-    let deleteRule: DeleteRule
-    let inverse: AnyKeyPath?
-    let minimumCount: Int?
-    let maximumCount: Int?
-    let originalName: String?
 
+    @inlinable
     public init(wrappedValue: Value, deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
                 originalName: String? = nil, inverse: PartialKeyPath<Value.Target>? = nil) {
         initialValue = wrappedValue
-        self.deleteRule = deleteRule
-        self.inverse = inverse
-        minimumCount = minimumModelCount
-        maximumCount = maximumModelCount
-        self.originalName = originalName
+        slot = DeclarationRecording.slot(recording: RelationshipRecord<Value>(
+            deleteRule: deleteRule, inverse: inverse, minimumCount: minimumModelCount, maximumCount: maximumModelCount,
+            originalName: originalName))
     }
 
     /// Declared without an initial value: a to-one starts as nil, a to-many empty.
+    @inlinable
     public init(deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
                 originalName: String? = nil, inverse: PartialKeyPath<Value.Target>? = nil) {
         self.init(wrappedValue: Value.empty, deleteRule: deleteRule, minimumModelCount: minimumModelCount,
@@ -36,12 +33,6 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
         get { fatalError() }
         set { fatalError() }
     }
-
-    func declaration(name: String) -> RelationshipDeclaration {
-        RelationshipDeclaration(name: name, target: Value.Target.self, isToMany: Value.isToMany, deleteRule: deleteRule, inverse: inverse,
-                                minimumCount: minimumCount, maximumCount: maximumCount, originalName: originalName)
-    }
-
 
     @inlinable
     public static subscript<M: Model>(

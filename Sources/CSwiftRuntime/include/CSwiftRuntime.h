@@ -1,9 +1,11 @@
 // The one Swift runtime entry point GraphStore calls directly (Swift code may not name runtime
-// symbols itself). See Sources/GraphStore/Context/ObjectRegistry.swift.
+// symbols itself), see Sources/GraphStore/Context/ObjectRegistry.swift; and a C atomic for
+// schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift.
 #ifndef CSWIFTRUNTIME_H
 #define CSWIFTRUNTIME_H
 
 #include <stdbool.h>
+#include <stdatomic.h>
 
 /// Retains a Swift object unless its deinit has begun: returns the object, or NULL (taking
 /// nothing). Exported by libswiftCore on every platform: it is what loading a weak reference uses.
@@ -11,5 +13,18 @@ extern void *swift_tryRetain(void *object);
 
 /// Whether `object` was retained.
 static inline bool graphstore_try_retain(void *object) { return swift_tryRetain(object) != 0; }
+
+/// How many schema discoveries are recording wrapper declarations right now (any thread).
+extern _Atomic long graphstore_recording_sessions;
+
+/// Read by every property wrapper's initialiser, so relaxed: a thread that reads a stale value
+/// either checks (and finds it is not the recording thread) or skips, and both are right for it.
+static inline bool graphstore_recording_sessions_running(void) {
+    return atomic_load_explicit(&graphstore_recording_sessions, memory_order_relaxed) != 0;
+}
+
+static inline void graphstore_recording_sessions_add(long delta) {
+    atomic_fetch_add_explicit(&graphstore_recording_sessions, delta, memory_order_relaxed);
+}
 
 #endif

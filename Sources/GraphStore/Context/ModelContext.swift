@@ -16,7 +16,7 @@ public final class ModelContext {
     var changed: [ObjectIdentifier: any PersistentModel] = [:] {
         didSet { if changed.isEmpty == hasEdits { editsChanged() } }
     }
-    /// Whether `changed` is non-empty, as last told to the inbox (see `editsChanged`).
+    /// Whether `changed` is non-empty, as last seen (see `editsChanged`).
     private var hasEdits = false
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     /// Unsaved inserted objects by unique value: entity → attribute → value → object.
@@ -28,7 +28,9 @@ public final class ModelContext {
     /// `ModelConfiguration(isUndoEnabled: true)`).
     public var undoManager: UndoStack?
     /// What happens at save to a property another context saved since this one changed it.
-    public var mergePolicy: MergePolicy = .localWins
+    public var mergePolicy: MergePolicy = .localWins {
+        didSet { if mergePolicy != oldValue { editsChanged() } }
+    }
     let observers = SaveObservers()
     /// Where this context may be used (see ContextOwner). Kept in `link`, which every object of
     /// this context holds.
@@ -355,11 +357,13 @@ public final class ModelContext {
 }
 
 extension ModelContext {
-    /// `changed` became non-empty or empty: from now on, keep (or stop keeping and drop) other
-    /// contexts' commits for the merge policy.
+    /// `changed` became non-empty or empty, or the merge policy changed: from now on, keep (or
+    /// stop keeping and drop) other contexts' commits for the merge policy. `.localWins` never
+    /// looks at them (this context's values are saved regardless), so it keeps none: with many
+    /// writers, every commit would otherwise be queued for, and then discarded by, every other.
     private func editsChanged() {
         hasEdits = !changed.isEmpty
-        link.setWantsCommits(hasEdits)
+        link.setWantsCommits(hasEdits && mergePolicy != .localWins)
     }
 
     /// How many other contexts' commits wait for this context's merge policy (tests).
