@@ -130,5 +130,27 @@ import Testing
         b.rollback()                  // no edits left: what was kept goes
         #expect(b.pendingMergeCount == 0)
     }
+
+    /// `.localWins` never consults other contexts' commits, so an editing context keeps none of
+    /// them (with many writers, each would otherwise queue every other's commits); switching to
+    /// a policy that consults them keeps them from then on.
+    @Test func localWinsKeepsNoInboxAndAStricterPolicyStartsOne() throws {
+        let (a, flight, b, mine) = try twoContexts(.localWins)
+        mine.routeDistance = 111
+        flight.routeDistance = 222
+        try a.save()
+        #expect(b.pendingMergeCount == 0)
+        b.mergePolicy = .error          // while b still has its edit
+        flight.routeDistance = 333
+        try a.save()
+        #expect(b.pendingMergeCount == 1)
+        #expect(throws: ModelContextError.mergeConflict(model: mine.persistentModelID, properties: ["routeDistance"])) {
+            try b.save()
+        }
+        b.mergePolicy = .localWins      // back: what was kept goes, and b's value is saved
+        #expect(b.pendingMergeCount == 0)
+        try b.save()
+        #expect(try ModelContext(a.container).fetch(FetchDescriptor<Flight>()).first?.routeDistance == 111)
+    }
 }
 
