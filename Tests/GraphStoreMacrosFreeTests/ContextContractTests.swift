@@ -71,6 +71,23 @@ import Testing
         #expect(try context.fetch(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.ident)])).map(\.ident) == ["B", "C"])
     }
 
+    /// An insert's unique value is claimed before changes are checked (inserts are looked up
+    /// once, when upserts are resolved), so a change to the same value in that save is refused.
+    @Test func changingAUniqueValueToANewInsertsIsRefused() throws {
+        let context = ModelContext(try memory(Flight.self))
+        let a = Flight(ident: "A")
+        context.insert(a)
+        try context.save()
+        context.insert(Flight(ident: "Z"))
+        a.ident = "Z"
+        #expect(throws: ModelContextError.uniqueConstraintViolation(entity: "Flight", attribute: "ident", value: "\"Z\"")) {
+            try context.save()
+        }
+        a.ident = "Y"
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.ident)])).map(\.ident) == ["Y", "Z"])
+    }
+
     @Test func findOrInsertUsesTheUniqueIndexAndUnsavedInserts() throws {
         let context = ModelContext(try memory(Flight.self))
         let saved = Airport(icao: "KSFO")

@@ -19,11 +19,12 @@ extension ModelContext {
         let committed: (UInt64, ChangeSummary)
         do {
             committed = try container.commit(from: self, author: author ?? "") {
-                upserts = resolveUpserts(inserts)
+                let claimed: UniqueClaims
+                (upserts, claimed) = resolveUpserts(inserts)
                 let upserted = Set(upserts.map { ObjectIdentifier($0.model) })
                 let plainInserts = inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
                 let updates = changes + upserts.map(\.model)
-                try validateUnique(inserts: plainInserts, changes: updates)
+                try validateUnique(inserts: plainInserts, changes: updates, claimedByInserts: claimed)
                 return try encodeOperations(inserts: plainInserts, changes: changes, upserted: upserts.map(\.model), deletes: deletes)
             }
         } catch {
@@ -66,9 +67,10 @@ extension ModelContext {
     /// SwiftData's upsert: an inserted object whose unique attribute matches a committed row (or
     /// an earlier insert of this save) takes that row's identity, and the save updates the row
     /// with the object's values. Called under the commit lock.
-    private func resolveUpserts(_ inserts: [any PersistentModel]) -> [Upsert] {
+    /// Returns the upserts, and the unique values every insert now claims (by its final row).
+    private func resolveUpserts(_ inserts: [any PersistentModel]) -> ([Upsert], UniqueClaims) {
         var upserts: [Upsert] = []
-        var claimed: [Int: [Int: [Value: UInt64]]] = [:]
+        var claimed: UniqueClaims = [:]
         for model in inserts {
             let backing = model.persistentBacking
             guard let entity = backing.entity else { continue }
@@ -93,8 +95,11 @@ extension ModelContext {
                 if value != .null { claimed[entity.index, default: [:]][attribute.index, default: [:]][value] = backing.row }
             }
         }
-        return upserts
+        return (upserts, claimed)
     }
+
+    /// entity → unique attribute → value → the row that has it in this save.
+    typealias UniqueClaims = [Int: [Int: [Value: UInt64]]]
 
     private func clear(_ model: any PersistentModel) {
         model.persistentBacking.attributeChanges = [:]
@@ -143,12 +148,19 @@ extension ModelContext {
     }
 
     /// Unique values may not collide with another unsaved object or with a committed row.
-    private func validateUnique(inserts: [any PersistentModel], changes: [any PersistentModel]) throws {
-        var claimed: [Int: [Int: [Value: UInt64]]] = [:]
+    ///
+    /// `claimedByInserts` is what `resolveUpserts` found: an insert of an entity with one unique
+    /// attribute has already taken the row (committed or inserted earlier in this save) that
+    /// holds its value, so it cannot collide and is not looked up a second time (an import has
+    /// one such lookup per row); changes are checked against its claims.
+    private func validateUnique(inserts: [any PersistentModel], changes: [any PersistentModel],
+                                claimedByInserts: UniqueClaims) throws {
+        var claimed = claimedByInserts
         // The two lists in place, not concatenated (an upsert of every row changes them all).
         for model in [inserts, changes].joined() {
             let backing = model.persistentBacking
             guard let entity = backing.entity, !entity.uniqueAttributes.isEmpty else { continue }
+            if backing.state == .inserted && entity.uniqueAttributes.count == 1 { continue }
             for attribute in entity.uniqueAttributes {
                 guard backing.state == .inserted || backing.attributeChanges[attribute.index] != nil else { continue }
                 let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
