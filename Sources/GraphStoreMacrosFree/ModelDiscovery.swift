@@ -9,12 +9,20 @@ enum ModelDiscovery {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var classes: [ObjectIdentifier: ClassMetadata] = [:]
 
+    /// Every class's facts by class, read without a lock (each new object asks once).
+    private static let known = IdentityTable(capacity: 512)
+
     static func metadata(for type: Model.Type) -> ClassMetadata {
+        if let address = known.value(for: ObjectIdentifier(type)), let pointer = UnsafeRawPointer(bitPattern: address) {
+            return Unmanaged<ClassMetadata>.fromOpaque(pointer).takeUnretainedValue()
+        }
         lock.lock()
         defer { lock.unlock() }
         if let existing = classes[ObjectIdentifier(type)] { return existing }
         let metadata = ClassMetadata(type: type)
+        // `classes` keeps it for good, so the table may hold its address unretained.
         classes[ObjectIdentifier(type)] = metadata
+        known.insert(UInt(bitPattern: Unmanaged.passUnretained(metadata).toOpaque()), for: ObjectIdentifier(type), keeping: nil)
         return metadata
     }
 
@@ -151,11 +159,11 @@ final class ClassMetadata: @unchecked Sendable {
     let declaration: Result<EntityDeclaration, any Error>
     private let lock = NSLock()
     private var slots: [AnyKeyPath: Int] = [:]
-    /// The same answers by key path identity: the key path objects the compiler passes for a
-    /// property are normally one and the same, and comparing identity is far cheaper than hashing
-    /// a key path. Each entry keeps its key path alive, so an identity is never reused while it
-    /// is a key here; the table is bounded in case key paths are not uniqued.
-    private var slotsByIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, slot: Int)] = [:]
+    /// The same answers by key path identity, read without the lock: the key path objects the
+    /// compiler passes for a property are normally one and the same, and comparing identity is
+    /// far cheaper than hashing a key path. The table keeps its key paths alive, so an identity
+    /// is never reused while it is a key; it is bounded in case key paths are not uniqued.
+    private let slotsByIdentity: IdentityTable
     private var notifiers: [String: (Model) -> Void] = [:]
     private let attributeIndex: [String: Int]
     private let relationshipIndex: [String: Int]
@@ -194,6 +202,7 @@ final class ClassMetadata: @unchecked Sendable {
             }
         }
         attributeCoders = coders
+        slotsByIdentity = IdentityTable(capacity: 4 * (attributes.count + relationships.count))
         let index = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
         attributeIndex = index
         relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
@@ -238,10 +247,7 @@ final class ClassMetadata: @unchecked Sendable {
     /// The slot of a storage key path this class has already identified (no closures made: the
     /// common case, every new object's first access to each property).
     func knownSlot(for storageKeyPath: AnyKeyPath) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let entry = slotsByIdentity[ObjectIdentifier(storageKeyPath)], entry.keyPath === storageKeyPath { return entry.slot }
-        return nil
+        slotsByIdentity.value(for: ObjectIdentifier(storageKeyPath)).map { Int(bitPattern: $0) }
     }
 
     /// The position of the wrapper at `storageKeyPath` among the class's attributes or
@@ -249,16 +255,11 @@ final class ClassMetadata: @unchecked Sendable {
     /// first time this class sees the key path; `observe` is kept to notify observers of it later.
     func slot(for storageKeyPath: AnyKeyPath, isRelationship: Bool, identify: () -> String?,
               observe: @escaping (Model) -> Void) -> Int {
+        if let known = knownSlot(for: storageKeyPath) { return known }
         lock.lock()
-        if let entry = slotsByIdentity[ObjectIdentifier(storageKeyPath)], entry.keyPath === storageKeyPath {
-            lock.unlock()
-            return entry.slot
-        }
         if let slot = slots[storageKeyPath] {
-            if slotsByIdentity.count < 4 * (attributeIndex.count + relationshipIndex.count) {
-                slotsByIdentity[ObjectIdentifier(storageKeyPath)] = (storageKeyPath, slot)
-            }
             lock.unlock()
+            slotsByIdentity.insert(UInt(bitPattern: slot), for: ObjectIdentifier(storageKeyPath), keeping: storageKeyPath)
             return slot
         }
         lock.unlock()
@@ -266,10 +267,8 @@ final class ClassMetadata: @unchecked Sendable {
         lock.lock()
         slots[storageKeyPath] = slot
         notifiers[name] = observe
-        if slotsByIdentity.count < 4 * (attributeIndex.count + relationshipIndex.count) {
-            slotsByIdentity[ObjectIdentifier(storageKeyPath)] = (storageKeyPath, slot)
-        }
         lock.unlock()
+        slotsByIdentity.insert(UInt(bitPattern: slot), for: ObjectIdentifier(storageKeyPath), keeping: storageKeyPath)
         return slot
     }
 

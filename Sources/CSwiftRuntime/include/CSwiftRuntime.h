@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 /// Retains a Swift object unless its deinit has begun: returns the object, or NULL (taking
 /// nothing). Exported by libswiftCore on every platform: it is what loading a weak reference uses.
@@ -25,6 +26,17 @@ static inline bool graphstore_recording_sessions_running(void) {
 
 static inline void graphstore_recording_sessions_add(long delta) {
     atomic_fetch_add_explicit(&graphstore_recording_sessions, delta, memory_order_relaxed);
+}
+
+/// A word read with acquire ordering, and one written with release ordering: an insert-only
+/// table publishes an entry by its key's store, and readers see the value written before it
+/// (IdentityTable).
+static inline uintptr_t graphstore_load_acquire(const uintptr_t *address) {
+    return __atomic_load_n(address, __ATOMIC_ACQUIRE);
+}
+
+static inline void graphstore_store_release(uintptr_t *address, uintptr_t value) {
+    __atomic_store_n(address, value, __ATOMIC_RELEASE);
 }
 
 #endif

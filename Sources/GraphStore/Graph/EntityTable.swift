@@ -296,31 +296,6 @@ func runSideBySide(_ jobs: [() -> Void]) {
     DispatchQueue.concurrentPerform(iterations: work.count) { work[$0]() }
 }
 
-/// A unique attribute's index: value → the one row holding it. A class, so updates happen in place.
-/// Strings (the usual unique keys) have a table of their own: a `String` key is half the size of
-/// a `Value` and compares without switching over Value's cases, so a lookup in a large index
-/// touches less memory.
-final class UniqueIndex {
-    private var strings: [String: UInt32] = [:]
-    private var others: [Value: UInt32] = [:]
-
-    subscript(value: Value) -> UInt32? {
-        get {
-            if case let .string(string) = value { return strings[string] }
-            return others[value]
-        }
-        set {
-            if case let .string(string) = value { strings[string] = newValue } else { others[value] = newValue }
-        }
-    }
-
-    var count: Int { strings.count + others.count }
-
-    func reserveCapacity(_ count: Int, like sample: Value) {
-        if case .string = sample { strings.reserveCapacity(count) } else { others.reserveCapacity(count) }
-    }
-}
-
 /// An indexed attribute's hash index: value → the rows holding it.
 final class SecondaryIndex {
     var rows: [Value: [UInt32]] = [:]

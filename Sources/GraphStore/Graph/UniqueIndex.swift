@@ -1,0 +1,28 @@
+/// A unique attribute's index: value → the one row holding it. A class, so updates happen in place.
+/// Strings (the usual unique keys) have a table of their own (StringRowTable): an entry holds
+/// the key inline beside its row, so a lookup in a large index touches one cache line where a
+/// `[Value: UInt32]` touches three.
+final class UniqueIndex {
+    private let strings = StringRowTable()
+    private var others: [Value: UInt32] = [:]
+
+    subscript(value: Value) -> UInt32? {
+        get {
+            if case let .string(string) = value { return strings.row(for: string) }
+            return others[value]
+        }
+        set {
+            if case let .string(string) = value {
+                if let newValue { strings.set(newValue, for: string) } else { strings.remove(string) }
+            } else {
+                others[value] = newValue
+            }
+        }
+    }
+
+    var count: Int { strings.count + others.count }
+
+    func reserveCapacity(_ count: Int, like sample: Value) {
+        if case .string = sample { strings.reserveCapacity(count) } else { others.reserveCapacity(count) }
+    }
+}
