@@ -32,7 +32,7 @@ final class EntityTable {
         toMany = entity.relationships.map { _ in [] }
         reverse = entity.relationships.map { _ in [:] }
         for attribute in entity.attributes {
-            if attribute.isUnique { unique[attribute.index] = UniqueIndex() }
+            if attribute.isUnique { unique[attribute.index] = UniqueIndex(keysAreStrings: attribute.type.kind == .string) }
             if attribute.isIndexed {
                 secondary[attribute.index] = SecondaryIndex()
                 sorted[attribute.index] = SortedIndex()
@@ -74,6 +74,7 @@ final class EntityTable {
         for r in entity.relationships {
             if r.isToMany { toMany[r.index].reserveCapacity(capacity) } else { toOne[r.index].reserveCapacity(capacity) }
         }
+        for index in unique.values { index.reserveCapacity(index.count + additional) }
     }
 
     // MARK: Rows
@@ -153,9 +154,12 @@ final class EntityTable {
         let r = UInt32(row)
         if let uniqueIndex = unique[index], uniqueIndex[oldValue] == r { uniqueIndex[oldValue] = nil }
         if let secondaryIndex = secondary[index] {
-            if let i = secondaryIndex.rows[oldValue]?.firstIndex(of: r) {
-                secondaryIndex.rows[oldValue]!.remove(at: i)
-                if secondaryIndex.rows[oldValue]!.isEmpty { secondaryIndex.rows[oldValue] = nil }
+            // One hash lookup, then the rows are changed in place (an upsert of every row moves
+            // each one between two values' lists).
+            if let position = secondaryIndex.rows.index(forKey: oldValue),
+               let i = secondaryIndex.rows.values[position].firstIndex(of: r) {
+                secondaryIndex.rows.values[position].remove(at: i)
+                if secondaryIndex.rows.values[position].isEmpty { secondaryIndex.rows.remove(at: position) }
             }
             if bulk { sorted[index]!.markStale() } else { sorted[index]!.remove(r) }
         }
@@ -233,14 +237,10 @@ extension EntityTable {
         for (index, uniqueIndex) in unique {
             let column = columns[index]
             jobs.append {
-                var reserved = false
+                uniqueIndex.reserveCapacity(liveCount)
                 for slot in 0..<slots where live[slot] {
                     let value = column.value(at: slot)
                     guard value != .null else { continue }
-                    if !reserved {
-                        uniqueIndex.reserveCapacity(liveCount, like: value)
-                        reserved = true
-                    }
                     uniqueIndex[value] = UInt32(slot + 1)
                 }
             }

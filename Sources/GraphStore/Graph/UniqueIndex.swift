@@ -5,6 +5,10 @@
 final class UniqueIndex {
     private let strings = StringRowTable()
     private var others: [Value: UInt32] = [:]
+    /// Whether the attribute is a string (where bulk loads reserve room).
+    private let keysAreStrings: Bool
+
+    init(keysAreStrings: Bool) { self.keysAreStrings = keysAreStrings }
 
     subscript(value: Value) -> UInt32? {
         get {
@@ -22,7 +26,7 @@ final class UniqueIndex {
 
     var count: Int { strings.count + others.count }
 
-    func reserveCapacity(_ count: Int, like sample: Value) {
-        if case .string = sample { strings.reserveCapacity(count) } else { others.reserveCapacity(count) }
+    func reserveCapacity(_ count: Int) {
+        if keysAreStrings { strings.reserveCapacity(count) } else { others.reserveCapacity(count) }
     }
 }
