@@ -202,7 +202,8 @@ extension ModelContext {
         for model in changes {
             let backing = model.persistentBacking
             guard let entity = backing.entity, !backing.attributeChanges.isEmpty else { continue }
-            let values = backing.attributeChanges.entries.map { PropertyValue(entity.attributes[$0.key].number, $0.value) }
+            let numbers = entity.attributeNumbers
+            let values = backing.attributeChanges.entries.map { PropertyValue(numbers[$0.key], $0.value) }
             operations.append(.update(entity: entity.number, row: backing.row, values: values))
         }
         // Upserts update every attribute of the row they took over.

@@ -16,6 +16,9 @@ public final class Schema: Sendable {
     let entityIndexByNumber: [EntityNumber: Int]
     let attributeByNumber: [PropertyNumber: (entity: Int, index: Int)]
     let relationshipByNumber: [PropertyNumber: (entity: Int, index: Int)]
+    /// `writesLinks` by entity and relationship position, worked out once (a save asks it for
+    /// every link it encodes).
+    private let linkWriters: [[Bool]]
 
     init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, versionIdentifier: Version? = nil) {
         self.versionIdentifier = versionIdentifier
@@ -28,6 +31,14 @@ public final class Schema: Sendable {
         self.byType = Dictionary(uniqueKeysWithValues: entities.enumerated().compactMap { i, e in e.type.map { (ObjectIdentifier($0), i) } })
         self.nextEntityNumber = nextEntityNumber
         self.nextPropertyNumber = nextPropertyNumber
+        linkWriters = entities.map { entity in
+            entity.relationships.map { relationship in
+                guard let inverse = relationship.inverse else { return true }
+                let other = entities[inverse.entity].relationships[inverse.relationship]
+                if relationship.isToMany != other.isToMany { return relationship.isToMany }
+                return relationship.number <= other.number
+            }
+        }
     }
 
     public func entity(named name: String) -> Schema.Entity? { byName[name].map { entities[$0] } }
@@ -84,9 +95,7 @@ extension Schema {
     /// side only (the graph keeps the other in step): the to-many side when there is one, so the
     /// order of a to-many is the order of its links; otherwise the side with the lower number.
     func writesLinks(_ relationship: Relationship) -> Bool {
-        guard let other = inverse(of: relationship) else { return true }
-        if relationship.isToMany != other.isToMany { return relationship.isToMany }
-        return relationship.number <= other.number
+        linkWriters[relationship.entityIndex][relationship.index]
     }
 }
 
@@ -142,6 +151,8 @@ extension Schema {
         public let attributes: [Schema.Attribute]
         /// The unique attributes (kept: every insert and save walks them).
         public let uniqueAttributes: [Schema.Attribute]
+        /// Each attribute's log number, by position (a save encodes one per changed value).
+        let attributeNumbers: [PropertyNumber]
         public let relationships: [Schema.Relationship]
         public let originalName: String?
         private let attributeByName: [String: Int]
@@ -162,6 +173,7 @@ extension Schema {
             self.type = type
             self.attributes = attributes
             self.uniqueAttributes = attributes.filter(\.isUnique)
+            self.attributeNumbers = attributes.map(\.number)
             self.relationships = relationships
             self.originalName = originalName
             self.propertyNamer = propertyNamer
