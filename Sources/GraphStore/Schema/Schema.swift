@@ -100,8 +100,10 @@ extension Schema {
 }
 
 extension Schema {
-    /// A stored attribute of an entity.
-    public struct Attribute: Sendable, Hashable {
+    /// A stored attribute of an entity. A class, immutable: every save, fetch and key path
+    /// lookup passes attribute descriptions around, and copying one as a struct retained each of
+    /// its strings and values; a reference is one retain. Equal by value.
+    public final class Attribute: Sendable, Hashable {
         public let name: String
         /// Position among the entity's attributes (declaration order).
         public let index: Int
@@ -114,10 +116,36 @@ extension Schema {
 
         public var isUnique: Bool { options.contains(.unique) }
         public var isIndexed: Bool { options.contains(.indexed) }
+
+        init(name: String, index: Int, number: PropertyNumber, type: AttributeType, options: AttributeOptions,
+             originalName: String?, defaultValue: Value) {
+            self.name = name
+            self.index = index
+            self.number = number
+            self.type = type
+            self.options = options
+            self.originalName = originalName
+            self.defaultValue = defaultValue
+        }
+
+        public static func == (a: Attribute, b: Attribute) -> Bool {
+            a === b || (a.name == b.name && a.index == b.index && a.number == b.number && a.type == b.type && a.options == b.options
+                        && a.originalName == b.originalName && a.defaultValue == b.defaultValue)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(name)
+            hasher.combine(index)
+            hasher.combine(number)
+            hasher.combine(type)
+            hasher.combine(options)
+            hasher.combine(originalName)
+            hasher.combine(defaultValue)
+        }
     }
 
-    /// A relationship of an entity.
-    public struct Relationship: Sendable, Hashable {
+    /// A relationship of an entity. A class for the same reason as `Attribute`; equal by value.
+    public final class Relationship: Sendable, Hashable {
         public let name: String
         /// Position among the entity's relationships (declaration order).
         public let index: Int
@@ -134,6 +162,42 @@ extension Schema {
         public let minimumCount: Int?
         public let maximumCount: Int?
         public let originalName: String?
+
+        init(name: String, index: Int, number: PropertyNumber, entityIndex: Int, targetIndex: Int, targetName: String,
+             isToMany: Bool, deleteRule: DeleteRule, inverse: RelationshipReference?, inverseName: String?,
+             minimumCount: Int?, maximumCount: Int?, originalName: String?) {
+            self.name = name
+            self.index = index
+            self.number = number
+            self.entityIndex = entityIndex
+            self.targetIndex = targetIndex
+            self.targetName = targetName
+            self.isToMany = isToMany
+            self.deleteRule = deleteRule
+            self.inverse = inverse
+            self.inverseName = inverseName
+            self.minimumCount = minimumCount
+            self.maximumCount = maximumCount
+            self.originalName = originalName
+        }
+
+        public static func == (a: Relationship, b: Relationship) -> Bool {
+            a === b || (a.name == b.name && a.index == b.index && a.number == b.number && a.entityIndex == b.entityIndex
+                        && a.targetIndex == b.targetIndex && a.targetName == b.targetName && a.isToMany == b.isToMany
+                        && a.deleteRule == b.deleteRule && a.inverse == b.inverse && a.inverseName == b.inverseName
+                        && a.minimumCount == b.minimumCount && a.maximumCount == b.maximumCount && a.originalName == b.originalName)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(name)
+            hasher.combine(index)
+            hasher.combine(number)
+            hasher.combine(entityIndex)
+            hasher.combine(targetIndex)
+            hasher.combine(isToMany)
+            hasher.combine(deleteRule)
+            hasher.combine(inverse)
+        }
     }
 
 
