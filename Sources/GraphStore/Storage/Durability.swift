@@ -25,8 +25,9 @@ public struct LogOptions: Sendable {
     public var preallocationStep: UInt64 = LogOptions.defaultPreallocationStep
     public static let defaultPreallocationStep: UInt64 = 4 << 20
     /// With `.grouped`: how long a sync's leader waits for other commits on their way, once
-    /// syncs are being shared (several writers are committing). 0 never waits.
-    public var groupCommitDelayMicroseconds = 30
+    /// syncs are being shared (several writers are committing). 0 never waits. The leader
+    /// yields its thread while it waits (see TransactionLog.waitForSync).
+    public var groupCommitDelayMicroseconds = 80
 
     public init(
         durability: Durability = .full,
