@@ -83,15 +83,15 @@ public struct Attribute<Value>: AttributeWrapper {
         @inline(__always) get {
             // Only the fields needed are read (the key paths are literals here): copying the whole
             // wrapper would copy its initial value on every read.
+            // A stored value that no longer decodes stays in the store untouched; the property
+            // reads as its initial value.
             guard let slot = ModelDiscovery.beginRead(instance, wrappedKeyPath, storageKeyPath, isRelationship: false,
                                                       storedSlot: instance[keyPath: storageKeyPath].slot),
                   slot >= 0, let stored = instance.persistentBacking.attributeValue(at: slot),
-                  let coder = ModelDiscovery.attributeCoder(of: instance, slot: slot, as: Value.self) else {
+                  let value = ModelDiscovery.decode(stored, of: instance, slot: slot, as: Value.self) else {
                 return instance[keyPath: storageKeyPath].initialValue
             }
-            // A stored value that no longer decodes stays in the store untouched; the property
-            // reads as its initial value.
-            return (try? coder.decode(stored)) ?? instance[keyPath: storageKeyPath].initialValue
+            return value
         }
         @inline(__always) set {
             let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: false)

@@ -26,11 +26,16 @@ open class Model: PersistentModel, Codable {
     /// Set by the first read of a persistent property. Observation only ever tracks what was
     /// read, so until then nobody can observe this object and writes skip the registrar (whose
     /// bookkeeping was a third of a bulk insert's time).
-    @usableFromInline final var mayBeObserved = false
+    @usableFromInline @exclusivity(unchecked) final var mayBeObserved = false
     /// Set on a type's prototype while schema discovery asks which property a key path reads.
-    @usableFromInline final var accessRecorder: AccessRecorder?
+    @usableFromInline @exclusivity(unchecked) final var accessRecorder: AccessRecorder?
     /// The class's discovery facts, cached on first property access.
-    @usableFromInline final var classMetadata: ClassMetadata?
+    // These three are read or written on every property access; run-time exclusivity checks
+    // (a thread-local access set per access) cost more than the accesses. They are only ever
+    // touched in single, non-overlapping reads and writes.
+    @usableFromInline @exclusivity(unchecked) final var classMetadata: ClassMetadata?
+    /// Its attribute coders by slot, unretained (see ModelDiscovery.decode).
+    @usableFromInline @exclusivity(unchecked) final var attributeCoderTable: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 
     public required init() {}
 

@@ -16,9 +16,11 @@ import Foundation
 final class ContextLink: @unchecked Sendable {
     private let lock = NSLock()
     private var address: UnsafeMutableRawPointer?
-    var owner: ContextOwner
+    // Read by every property access of the context's objects (the thread check), so without
+    // run-time exclusivity checks; each is only ever read or assigned whole.
+    @exclusivity(unchecked) var owner: ContextOwner
     /// Cleared when the context is deinitialised (its objects then answer like unmanaged ones).
-    private(set) var contextIsAlive = true
+    @exclusivity(unchecked) private(set) var contextIsAlive = true
     private var storedMisuse: ModelContextError?
     private var storedAutosavePending = false
     /// The context's identity map, which its objects leave when they are freed (even after the

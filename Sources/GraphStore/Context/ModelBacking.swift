@@ -13,22 +13,25 @@ public final class ModelBacking {
         case deleted
     }
 
-    public internal(set) var state: State = .unmanaged
+    // The fields every property access reads skip run-time exclusivity checks (a thread-local
+    // access set per access, more than the read itself); each is only ever read or assigned
+    // whole, never accessed in overlapping ways.
+    @exclusivity(unchecked) public internal(set) var state: State = .unmanaged
     /// The context that manages the object, reached through the context's `ContextLink`, which
     /// never keeps it alive (a context owns its objects' unsaved work, never the other way round).
     public internal(set) var context: ModelContext? {
         get { link?.context }
         set { link = newValue?.link }
     }
-    var link: ContextLink?
-    var entity: Schema.Entity?
+    @exclusivity(unchecked) var link: ContextLink?
+    @exclusivity(unchecked) var entity: Schema.Entity?
     /// The committed graph the row lives in: kept strongly (it holds no objects or contexts), so
     /// an object's stored attributes stay readable even after its context is gone.
-    var graph: Graph?
-    var row: UInt64 = 0
+    @exclusivity(unchecked) var graph: Graph?
+    @exclusivity(unchecked) var row: UInt64 = 0
     private var temporaryIdentifier: PersistentIdentifier?
     /// Unsaved attribute values (all values set so far, for an unmanaged object).
-    var attributeChanges = PropertyChanges<Value>()
+    @exclusivity(unchecked) var attributeChanges = PropertyChanges<Value>()
     /// Unsaved relationship values.
     var relationshipChanges = PropertyChanges<PendingRelationship>()
     /// Attributes whose last assigned value could not be encoded (save reports them).
@@ -36,7 +39,7 @@ public final class ModelBacking {
     /// To-one relationships decoded by identifier, resolved when the object is inserted.
     var unresolvedToOne: [Int: PersistentIdentifier] = [:]
     /// A private copy that shows only the committed row (fetches with `includePendingChanges: false`).
-    var readsCommittedState = false
+    @exclusivity(unchecked) var readsCommittedState = false
 
     /// Whether the object takes itself out of its context's registry when it is freed
     /// (`Model` does, in its deinit); other objects are registered weakly (ObjectRegistry).
