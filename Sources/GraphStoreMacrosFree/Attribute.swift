@@ -17,53 +17,110 @@ public struct Attribute<Value>: AttributeWrapper {
     @usableFromInline let initialValue: Value
 
     @inlinable
-    init(initialValue: Value, coder: @autoclosure () -> ValueCoder<Value>?, options: [AttributeOptions], originalName: String?) {
+    init(initialValue: Value, coder: @autoclosure () -> ValueCoder<Value>?, options: @autoclosure () -> AttributeOptions,
+         originalName: String?) {
         self.initialValue = initialValue
-        slot = DeclarationRecording.slot(recording: AttributeRecord(coder: coder(), options: options, originalName: originalName))
+        slot = DeclarationRecording.slot(recording: AttributeRecord(coder: coder(), options: options(), originalName: originalName))
+    }
+
+    // Each kind of type has two initialisers: one option or none (`@Attribute(.unique)`), and
+    // any number (`@Attribute(.unique, .indexed)`). A variadic parameter makes its array at
+    // every call, and a wrapper is made for every object: the single-option form, which the
+    // compiler prefers, makes none.
+
+    @inlinable
+    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Storable {
+        self.init(initialValue: wrappedValue, coder: .storable, options: option, originalName: originalName)
     }
 
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable {
-        self.init(initialValue: wrappedValue, coder: .storable, options: options, originalName: originalName)
+        self.init(initialValue: wrappedValue, coder: .storable, options: options.reduce(into: []) { $0.formUnion($1) },
+                  originalName: originalName)
+    }
+
+    @inlinable
+    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Storable & Codable {
+        self.init(initialValue: wrappedValue, coder: .storable, options: option, originalName: originalName)
     }
 
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable & Codable {
-        self.init(initialValue: wrappedValue, coder: .storable, options: options, originalName: originalName)
+        self.init(initialValue: wrappedValue, coder: .storable, options: options.reduce(into: []) { $0.formUnion($1) },
+                  originalName: originalName)
+    }
+
+    @inlinable
+    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil)
+        where Value: RawRepresentable, Value.RawValue: Storable {
+        self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: option, originalName: originalName)
     }
 
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: RawRepresentable, Value.RawValue: Storable {
-        self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: options, originalName: originalName)
+        self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: options.reduce(into: []) { $0.formUnion($1) },
+                  originalName: originalName)
+    }
+
+    @inlinable
+    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil)
+        where Value: RawRepresentable & Codable, Value.RawValue: Storable {
+        self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: option, originalName: originalName)
     }
 
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: RawRepresentable & Codable, Value.RawValue: Storable {
-        self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: options, originalName: originalName)
+        self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: options.reduce(into: []) { $0.formUnion($1) },
+                  originalName: originalName)
+    }
+
+    @inlinable
+    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: OptionalRawRepresentable {
+        self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: option, originalName: originalName)
     }
 
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: OptionalRawRepresentable {
-        self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: options, originalName: originalName)
+        self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: options.reduce(into: []) { $0.formUnion($1) },
+                  originalName: originalName)
+    }
+
+    @inlinable
+    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil)
+        where Value: OptionalRawRepresentable & Codable {
+        self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: option, originalName: originalName)
     }
 
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: OptionalRawRepresentable & Codable {
-        self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: options, originalName: originalName)
+        self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: options.reduce(into: []) { $0.formUnion($1) },
+                  originalName: originalName)
+    }
+
+    @inlinable
+    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Codable {
+        self.init(initialValue: wrappedValue, coder: .codable, options: option, originalName: originalName)
     }
 
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Codable {
-        self.init(initialValue: wrappedValue, coder: .codable, options: options, originalName: originalName)
+        self.init(initialValue: wrappedValue, coder: .codable, options: options.reduce(into: []) { $0.formUnion($1) },
+                  originalName: originalName)
     }
 
     /// Any other type compiles, and is refused by name when the container is created.
     @inlinable
+    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) {
+        self.init(initialValue: wrappedValue, coder: nil, options: option, originalName: originalName)
+    }
+
+    @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) {
-        self.init(initialValue: wrappedValue, coder: nil, options: options, originalName: originalName)
+        self.init(initialValue: wrappedValue, coder: nil, options: options.reduce(into: []) { $0.formUnion($1) },
+                  originalName: originalName)
     }
 
     @available(*, unavailable, message: "@Attribute is only available on Model subclasses")

@@ -68,9 +68,9 @@ struct AttributeRecord<Value>: DeclaredAttribute {
     let originalName: String?
 
     @usableFromInline
-    init(coder: ValueCoder<Value>?, options: [AttributeOptions], originalName: String?) {
+    init(coder: ValueCoder<Value>?, options: AttributeOptions, originalName: String?) {
         self.coder = coder
-        self.options = options.reduce(into: []) { $0.formUnion($1) }
+        self.options = options
         self.originalName = originalName
     }
 

@@ -27,6 +27,16 @@ final class RecordedMarker: Model {
     @Attribute var value: Double = 1.5
 }
 
+/// Every spelling of @Attribute's options: none, one, several, with and without a rename.
+final class RecordedOptions: Model {
+    @Attribute var none: Int = 0
+    @Attribute(.indexed) var one: Int = 0
+    @Attribute(.unique, .indexed) var two: String = ""
+    @Attribute(.indexed, originalName: "old") var renamed: Int = 0
+    @Attribute(originalName: "older") var renamedOnly: String? = nil
+    @Attribute(.externalStorage, .indexed, originalName: "blob") var three: Data = Data()
+}
+
 @Suite struct DeclarationRecordingTests {
     /// The point of recording: an object's wrappers carry only their slot and initial value.
     @Test func wrappersHoldOnlyTheirSlotAndInitialValue() {
@@ -53,6 +63,16 @@ final class RecordedMarker: Model {
         #expect(ObjectIdentifier(stops.target) == ObjectIdentifier(RecordedStop.self))
         // Found by comparing prototypes, which the recording session makes.
         #expect(ModelDiscovery.metadata(for: RecordedLeg.self).perInstanceAttributes == ["tail"])
+    }
+
+    @Test func everySpellingOfOptionsIsRecorded() throws {
+        let attributes = Dictionary(uniqueKeysWithValues: try RecordedOptions.entityDeclaration().attributes.map { ($0.name, $0) })
+        #expect(attributes["none"]?.options == [])
+        #expect(attributes["one"]?.options == [.indexed])
+        #expect(attributes["two"]?.options == [.unique, .indexed])
+        #expect(attributes["renamed"]?.options == [.indexed] && attributes["renamed"]?.originalName == "old")
+        #expect(attributes["renamedOnly"]?.options == [] && attributes["renamedOnly"]?.originalName == "older")
+        #expect(attributes["three"]?.options == [.externalStorage, .indexed] && attributes["three"]?.originalName == "blob")
     }
 
     /// Objects made on other threads while a class is being discovered take no part in its
