@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import GraphStore
 import GraphStoreTestSupport
@@ -12,7 +11,7 @@ import GraphStoreTestSupport
         let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty))
         let syncsBefore = faulty.syncCount
         let writers = 8, perWriter = 25
-        let numbers = Mutex<[UInt64]>([])
+        let numbers = Locked<[UInt64]>([])
         // Real threads: concurrentPerform would run only as many writers as there are cores.
         let group = DispatchGroup()
         for writer in 0..<writers {
