@@ -80,4 +80,29 @@ import Testing
         // The writer is poisoned: later saves fail too, until the store is reopened.
         #expect(throws: StorageError.self) { try context.save() }
     }
+
+    /// With `.grouped` a commit is applied before its record is written (the write overlaps the
+    /// next commit): when that write fails, the save throws, the store is poisoned as after a
+    /// failed sync, and reopening shows only what was acknowledged.
+    @Test func aFailedGroupedWritePoisonsAndReopensWithWhatWasAcknowledged() throws {
+        let store = TemporaryStore()
+        do {
+            let faulty = FaultInjectingFileIO(base: PosixFileIO(), plan: FaultPlan())
+            let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(
+                url: store.url, durability: .grouped, segmentSize: 1 << 20, fileIO: faulty))
+            let context = ModelContext(container)
+            context.insert(Flight(ident: "KEEP"))
+            try context.save()
+            faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount, errno: 28)))
+            context.insert(Flight(ident: "LOST"))
+            #expect(throws: StorageError.self) { try context.save() }
+            #expect(context.hasChanges)
+            context.insert(Flight(ident: "LATER"))
+            #expect(throws: StorageError.self) { try context.save() }
+            container.close()
+        }
+        let reopened = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(url: store.url, durability: .grouped))
+        defer { reopened.close() }
+        #expect(try ModelContext(reopened).fetch(FetchDescriptor<Flight>()).map(\.ident) == ["KEEP"])
+    }
 }

@@ -128,10 +128,14 @@ public final class ModelContainer: @unchecked Sendable {
         let number: UInt64
         let operations: [LogOperation]
         var receipt: TransactionLog.Receipt?
+        var deferred: Store.DeferredCommit?
         do {
             defer { commitLock.unlock() }
             operations = try encode()
-            if let store {
+            if let store, store.defersWrites {
+                deferred = try store.commitDeferringWrite(operations, author: author)
+                number = deferred!.number
+            } else if let store {
                 receipt = try store.commit(operations, author: author, waitForDurability: false)
                 number = receipt!.number
             } else {
@@ -140,7 +144,9 @@ public final class ModelContainer: @unchecked Sendable {
                 captured?.withLock { $0.append(contentsOf: operations) }
             }
         }
-        // Group commit: wait for the sync outside the lock, so concurrent saves share it.
+        // Group commit: write and wait for the sync outside the lock, so the next commit's
+        // encoding overlaps this write and concurrent saves share one sync.
+        if let deferred { try store?.finish(deferred) }
         if let receipt { try store?.waitUntilDurable(receipt) }
         let summary = ChangeSummary(operations: operations, schema: schema)
         // Through the links: a merge never takes a reference to another context.

@@ -39,6 +39,12 @@ public final class TransactionLog: @unchecked Sendable {
     private var appendedCommits: UInt64 = 0
     private var syncedCommits: UInt64 = 0
     private var lastBatchCommits: UInt64 = 0
+    /// Reservations handed out and written (see `reserve`); `writeOffset` is where the next
+    /// reservation goes, `appendedBytes` counts only written ones.
+    private var ticketsIssued: UInt64 = 0
+    private var ticketsWritten: UInt64 = 0
+    /// Threads waiting for every reservation to be written (a roll, a seal, a sync, close).
+    private var drainWaiters = 0
 
     // Reader state: where refresh continues.
     private var readSegment: UInt64 = 1
@@ -149,6 +155,25 @@ public final class TransactionLog: @unchecked Sendable {
     @discardableResult
     public func append(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil,
                        waitForDurability: Bool = true) throws -> Receipt {
+        try write(try reserve(operations, author: author, timestampMicros: timestampMicros), waitForDurability: waitForDurability)
+    }
+
+    /// A transaction's record with the number and the place in the log it was given, waiting to
+    /// be written (`write(_:waitForDurability:)`).
+    public struct Reservation: @unchecked Sendable {
+        public let receipt: Receipt
+        fileprivate let record: [UInt8]
+        fileprivate let offset: UInt64
+        fileprivate let ticket: UInt64
+        fileprivate let handle: any FileHandleIO
+    }
+
+    /// Gives a transaction its number and its place in the log (in the order of the calls),
+    /// and encodes its record. Every reservation must be written (`write`), promptly: later
+    /// ones wait for it. A container reserves under its commit lock and writes after releasing
+    /// it, so one commit's write overlaps the next commit's encoding and applying (the write was
+    /// half of what the commit lock serialised with 16 writers).
+    public func reserve(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil) throws -> Reservation {
         let time = timestampMicros ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
         var writer = ByteWriter(capacity: 64 + operations.count * 48)
         writer.raw(repeatElement(0, count: RecordFormat.headerSize))
@@ -159,13 +184,18 @@ public final class TransactionLog: @unchecked Sendable {
         }
 
         condition.lock()
-        var locked = true
-        defer { if locked { condition.unlock() } }
+        defer { condition.unlock() }
         try checkWritable()
-        // A record that starts a new segment waits for a running group sync: the leader syncs
-        // the active segment's file outside the lock, and rolling closes that file.
-        while syncInProgress && writeOffset + UInt64(writer.count) > options.segmentSize {
+        // Whoever waits for the log to be quiet (a seal, a sync, close) goes first.
+        while drainWaiters > 0 {
             condition.wait()
+            try checkWritable()
+        }
+        // A record that starts a new segment waits for a running group sync (the leader syncs
+        // the active segment's file outside the lock, and rolling closes that file) and for the
+        // records reserved before it (their writes go to that file).
+        if writeOffset + UInt64(writer.count) > options.segmentSize {
+            waitUntilQuiet()
             try checkWritable()
         }
         let number = lastNumber + 1
@@ -183,16 +213,49 @@ public final class TransactionLog: @unchecked Sendable {
                 try rollSegment()
             }
             try reserveSpace(through: writeOffset + UInt64(record.count))
-            try active!.writeAll(record, at: writeOffset)
         } catch {
             throw poisonWith(error)
         }
+        let reservation = Reservation(receipt: Receipt(number: number, timestampMicros: time, recordBytes: record.count),
+                                      record: record, offset: writeOffset, ticket: ticketsIssued, handle: active!)
+        ticketsIssued += 1
         writeOffset += UInt64(record.count)
-        appendedBytes += UInt64(record.count)
-        appendedCommits += 1
         lastNumber = number
         lastCommitMicros = time
-        let receipt = Receipt(number: number, timestampMicros: time, recordBytes: record.count)
+        return reservation
+    }
+
+    /// Writes a reserved record (after every record reserved before it), then returns once it
+    /// is as durable as `options.durability` asks; see `append` for `waitForDurability`. A
+    /// failed write poisons the log, and every reservation after it then throws.
+    @discardableResult
+    public func write(_ reservation: Reservation, waitForDurability: Bool = true) throws -> Receipt {
+        condition.lock()
+        var locked = true
+        defer { if locked { condition.unlock() } }
+        // Records reach the file in reservation order, so the bytes a sync covers never have a
+        // hole. Waiting is rare and short (the one before is mid-write): yield rather than sleep.
+        while ticketsWritten != reservation.ticket {
+            condition.unlock()
+            sched_yield()
+            condition.lock()
+        }
+        if let poison {
+            finishTicket()
+            throw StorageError.writerPoisoned(cause: poison.description)
+        }
+        // Written with the lock released: group-sync waiters woken by a finished sync take it
+        // without queueing behind the write, and a running sync covers only `appendedBytes`,
+        // which this record joins after its write.
+        condition.unlock()
+        var failure: (any Error)?
+        do { try reservation.handle.writeAll(reservation.record, at: reservation.offset) } catch { failure = error }
+        condition.lock()
+        finishTicket()
+        if let failure { throw poisonWith(failure) }
+        appendedBytes += UInt64(reservation.record.count)
+        appendedCommits += 1
+        let receipt = reservation.receipt
 
         switch options.durability {
         case .none:
@@ -212,6 +275,22 @@ public final class TransactionLog: @unchecked Sendable {
             try waitForSync(covering: target)
             return receipt
         }
+    }
+
+    /// One more reservation written (or given up after a poisoning); wakes whoever waits for
+    /// the written ones to catch up. Called with the lock held.
+    private func finishTicket() {
+        ticketsWritten += 1
+        if drainWaiters > 0 && ticketsWritten == ticketsIssued { condition.broadcast() }
+    }
+
+    /// Waits until no group sync runs and every reserved record is written; reservations wait
+    /// meanwhile, so a steady stream of commits cannot keep it waiting. Called with the lock held.
+    private func waitUntilQuiet() {
+        drainWaiters += 1
+        while syncInProgress || ticketsWritten < ticketsIssued { condition.wait() }
+        drainWaiters -= 1
+        if drainWaiters == 0 { condition.broadcast() }  // the reservations held back
     }
 
     /// Returns once the commit of `receipt` is durable (a group sync covers it); throws the
@@ -298,7 +377,7 @@ public final class TransactionLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         try checkWritable()
-        while syncInProgress { condition.wait() }
+        waitUntilQuiet()
         if writeOffset > UInt64(SegmentFormat.headerSize) {
             do { try rollSegment() } catch { throw poisonWith(error) }
         }
@@ -368,7 +447,7 @@ public final class TransactionLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         try checkWritable()
-        while syncInProgress { condition.wait() }
+        waitUntilQuiet()
         do { try active!.sync() } catch { throw poisonWith(error) }
         syncedBytes = appendedBytes
     }
@@ -427,7 +506,7 @@ public final class TransactionLog: @unchecked Sendable {
     public func close() {
         condition.lock()
         defer { condition.unlock() }
-        while syncInProgress { condition.wait() }
+        waitUntilQuiet()
         guard !closed else { return }
         // Commits still waiting for their group sync are synced here, so that their waiters
         // return (a waiter finding the log closed would otherwise have no file to sync).

@@ -25,8 +25,12 @@ extension Store {
     /// Called with `maintenanceLock` held.
     func writeCheckpoint(progress: (Int, Int) -> Void = { _, _ in }) throws -> CheckpointSummary {
         if options.log.readOnly { throw StorageError.readOnly }
-        try log.sync()
-        let (transaction, tables) = graph.captureImage()
+        // Under the commit lock, after the sync: every commit in the captured graph is written
+        // and synced (with `.grouped`, a commit is applied before its record is written).
+        let (transaction, tables) = try commitLock.withLock {
+            try log.sync()
+            return graph.captureImage()
+        }
         let history = state.withLock { state in
             state.bytesSinceCheckpoint = 0
             return state.schemaHistory.filter { $0.transaction <= transaction }

@@ -87,6 +87,74 @@ import GraphStoreTestSupport
         #expect(try readAll("/s", fileIO: memory).0.map(\.number) == [1, 2, 3])
     }
 
+    /// Reservations are written in the order they were made, whatever order their writers come
+    /// in: a later one waits for the one before it.
+    @Test func reservationsAreWrittenInReservationOrder() throws {
+        let memory = MemoryFileIO()
+        let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: memory))
+        let first = try log.reserve(CrashWorkload.operations(writer: 0, sequence: 0))
+        let second = try log.reserve(CrashWorkload.operations(writer: 0, sequence: 1))
+        #expect(first.receipt.number == 1 && second.receipt.number == 2)
+        let secondDone = Locked(false)
+        let group = DispatchGroup()
+        group.enter()
+        Thread {
+            _ = try? log.write(second)  // waits for the first
+            secondDone.withLock { $0 = true }
+            group.leave()
+        }.start()
+        usleep(20_000)
+        #expect(!secondDone.value)
+        #expect(try readAll("/s", fileIO: memory).0.isEmpty)
+        try log.write(first)
+        group.wait()
+        #expect(secondDone.value)
+        log.close()
+        #expect(try readAll("/s", fileIO: memory).0.map(\.number) == [1, 2])
+    }
+
+    /// A reservation whose write fails poisons the log: the reservation after it throws without
+    /// writing, and the log keeps what was written before.
+    @Test func aFailedReservationWritePoisonsTheOnesAfterIt() throws {
+        let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan())
+        let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty))
+        try log.append(CrashWorkload.operations(writer: 0, sequence: 0))
+        let failing = try log.reserve(CrashWorkload.operations(writer: 0, sequence: 1))
+        let after = try log.reserve(CrashWorkload.operations(writer: 0, sequence: 2))
+        faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount, errno: 28)))
+        #expect(throws: StorageError.self) { try log.write(failing) }
+        #expect(throws: StorageError.self) { try log.write(after) }
+        #expect(log.poisonedBy != nil)
+        log.close()
+        #expect(try readAll("/s", fileIO: faulty.base).0.map(\.number) == [1])
+    }
+
+    /// `sync()` and `close()` wait for reservations still being written, and write nothing
+    /// out of order; commits keep reserving while a sync waits, and all of them land in order.
+    @Test func syncAndCloseWaitForReservationsInFlight() throws {
+        let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan(syncDelay: .microseconds(200)))
+        let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 4096, fileIO: faulty))
+        let reserveLock = NSLock()  // as a container's commit lock: reserve under it, write after
+        let writers = 6, perWriter = 40
+        let group = DispatchGroup()
+        for writer in 0..<writers {
+            group.enter()
+            Thread {
+                for sequence in 0..<perWriter {
+                    let reservation = reserveLock.withLock { try! log.reserve(CrashWorkload.operations(writer: writer, sequence: sequence)) }
+                    _ = try! log.write(reservation)
+                }
+                group.leave()
+            }.start()
+        }
+        for _ in 0..<20 { try log.sync() }
+        group.wait()
+        log.close()
+        let (transactions, _) = try readAll("/s", fileIO: faulty.base)
+        #expect(transactions.map(\.number) == Array(1...UInt64(writers * perWriter)))
+        #expect(transactions.allSatisfy { CrashWorkload.identify($0) != nil })
+    }
+
     @Test func fullDurabilitySyncsEveryCommitAndNoneSyncsNone() throws {
         for (durability, expected) in [(Durability.full, 20), (.none, 0)] {
             let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan())
