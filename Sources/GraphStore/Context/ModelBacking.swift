@@ -64,8 +64,9 @@ public final class ModelBacking {
 
     /// Called from the object's deinit: its registry entry must go before its memory does.
     public func modelWillBeFreed(_ object: ObjectIdentifier) {
-        guard let link, let entity, row > 0 else { return }
-        link.registry.remove(entity: entity.index, row: row, ifObject: object)
+        guard row > 0, entityIndex >= 0, let unretainedLink else { return }
+        let entity = entityIndex, row = self.row
+        unretainedLink._withUnsafeGuaranteedRef { $0.registry.remove(entity: entity, row: row, ifObject: object) }
     }
 
     func identifier(for model: AnyObject) -> PersistentIdentifier {

@@ -114,7 +114,7 @@ public final class ModelContext {
         // Contexts exist only for model schemas; a recorded schema (no types) has none.
         let model = description.type!.init()
         let backing = model.persistentBacking
-        backing.context = self
+        backing.link = link
         backing.entity = description
         backing.graph = graph
         backing.row = row

@@ -15,12 +15,12 @@ import Foundation
 final class ObjectRegistry: @unchecked Sendable {
     /// Guards the tables, and the link's live queries and merge inbox (a merge takes one lock).
     let lock = NSLock()
-    private var tables: [[UInt64: Entry]]
+    private var tables: [RowTable<Entry>]
     /// Entries in all tables (kept, so that a merge can skip an empty registry for free).
     private var entryCount = 0
 
     init(entityCount: Int) {
-        tables = Array(repeating: [:], count: entityCount)
+        tables = Array(repeating: RowTable(), count: entityCount)
     }
 
     func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
@@ -40,7 +40,7 @@ final class ObjectRegistry: @unchecked Sendable {
     func remove(entity: Int, row: UInt64, ifObject object: ObjectIdentifier) {
         lock.lock()
         if let entry = tables[entity][row], entry.identity == object, entry.weak == nil {
-            tables[entity][row] = nil
+            tables[entity].removeValue(forKey: row)
             entryCount -= 1
         }
         lock.unlock()
