@@ -24,9 +24,10 @@ public struct LogOptions: Sendable {
     /// Segments are preallocated this far ahead of the writes (at most the segment size).
     public var preallocationStep: UInt64 = LogOptions.defaultPreallocationStep
     public static let defaultPreallocationStep: UInt64 = 4 << 20
-    /// With `.grouped`: how long a sync's leader waits for other commits on their way, once
-    /// syncs are being shared (several writers are committing). 0 never waits. The leader
-    /// yields its thread while it waits (see TransactionLog.waitForSync).
+    /// With `.grouped`: the longest a sync's leader waits for other commits on their way, once
+    /// syncs are being shared (several writers are committing); it stops early when the
+    /// writers it expects have committed. 0 never waits. The leader yields its thread while it
+    /// waits (see TransactionLog.waitForSync).
     public var groupCommitDelayMicroseconds = 80
 
     public init(
