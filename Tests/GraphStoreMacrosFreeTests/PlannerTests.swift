@@ -213,6 +213,11 @@ import GraphStoreTestSupport
     }
 }
 
+extension Flight {
+    /// A computed, non-optional Date key (as the Enroute app's `arrival`).
+    var departureOrEpoch: Date { actualOff ?? Date(timeIntervalSince1970: 0) }
+}
+
 @Suite struct SortingTests {
     /// Fetch sorting reads a numeric or date first key once per object; the order must be
     /// exactly Foundation's (`sorted(using:)`), ties and all, forward and reverse.
@@ -232,7 +237,9 @@ import GraphStoreTestSupport
         let all = try context.fetch(FetchDescriptor<Flight>())
         for sort in [[SortDescriptor(\Flight.routeDistance, order: order), SortDescriptor(\Flight.ident)],
                      [SortDescriptor(\Flight.routeDistance, order: order)],
-                     [SortDescriptor(\Flight.actualOff, order: order), SortDescriptor(\Flight.ident, order: order)]] {
+                     [SortDescriptor(\Flight.actualOff, order: order), SortDescriptor(\Flight.ident, order: order)],
+                     // A computed Date (read through a typed key path), ties to ident.
+                     [SortDescriptor(\Flight.departureOrEpoch, order: order), SortDescriptor(\Flight.ident)]] {
             let fetched = try context.fetch(FetchDescriptor<Flight>(sortBy: sort)).map(\.ident)
             #expect(fetched == all.sorted(using: sort).map(\.ident) || fetched == stableFoundationSort(all, sort).map(\.ident))
             #expect(try context.stableSorted(all, by: sort).map(\.ident) == stableFoundationSort(all, sort).map(\.ident))
