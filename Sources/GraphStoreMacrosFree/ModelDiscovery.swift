@@ -12,6 +12,7 @@ enum ModelDiscovery {
     /// Every class's facts by class, read without a lock (each new object asks once).
     private static let known = IdentityTable(capacity: 512)
 
+    @usableFromInline
     static func metadata(for type: Model.Type) -> ClassMetadata {
         if let address = known.value(for: ObjectIdentifier(type)), let pointer = UnsafeRawPointer(bitPattern: address) {
             return Unmanaged<ClassMetadata>.fromOpaque(pointer).takeUnretainedValue()
@@ -52,15 +53,12 @@ enum ModelDiscovery {
     /// The coder of the attribute at `slot` of `M`, shared by all its objects.
     @inlinable @inline(__always)
     static func attributeCoder<M: Model, Value>(of instance: M, slot: Int, as: Value.Type) -> AttributeCoder<Value>? {
-        let classMetadata = (type(of: instance) == M.self ? instance.classMetadata : nil) ?? metadata(of: M.self)
+        let classMetadata = (type(of: instance) == M.self ? instance.classMetadata : nil) ?? metadata(for: M.self)
         guard slot < classMetadata.attributeCoders.count, let coder = classMetadata.attributeCoders[slot] else { return nil }
         // The slot was found by this class's declaration, whose attribute at `slot` is this
         // wrapper's: its coder is of this Value.
         return unsafeDowncast(coder, to: AttributeCoder<Value>.self)
     }
-
-    @usableFromInline
-    static func metadata(of type: Model.Type) -> ClassMetadata { metadata(for: type) }
 
     /// The wrapper children of a model object, the declaring class's last, with names without "_".
     static func wrapperChildren(of instance: Model) -> [(name: String, value: Any)] {
