@@ -127,7 +127,6 @@ public final class ModelContainer: @unchecked Sendable {
         commitLock.lock()
         let number: UInt64
         let operations: [LogOperation]
-        var receipt: TransactionLog.Receipt?
         var deferred: Store.DeferredCommit?
         do {
             defer { commitLock.unlock() }
@@ -136,8 +135,7 @@ public final class ModelContainer: @unchecked Sendable {
                 deferred = try store.commitDeferringWrite(operations, author: author)
                 number = deferred!.number
             } else if let store {
-                receipt = try store.commit(operations, author: author, waitForDurability: false)
-                number = receipt!.number
+                number = try store.commit(operations, author: author).number
             } else {
                 number = graph.lastTransaction + 1
                 graph.apply(operations, number: number)
@@ -147,7 +145,6 @@ public final class ModelContainer: @unchecked Sendable {
         // Group commit: write and wait for the sync outside the lock, so the next commit's
         // encoding overlaps this write and concurrent saves share one sync.
         if let deferred { try store?.finish(deferred) }
-        if let receipt { try store?.waitUntilDurable(receipt) }
         let summary = ChangeSummary(operations: operations, schema: schema)
         // Through the links: a merge never takes a reference to another context.
         let saverLink = saver?.link

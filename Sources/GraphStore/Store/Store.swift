@@ -122,17 +122,14 @@ public final class Store: @unchecked Sendable {
     /// The number of the newest transaction in the graph.
     public var lastTransaction: UInt64 { graph.lastTransaction }
 
-    /// Appends one transaction and applies it to the graph. Call with `commitLock` held, so the
-    /// graph applies commits in log order.
-    ///
-    /// With `.grouped` durability and `waitForDurability: false`, the commit is written and
-    /// applied (later commits' validation must see it) but not yet synced: call
-    /// `waitUntilDurable(_:)` after releasing `commitLock`, so that concurrent commits share
-    /// one sync. Until then other contexts may read it; the committing caller returns only after.
+    /// Appends one transaction (as durable as the log's durability asks) and applies it to the
+    /// graph. Call with `commitLock` held, so the graph applies commits in log order. (Grouped
+    /// commits through a container use `commitDeferringWrite` and `finish`, so that concurrent
+    /// commits share one sync.)
     @discardableResult
-    public func commit(_ operations: [LogOperation], author: String, waitForDurability: Bool = true) throws -> TransactionLog.Receipt {
+    public func commit(_ operations: [LogOperation], author: String) throws -> TransactionLog.Receipt {
         let operations = try externalizeBlobs(operations)
-        let receipt = try log.append(operations, author: author, waitForDurability: waitForDurability)
+        let receipt = try log.append(operations, author: author)
         applied(operations, receipt: receipt)
         return receipt
     }
@@ -228,11 +225,6 @@ public final class Store: @unchecked Sendable {
         }
         if wrote { try blobs.syncDirectory() }
         return converted
-    }
-
-    /// Returns once a commit made with `waitForDurability: false` is durable.
-    public func waitUntilDurable(_ receipt: TransactionLog.Receipt) throws {
-        try log.waitUntilDurable(receipt)
     }
 
     /// Waits for running maintenance, then closes the log and releases the writer lock.
