@@ -49,16 +49,6 @@ struct ChangeSummary {
         struct RowKey: Hashable { var entity: Int; var row: UInt64 }
         var updatedRows: Set<RowKey> = []
         var namesByProperties: [[PropertyNumber]: Set<String>] = [:]
-        // A relationship's name as a set, made once per relationship rather than once per link
-        // (an import links every row it inserts).
-        var relationshipNames: [RowKey: Set<String>] = [:]
-        func names(ofRelationship relationship: Int, in entity: Int) -> Set<String> {
-            let key = RowKey(entity: entity, row: UInt64(relationship))
-            if let known = relationshipNames[key] { return known }
-            let names: Set<String> = [schema.entities[entity].relationships[relationship].name]
-            relationshipNames[key] = names
-            return names
-        }
         /// `names` of a row changed (unless the transaction inserts it).
         func note(_ entity: Int, _ row: UInt64, _ names: @autoclosure () -> Set<String>) {
             if insertedRows[entity]?.contains(row) == true { return }
@@ -98,9 +88,9 @@ struct ChangeSummary {
                 for r in entity.relationships { changes[entity.index, default: [:]][row, default: []].insert(r.name) }
             case let .link(number, source, target), let .unlink(number, source, target):
                 guard let (e, r) = schema.relationshipByNumber[number] else { continue }
-                note(e, source, names(ofRelationship: r, in: e))
+                note(e, source, schema.relationshipNameSets[e][r])
                 if let inverse = schema.entities[e].relationships[r].inverse {
-                    note(inverse.entity, target, names(ofRelationship: inverse.relationship, in: inverse.entity))
+                    note(inverse.entity, target, schema.relationshipNameSets[inverse.entity][inverse.relationship])
                 }
             }
         }

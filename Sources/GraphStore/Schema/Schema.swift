@@ -19,6 +19,9 @@ public final class Schema: Sendable {
     /// `writesLinks` by entity and relationship position, worked out once (a save asks it for
     /// every link it encodes).
     private let linkWriters: [[Bool]]
+    /// Each relationship's name as a one-element set, by entity and relationship position: a
+    /// commit's change summary notes one per link (an import links every row it inserts).
+    let relationshipNameSets: [[Set<String>]]
 
     init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, versionIdentifier: Version? = nil) {
         self.versionIdentifier = versionIdentifier
@@ -39,6 +42,7 @@ public final class Schema: Sendable {
                 return relationship.number <= other.number
             }
         }
+        relationshipNameSets = entities.map { $0.relationships.map { [$0.name] } }
     }
 
     public func entity(named name: String) -> Schema.Entity? { byName[name].map { entities[$0] } }
