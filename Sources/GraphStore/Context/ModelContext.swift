@@ -219,12 +219,8 @@ public final class ModelContext {
         backing.state = .inserted
         scheduleAutosave()
         inserted.append(model)
-        insertedIDs.insert(ObjectIdentifier(model))
         register(model, entity: entity.index, row: backing.row)
-        for attribute in entity.uniqueAttributes {
-            let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
-            if value != .null { pendingUnique[entity.index, default: [:]][attribute.index, default: [:]][value] = model }
-        }
+        noteInserted(model)
         // Relationships set while unmanaged: insert their targets and put the inverses in step.
         let pending = backing.relationshipChanges
         backing.relationshipChanges = [:]
