@@ -64,9 +64,7 @@ struct RowTable<Element> {
         var next = (hole + 1) & mask
         while slots[next].row != 0 {
             let home = Self.home(slots[next].row, mask)
-            // Its home lies cyclically outside (hole, next]: from there, a probe passes the hole.
-            let mustMove = hole <= next ? (home <= hole || home > next) : (home <= hole && home > next)
-            if mustMove {
+            if LinearProbing.mustFill(hole: hole, from: next, home: home) {
                 slots[hole] = slots[next]
                 hole = next
             }

@@ -76,9 +76,7 @@ final class StringRowTable {
         var next = (hole + 1) & mask
         while entries[next].row != Self.empty {
             let home = Int(entries[next].hash) & mask
-            // Its home lies cyclically outside (hole, next]: from there, a probe passes the hole.
-            let mustMove = hole <= next ? (home <= hole || home > next) : (home <= hole && home > next)
-            if mustMove {
+            if LinearProbing.mustFill(hole: hole, from: next, home: home) {
                 entries[hole] = entries[next]
                 hole = next
             }
