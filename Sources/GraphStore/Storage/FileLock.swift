@@ -12,13 +12,29 @@ import Darwin
 struct FileLock {
     let handle: any FileHandleIO
 
+    /// How long a lock its holder has released (its pid erased) may still be held: see `acquire`.
+    static let releasedLockGraceMilliseconds = 250
+
     static func acquire(directory: String, fileIO: any FileIO) throws -> FileLock {
         let path = joinPath(directory, SegmentFormat.lockFileName)
         let handle = try fileIO.open(path, mode: .create)
-        guard try handle.tryLockExclusive() else {
+        var waitedMilliseconds = 0
+        while try !handle.tryLockExclusive() {
             let text = (try? handle.readAll()).flatMap { String(decoding: $0, as: UTF8.self).split(separator: "\n").first }
-            handle.close()
-            throw StorageError.locked(path: path, holderPID: text.flatMap { Int32($0) })
+            // A holder writes its pid and erases it when it lets go. A lock without a pid was let
+            // go of, but a child process being spawned at that moment holds a copy of the
+            // holder's descriptor (and so the lock) until its exec closes it: wait a little for
+            // that. A lock with a pid is refused at once.
+            if let holder = text.flatMap({ Int32($0) }) {
+                handle.close()
+                throw StorageError.locked(path: path, holderPID: holder)
+            }
+            guard waitedMilliseconds < releasedLockGraceMilliseconds else {
+                handle.close()
+                throw StorageError.locked(path: path, holderPID: nil)
+            }
+            usleep(1_000)
+            waitedMilliseconds += 1
         }
         try handle.truncate(to: 0)
         try handle.writeAll(Array("\(getpid())\n".utf8), at: 0)

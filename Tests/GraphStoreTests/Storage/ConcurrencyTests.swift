@@ -178,6 +178,31 @@ import GraphStoreTestSupport
         next.close()
     }
 
+    /// A released lock (its holder's pid erased) can outlive its holder for a moment: a child
+    /// process spawned just then holds a copy of the holder's descriptor until its exec. The next
+    /// writer waits for that instead of failing; a lock that stays held without a pid is still
+    /// refused, with a typed error.
+    @Test func aJustReleasedLockStillHeldElsewhereIsWaitedFor() throws {
+        let dir = TemporaryDirectory()
+        try PosixFileIO().createDirectory(dir.store())
+        let lingering = try PosixFileIO().open(dir.store() + "/LOCK", mode: .create)  // no pid in the file
+        #expect(try lingering.tryLockExclusive())
+        let letGo = Thread {
+            usleep(30_000)
+            lingering.close()
+        }
+        letGo.start()
+        let writer = try TransactionLog.open(directory: dir.store())
+        writer.close()
+
+        let stuck = try PosixFileIO().open(dir.store() + "/LOCK", mode: .create)
+        defer { stuck.close() }
+        #expect(try stuck.tryLockExclusive())
+        #expect(throws: StorageError.locked(path: dir.store() + "/LOCK", holderPID: nil)) {
+            try TransactionLog.open(directory: dir.store())
+        }
+    }
+
     @Test func aReaderBesideTheWriterSeesCommitsAsOfItsOpenAndCanRefresh() throws {
         let dir = TemporaryDirectory()
         let writer = try TransactionLog.open(directory: dir.store(), options: LogOptions(segmentSize: 4096))
