@@ -66,36 +66,10 @@ final class Pair: Model {
     /// and bulk changes.
     @Test func indexesAgreeWithAScan() throws {
         let container = try ModelContainer(for: Pair.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let entity = try #require(container.schema.entity(named: "Pair"))
-        let aIndex = entity.attribute(named: "a")!.index, keyIndex = entity.attribute(named: "key")!.index
         let context = ModelContext(container)
         var rng = SystemRandomNumberGenerator()
         var pairs: [Pair] = []
-        func check(_ label: String) {
-            container.graph.read { view in
-                let table = view.table(entity.index)
-                let rows = table.liveRows
-                for row in rows {
-                    let key = view.value(entity: entity.index, row: row, attribute: keyIndex)
-                    #expect(view.row(entity: entity.index, uniqueAttribute: keyIndex, value: key) == row, "\(label)")
-                }
-                #expect(table.unique[keyIndex]!.count == rows.count, "\(label)")
-                for probe in [0, 5, 17, 50] {
-                    let expected = rows.filter { view.value(entity: entity.index, row: $0, attribute: aIndex) == .int(Int64(probe)) }
-                    #expect(Set(table.secondary[aIndex]!.rows[.int(Int64(probe))] ?? []).map(UInt64.init).sorted() == expected, "\(label)")
-                }
-                let sorted = table.sorted[aIndex]!
-                #expect(!sorted.isStale)
-                let inRange = sorted.rows(from: .int(10), includingLower: true, to: .int(40), includingUpper: false, column: table.columns[aIndex])
-                let expected = rows.filter {
-                    guard case let .int(v) = view.value(entity: entity.index, row: $0, attribute: aIndex) else { return false }
-                    return v >= 10 && v < 40
-                }
-                #expect(Set(inRange.map(UInt64.init)) == Set(expected), "\(label)")
-                let values = inRange.map { view.value(entity: entity.index, row: UInt64($0), attribute: aIndex) }
-                #expect(zip(values, values.dropFirst()).allSatisfy { !Value.ordered($1, $0) }, "\(label): range in order")
-            }
-        }
+        func check(_ label: String) { Self.checkIndexes(of: container, label) }
         // A bulk insert (rebuilds the sorted index), then small changes (patched in place).
         for i in 0..<2_000 {
             let pair = Pair()
@@ -117,6 +91,84 @@ final class Pair: Model {
             }
             try context.save()
             check("after change \(round)")
+        }
+    }
+
+    /// Transactions large enough to rebuild a table's indexes at their end (an update of every
+    /// row, a delete of a fifth), one large but small beside its table (patched row by row),
+    /// then small ones; and the same store recovered from its log, where rebuilding waits for
+    /// the end of the log.
+    @Test func indexesAgreeWithAScanAfterLargeTransactionsAndRecovery() throws {
+        let store = TemporaryStore()
+        var configuration = ModelConfiguration(url: store.url, durability: .none, segmentSize: 1 << 20)
+        configuration.maintenance = .manual
+        var rng = SystemRandomNumberGenerator()
+        do {
+            let container = try ModelContainer(for: Pair.self, configurations: configuration)
+            let context = ModelContext(container)
+            var pairs: [Pair] = []
+            for i in 0..<5_000 {
+                let pair = Pair()
+                pair.key = "key-\(i)"
+                pair.a = Int.random(in: 0..<60, using: &rng)
+                context.insert(pair)
+                pairs.append(pair)
+            }
+            try context.save()
+            Self.checkIndexes(of: container, "after bulk insert")
+            for pair in pairs { pair.a = Int.random(in: 0..<60, using: &rng) }
+            try context.save()
+            Self.checkIndexes(of: container, "after updating every row")
+            // 600 changes to 5,000 rows: more than a merge's limit, less than an eighth.
+            for pair in pairs.shuffled(using: &rng).prefix(600) { pair.a = Int.random(in: 0..<60, using: &rng) }
+            try context.save()
+            Self.checkIndexes(of: container, "after a large transaction patched row by row")
+            for pair in pairs.suffix(1_000) { context.delete(pair) }
+            pairs.removeLast(1_000)
+            try context.save()
+            Self.checkIndexes(of: container, "after deleting a fifth")
+            for pair in pairs.prefix(5) {
+                pair.a = 17
+                try context.save()
+            }
+            Self.checkIndexes(of: container, "after small changes")
+            container.close()
+        }
+        let reopened = try ModelContainer(for: Pair.self, configurations: configuration)
+        Self.checkIndexes(of: reopened, "after recovery")
+        let context = ModelContext(reopened)
+        #expect(try context.fetchCount(FetchDescriptor<Pair>(predicate: #Predicate { $0.a == 17 })) >= 5)
+        #expect(try context.explain(FetchDescriptor<Pair>(predicate: #Predicate { $0.a == 17 })).contains("index Pair.a"))
+    }
+
+    /// Every index of a `Pair` container answers what a scan of the rows answers.
+    static func checkIndexes(of container: ModelContainer, _ label: String) {
+        let entity = container.schema.entity(named: "Pair")!
+        let aIndex = entity.attribute(named: "a")!.index, keyIndex = entity.attribute(named: "key")!.index
+        container.graph.read { view in
+            let table = view.table(entity.index)
+            let rows = table.liveRows
+            for row in rows {
+                let key = view.value(entity: entity.index, row: row, attribute: keyIndex)
+                #expect(view.row(entity: entity.index, uniqueAttribute: keyIndex, value: key) == row, "\(label)")
+            }
+            #expect(table.unique[keyIndex]!.count == rows.count, "\(label)")
+            #expect(!table.secondary[aIndex]!.isStale, "\(label)")
+            #expect(table.secondary[aIndex]!.rows.values.reduce(0) { $0 + $1.count } == rows.count, "\(label)")
+            for probe in [0, 5, 17, 50] {
+                let expected = rows.filter { view.value(entity: entity.index, row: $0, attribute: aIndex) == .int(Int64(probe)) }
+                #expect(Set(table.secondary[aIndex]!.rows[.int(Int64(probe))] ?? []).map(UInt64.init).sorted() == expected, "\(label)")
+            }
+            let sorted = table.sorted[aIndex]!
+            #expect(!sorted.isStale)
+            let inRange = sorted.rows(from: .int(10), includingLower: true, to: .int(40), includingUpper: false, column: table.columns[aIndex])
+            let expected = rows.filter {
+                guard case let .int(v) = view.value(entity: entity.index, row: $0, attribute: aIndex) else { return false }
+                return v >= 10 && v < 40
+            }
+            #expect(Set(inRange.map(UInt64.init)) == Set(expected), "\(label)")
+            let values = inRange.map { view.value(entity: entity.index, row: UInt64($0), attribute: aIndex) }
+            #expect(zip(values, values.dropFirst()).allSatisfy { !Value.ordered($1, $0) }, "\(label): range in order")
         }
     }
 }

@@ -106,7 +106,7 @@ final class Column {
     /// Stores `value`; a value of another shape than the column's is stored as-is in a boxed
     /// column or, for typed columns, converted where lossless and otherwise kept as null.
     func set(_ value: Value, at slot: Int) {
-        if value == .null {
+        if case .null = value {
             nulls[slot] = true
             switch layout {
             case .string: strings[slot] = ""

@@ -17,11 +17,16 @@ final class EntityTable {
     @exclusivity(unchecked) var toMany: [[[UInt32]]]
     /// For relationships without an inverse: target row → source rows (the "inverse set").
     var reverse: [[UInt32: [UInt32]]]
+    // By attribute position, nil where the attribute has no such index: a change to a row
+    // reaches its attribute's indexes without hashing the position (an upsert touches them
+    // for every changed value).
     /// Unique attributes: value → row.
-    var unique: [Int: UniqueIndex] = [:]
+    let unique: [UniqueIndex?]
     /// Indexed attributes: value → rows, and the rows in value order.
-    var secondary: [Int: SecondaryIndex] = [:]
-    var sorted: [Int: SortedIndex] = [:]
+    let secondary: [SecondaryIndex?]
+    let sorted: [SortedIndex?]
+    /// Whether an attribute has any index (a change to one without needs no old value).
+    private let isIndexed: [Bool]
     /// The highest row number ever applied.
     var highestRow: UInt64 = 0
 
@@ -31,13 +36,10 @@ final class EntityTable {
         toOne = entity.relationships.map { _ in [] }
         toMany = entity.relationships.map { _ in [] }
         reverse = entity.relationships.map { _ in [:] }
-        for attribute in entity.attributes {
-            if attribute.isUnique { unique[attribute.index] = UniqueIndex(keysAreStrings: attribute.type.kind == .string) }
-            if attribute.isIndexed {
-                secondary[attribute.index] = SecondaryIndex()
-                sorted[attribute.index] = SortedIndex()
-            }
-        }
+        unique = entity.attributes.map { $0.isUnique ? UniqueIndex(keysAreStrings: $0.type.kind == .string) : nil }
+        secondary = entity.attributes.map { $0.isIndexed ? SecondaryIndex() : nil }
+        sorted = entity.attributes.map { $0.isIndexed ? SortedIndex() : nil }
+        isIndexed = entity.attributes.map { $0.isUnique || $0.isIndexed }
     }
 
     var slotCount: Int { live.count }
@@ -74,7 +76,7 @@ final class EntityTable {
         for r in entity.relationships {
             if r.isToMany { toMany[r.index].reserveCapacity(capacity) } else { toOne[r.index].reserveCapacity(capacity) }
         }
-        for index in unique.values { index.reserveCapacity(index.count + additional) }
+        for case let index? in unique { index.reserveCapacity(index.count + additional) }
     }
 
     // MARK: Rows
@@ -86,19 +88,43 @@ final class EntityTable {
         if !live[slot] { liveCount += 1 }
         live[slot] = true
         highestRow = max(highestRow, row)
-        for (i, column) in columns.enumerated() { column.set(entity.attributes[i].defaultValue, at: slot) }
-        for (index, value) in values { columns[index].set(value, at: slot) }
+        setAll(slot, values)
         addToIndexes(row: row, bulk: bulk)
+    }
+
+    /// Gives the slot `values` and every other attribute its default, setting each column once.
+    private func setAll(_ slot: Int, _ values: [(Int, Value)]) {
+        guard columns.count <= 64 else {
+            for column in columns { column.set(column.defaultValue, at: slot) }
+            for (index, value) in values { columns[index].set(value, at: slot) }
+            return
+        }
+        var given: UInt64 = 0
+        for (index, value) in values {
+            columns[index].set(value, at: slot)
+            given |= 1 << UInt64(index)
+        }
+        var missing = ~given & (columns.count == 64 ? ~0 : (1 << UInt64(columns.count)) - 1)
+        while missing != 0 {
+            let column = columns[missing.trailingZeroBitCount]
+            column.set(column.defaultValue, at: slot)
+            missing &= missing - 1
+        }
     }
 
     func update(row: UInt64, values: [(Int, Value)], bulk: Bool) {
         guard isLive(row) else { return }
         let slot = Int(row - 1)
         for (index, value) in values {
-            let old = columns[index].value(at: slot)
+            let column = columns[index]
+            guard isIndexed[index] else {
+                column.set(value, at: slot)
+                continue
+            }
+            let old = column.value(at: slot)
             if old == value { continue }
             removeFromIndex(index, row: row, oldValue: old, bulk: bulk)
-            columns[index].set(value, at: slot)
+            column.set(value, at: slot)
             addToIndex(index, row: row, bulk: bulk)
         }
     }
@@ -129,15 +155,14 @@ final class EntityTable {
     // MARK: Indexes
 
     private func addToIndexes(row: UInt64, bulk: Bool) {
-        for index in unique.keys { addToIndex(index, row: row, bulk: bulk) }
-        for index in secondary.keys where unique[index] == nil { addToIndex(index, row: row, bulk: bulk) }
+        for index in isIndexed.indices where isIndexed[index] { addToIndex(index, row: row, bulk: bulk) }
     }
 
     private func removeFromIndexes(row: UInt64, bulk: Bool) {
         let slot = Int(row - 1)
-        var indexes = Set(unique.keys)
-        indexes.formUnion(secondary.keys)
-        for index in indexes { removeFromIndex(index, row: row, oldValue: columns[index].value(at: slot), bulk: bulk) }
+        for index in isIndexed.indices where isIndexed[index] {
+            removeFromIndex(index, row: row, oldValue: columns[index].value(at: slot), bulk: bulk)
+        }
     }
 
     private func addToIndex(_ index: Int, row: UInt64, bulk: Bool) {
@@ -145,8 +170,13 @@ final class EntityTable {
         let r = UInt32(row)
         if let uniqueIndex = unique[index], value != .null { uniqueIndex[value] = r }
         if let secondaryIndex = secondary[index] {
-            secondaryIndex.rows[value, default: []].append(r)
-            if bulk { sorted[index]!.markStale() } else { sorted[index]!.insert(r) }
+            if bulk {
+                secondaryIndex.markStale()
+                sorted[index]!.markStale()
+            } else {
+                secondaryIndex.add(r, value: value)
+                sorted[index]!.insert(r)
+            }
         }
     }
 
@@ -154,20 +184,25 @@ final class EntityTable {
         let r = UInt32(row)
         if let uniqueIndex = unique[index], uniqueIndex[oldValue] == r { uniqueIndex[oldValue] = nil }
         if let secondaryIndex = secondary[index] {
-            // One hash lookup, then the rows are changed in place (an upsert of every row moves
-            // each one between two values' lists).
-            if let position = secondaryIndex.rows.index(forKey: oldValue),
-               let i = secondaryIndex.rows.values[position].firstIndex(of: r) {
-                secondaryIndex.rows.values[position].remove(at: i)
-                if secondaryIndex.rows.values[position].isEmpty { secondaryIndex.rows.remove(at: position) }
+            if bulk {
+                secondaryIndex.markStale()
+                sorted[index]!.markStale()
+            } else {
+                secondaryIndex.remove(r, value: oldValue)
+                sorted[index]!.remove(r)
             }
-            if bulk { sorted[index]!.markStale() } else { sorted[index]!.remove(r) }
         }
     }
 
-    /// Merges the sorted indexes' pending changes (at the end of a transaction, under the write lock).
-    func refreshSortedIndexes() {
-        for (index, sortedIndex) in sorted where sortedIndex.isStale { sortedIndex.consolidate(column: columns[index], live: live) }
+    /// Rebuilds stale hash indexes and merges the sorted indexes' pending changes (at the end of
+    /// a transaction, under the write lock).
+    func refreshIndexes() {
+        for case let (index, secondaryIndex?) in secondary.enumerated() where secondaryIndex.isStale {
+            secondaryIndex.rebuild(column: columns[index], live: live)
+        }
+        for case let (index, sortedIndex?) in sorted.enumerated() where sortedIndex.isStale {
+            sortedIndex.consolidate(column: columns[index], live: live)
+        }
     }
 }
 
@@ -191,7 +226,7 @@ extension EntityTable {
         Image(slotCount: slotCount, live: live, columns: columns.map { $0.image() },
               toOne: entity.relationships.map { $0.isToMany ? nil : toOne[$0.index] },
               toMany: entity.relationships.map { $0.isToMany ? toMany[$0.index] : nil },
-              sorted: sorted.mapValues(\.rows))
+              sorted: Dictionary(uniqueKeysWithValues: sorted.enumerated().compactMap { index, sorted in sorted.map { (index, $0.rows) } }))
     }
 
     /// Replaces an empty table's contents with an image. The arrays the image has are taken as
@@ -234,7 +269,7 @@ extension EntityTable {
                 reverseSets[r.index] = sources
             }
         }
-        for (index, uniqueIndex) in unique {
+        for case let (index, uniqueIndex?) in unique.enumerated() {
             let column = columns[index]
             jobs.append {
                 uniqueIndex.reserveCapacity(liveCount)
@@ -245,12 +280,10 @@ extension EntityTable {
                 }
             }
         }
-        for (index, secondaryIndex) in secondary {
+        for case let (index, secondaryIndex?) in secondary.enumerated() {
             let column = columns[index], sortedIndex = sorted[index]!
             jobs.append {
-                var rows: [Value: [UInt32]] = [:]
-                for slot in 0..<slots where live[slot] { rows[column.value(at: slot), default: []].append(UInt32(slot + 1)) }
-                secondaryIndex.rows = rows
+                secondaryIndex.rebuild(column: column, live: live)
                 if let order = image.sorted[index], order.count == liveCount {
                     sortedIndex.restore(order)
                 } else {
@@ -297,6 +330,37 @@ func runSideBySide(_ jobs: [() -> Void]) {
 }
 
 /// An indexed attribute's hash index: value → the rows holding it.
+///
+/// A large transaction (an import, an upsert of every row) does not move rows between values
+/// one at a time — a hash lookup and often a list allocated or freed per changed row, most of
+/// an upsert's index upkeep — it marks the index stale and it is rebuilt from the column once,
+/// at the end of the transaction (or of recovery), as the sorted index is. Readers only ever
+/// see it rebuilt.
 final class SecondaryIndex {
-    var rows: [Value: [UInt32]] = [:]
+    private(set) var rows: [Value: [UInt32]] = [:]
+    private(set) var isStale = false
+
+    func markStale() { isStale = true }
+
+    func add(_ row: UInt32, value: Value) {
+        guard !isStale else { return }
+        rows[value, default: []].append(row)
+    }
+
+    func remove(_ row: UInt32, value: Value) {
+        guard !isStale else { return }
+        // One hash lookup, then the rows are changed in place.
+        if let position = rows.index(forKey: value), let i = rows.values[position].firstIndex(of: row) {
+            rows.values[position].remove(at: i)
+            if rows.values[position].isEmpty { rows.remove(at: position) }
+        }
+    }
+
+    /// Every live row of the column under its value, as of now.
+    func rebuild(column: Column, live: [Bool]) {
+        var rebuilt: [Value: [UInt32]] = [:]
+        for slot in live.indices where live[slot] { rebuilt[column.value(at: slot), default: []].append(UInt32(slot + 1)) }
+        rows = rebuilt
+        isStale = false
+    }
 }

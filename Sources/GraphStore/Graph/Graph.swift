@@ -48,11 +48,12 @@ public final class Graph: @unchecked Sendable {
     }
 
     func apply(_ operations: [LogOperation], number: UInt64) {
-        let bulk = operations.count > SortedIndex.patchLimit
+        let large = operations.count > SortedIndex.patchLimit
         lock.withWriteLock {
-            if bulk { reserveForInserts(operations) }
+            if large { reserveForInserts(operations) }
+            let bulk = large ? bulkTables(operations) : Array(repeating: false, count: tables.count)
             for operation in operations { apply(operation, bulk: bulk) }
-            if !loading { for table in tables { table.refreshSortedIndexes() } }
+            if !loading { for table in tables { table.refreshIndexes() } }
             committed = max(committed, number)
         }
         // Keep row reservation ahead of every applied row.
@@ -105,8 +106,24 @@ public final class Graph: @unchecked Sendable {
     func finishLoading() {
         lock.withWriteLock {
             loading = false
-            for table in tables { table.refreshSortedIndexes() }
+            for table in tables { table.refreshIndexes() }
         }
+    }
+
+    /// The tables a transaction changes so much that their indexes are rebuilt once at its end
+    /// rather than kept up row by row: more rows inserted, updated or deleted than a merge
+    /// handles well, and at least an eighth of the table (a few hundred changes to a table of
+    /// millions patch its indexes instead of rebuilding them).
+    private func bulkTables(_ operations: [LogOperation]) -> [Bool] {
+        var counts = Array(repeating: 0, count: tables.count)
+        for operation in operations {
+            switch operation {
+            case let .insert(entity, _, _), let .update(entity, _, _), let .delete(entity, _):
+                if let e = schema.entityIndexByNumber[entity] { counts[e] += 1 }
+            default: break
+            }
+        }
+        return counts.indices.map { counts[$0] > SortedIndex.patchLimit && counts[$0] * 8 >= tables[$0].liveCount }
     }
 
     private func reserveForInserts(_ operations: [LogOperation]) {
@@ -122,18 +139,19 @@ public final class Graph: @unchecked Sendable {
         }
     }
 
-    private func apply(_ operation: LogOperation, bulk: Bool) {
+    /// `bulk`: by table, whether its indexes are rebuilt at the end instead (see `bulkTables`).
+    private func apply(_ operation: LogOperation, bulk: [Bool]) {
         switch operation {
         case let .insert(entityNumber, row, values):
             guard let e = schema.entityIndexByNumber[entityNumber] else { return }
-            tables[e].insert(row: row, values: mapValues(values, entity: e), bulk: bulk)
+            tables[e].insert(row: row, values: mapValues(values, entity: e), bulk: bulk[e])
         case let .update(entityNumber, row, values):
             guard let e = schema.entityIndexByNumber[entityNumber] else { return }
-            tables[e].update(row: row, values: mapValues(values, entity: e), bulk: bulk)
+            tables[e].update(row: row, values: mapValues(values, entity: e), bulk: bulk[e])
         case let .delete(entityNumber, row):
             guard let e = schema.entityIndexByNumber[entityNumber], tables[e].isLive(row) else { return }
             detachAll(entity: e, row: row)
-            tables[e].delete(row: row, bulk: bulk)
+            tables[e].delete(row: row, bulk: bulk[e])
         case let .link(number, source, target):
             guard let (e, r) = schema.relationshipByNumber[number] else { return }
             link(schema.entities[e].relationships[r], source: source, target: target)

@@ -112,7 +112,7 @@ struct QueryPlanner {
                 let rows = Self.distinct(values.compactMap { unique[$0] }.map(UInt64.init), from: values.count)
                 return Candidates(rows: rows, satisfies: Self.equality(chain, values), plan: "unique index \(entity.name).\(attribute.name) \(describe()): \(rows.count) row(s)")
             }
-            if let secondary = table.secondary[attribute.index] {
+            if let secondary = table.secondary[attribute.index], !secondary.isStale {
                 let rows = Self.distinct(values.flatMap { secondary.rows[$0] ?? [] }.map(UInt64.init), from: values.count)
                 return Candidates(rows: rows, satisfies: Self.equality(chain, values), plan: "index \(entity.name).\(attribute.name) \(describe()): \(rows.count) row(s)")
             }
