@@ -46,19 +46,25 @@ struct ChangeSummary {
                 insertedRows[entity.index, default: []].insert(row)
             }
         }
-        struct RowKey: Hashable { var entity: Int; var row: UInt64 }
-        var updatedRows: Set<RowKey> = []
         var namesByProperties: [[PropertyNumber]: Set<String>] = [:]
-        /// `names` of a row changed (unless the transaction inserts it).
-        func note(_ entity: Int, _ row: UInt64, _ names: @autoclosure () -> Set<String>) {
-            if insertedRows[entity]?.contains(row) == true { return }
-            let names = names()
-            if changes[entity]?[row] == nil {
-                changes[entity, default: [:]][row] = names
-            } else {
-                changes[entity]![row]!.formUnion(names)
+        /// The last update's property numbers and their names: an upsert's updates all name the
+        /// same properties, recognised without making and hashing an array per row.
+        var lastProperties: [PropertyNumber] = [], lastNames: Set<String> = []
+        /// Adds `names` to the row's entry; true when the row had none.
+        func add(_ names: Set<String>, row: UInt64, to rows: inout [UInt64: Set<String>]) -> Bool {
+            if let i = rows.index(forKey: row) {
+                rows.values[i].formUnion(names)
+                return false
             }
-            if updatedRows.insert(RowKey(entity: entity, row: row)).inserted {
+            rows[row] = names
+            return true
+        }
+        /// `names` of a row changed (unless the transaction inserts it). A row is listed as
+        /// updated when it first gets an entry (a row deleted here, which has one already, is
+        /// reported as deleted instead).
+        func note(_ entity: Int, _ row: UInt64, _ names: @autoclosure () -> Set<String>) {
+            if !insertedRows.isEmpty, insertedRows[entity]?.contains(row) == true { return }
+            if add(names(), row: row, to: &changes[entity, default: [:]]) {
                 updated.append(PersistentIdentifier(entityName: schema.entities[entity].name, row: row))
             }
         }
@@ -70,15 +76,20 @@ struct ChangeSummary {
                 guard let entity = entity(number) else { continue }
                 // An upsert of many rows updates the same attributes in each: their set of names
                 // is made once and shared by the rows (no set allocated and hashed per row).
-                let properties = values.map(\.property)
                 let names: Set<String>
-                if let known = namesByProperties[properties] {
-                    names = known
+                if values.count == lastProperties.count, zip(values, lastProperties).allSatisfy({ $0.property == $1 }) {
+                    names = lastNames
                 } else {
-                    names = Set(properties.compactMap { number in
-                        schema.attributeByNumber[number].map { schema.entities[$0.0].attributes[$0.1].name }
-                    })
-                    namesByProperties[properties] = names
+                    let properties = values.map(\.property)
+                    if let known = namesByProperties[properties] {
+                        names = known
+                    } else {
+                        names = Set(properties.compactMap { number in
+                            schema.attributeByNumber[number].map { schema.entities[$0.0].attributes[$0.1].name }
+                        })
+                        namesByProperties[properties] = names
+                    }
+                    (lastProperties, lastNames) = (properties, names)
                 }
                 if !names.isEmpty { note(entity.index, row, names) }
             case let .delete(number, row):
