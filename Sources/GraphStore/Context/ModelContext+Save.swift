@@ -203,7 +203,7 @@ extension ModelContext {
             let backing = model.persistentBacking
             guard let entity = backing.entity, !backing.attributeChanges.isEmpty else { continue }
             let numbers = entity.attributeNumbers
-            let values = backing.attributeChanges.entries.map { PropertyValue(numbers[$0.key], $0.value) }
+            let values = backing.attributeChanges.mapEntries { PropertyValue(numbers[$0], $1) }
             operations.append(.update(entity: entity.number, row: backing.row, values: values))
         }
         // Upserts update every attribute of the row they took over.

@@ -36,6 +36,16 @@ struct PropertyChanges<Element>: ExpressibleByDictionaryLiteral {
     /// The indexes of the properties with a change, ascending.
     var keys: [Int] { values.indices.filter { values[$0] != nil } }
 
+    /// Each property with a change, transformed, ascending by index (without making `entries`).
+    func mapEntries<T>(_ transform: (Int, Element) -> T) -> [T] {
+        var result: [T] = []
+        result.reserveCapacity(count)
+        for index in values.indices {
+            if let value = values[index] { result.append(transform(index, value)) }
+        }
+        return result
+    }
+
     /// The properties with a change, ascending by index.
     var entries: [(key: Int, value: Element)] {
         var result: [(key: Int, value: Element)] = []

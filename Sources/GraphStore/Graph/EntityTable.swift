@@ -197,11 +197,12 @@ final class EntityTable {
     /// Rebuilds stale hash indexes and merges the sorted indexes' pending changes (at the end of
     /// a transaction, under the write lock).
     func refreshIndexes() {
-        for case let (index, secondaryIndex?) in secondary.enumerated() where secondaryIndex.isStale {
-            secondaryIndex.rebuild(column: columns[index], live: live)
-        }
         for case let (index, sortedIndex?) in sorted.enumerated() where sortedIndex.isStale {
             sortedIndex.consolidate(column: columns[index], live: live)
+        }
+        // From the merged sorted order.
+        for case let (index, secondaryIndex?) in secondary.enumerated() where secondaryIndex.isStale {
+            secondaryIndex.rebuild(column: columns[index], sorted: sorted[index]!)
         }
     }
 }
@@ -283,13 +284,13 @@ extension EntityTable {
         for case let (index, secondaryIndex?) in secondary.enumerated() {
             let column = columns[index], sortedIndex = sorted[index]!
             jobs.append {
-                secondaryIndex.rebuild(column: column, live: live)
                 if let order = image.sorted[index], order.count == liveCount {
                     sortedIndex.restore(order)
                 } else {
                     sortedIndex.markStale()
                     sortedIndex.consolidate(column: column, live: live)
                 }
+                secondaryIndex.rebuild(column: column, sorted: sortedIndex)
             }
         }
         return (jobs, { [self] in
@@ -356,10 +357,21 @@ final class SecondaryIndex {
         }
     }
 
-    /// Every live row of the column under its value, as of now.
-    func rebuild(column: Column, live: [Bool]) {
-        var rebuilt: [Value: [UInt32]] = [:]
-        for slot in live.indices where live[slot] { rebuilt[column.value(at: slot), default: []].append(UInt32(slot + 1)) }
+    /// Every live row under its value, from the attribute's sorted index (merged, so listing
+    /// every live row in value order): each value's rows are adjacent there, so each list is
+    /// made once at its full size and the table is sized once.
+    func rebuild(column: Column, sorted: SortedIndex) {
+        let order = sorted.rows
+        var rebuilt = [Value: [UInt32]](minimumCapacity: rows.count)
+        var start = 0
+        while start < order.count {
+            let value = column.value(at: Int(order[start]) - 1)
+            var end = start + 1
+            while end < order.count, column.value(at: Int(order[end]) - 1) == value { end += 1 }
+            // `default`: a value unequal to itself (NaN) may come back after others.
+            rebuilt[value, default: []].append(contentsOf: order[start..<end])
+            start = end
+        }
         rows = rebuilt
         isStale = false
     }
