@@ -22,6 +22,12 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
     case mergeConflict(model: PersistentIdentifier, properties: [String])
     /// History, checkpoints and compaction need a store on disk; this container is in memory.
     case noHistory
+    /// A `BatchInsert` cannot set this property (see `BatchInsert` for what it can).
+    case batchPropertyUnsupported(entity: String, property: String, reason: String)
+    /// A batch row links to a row that does not exist (by identifier or unique key).
+    case batchTargetNotFound(entity: String, relationship: String, target: String)
+    /// A batch was filled or executed wrongly (the first misuse is named).
+    case batchInvalid(entity: String, reason: String)
 
     public var description: String {
         switch self {
@@ -47,6 +53,12 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
             return "\(model): another context saved \(properties.joined(separator: ", ")) since this context changed them"
         case .noHistory:
             return "an in-memory container keeps no history, checkpoints or compaction"
+        case let .batchPropertyUnsupported(entity, property, reason):
+            return "a batch insert cannot set \(entity).\(property): \(reason)"
+        case let .batchTargetNotFound(entity, relationship, target):
+            return "a batch row of \(entity) links \(relationship) to \(target), which does not exist"
+        case let .batchInvalid(entity, reason):
+            return "batch insert of \(entity): \(reason)"
         }
     }
 }

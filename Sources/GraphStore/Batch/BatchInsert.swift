@@ -1,0 +1,189 @@
+/// Many rows of one model, written in one transaction without a model object per row: Core
+/// Data's `NSBatchInsertRequest`, with SwiftData's upsert. For imports and bulk updates, where
+/// making, tracking and freeing an object per row costs more than the row itself.
+///
+///     var flights = try BatchInsert(Flight.self, in: container)
+///     let ident = try flights.attribute(\.ident)
+///     let distance = try flights.attribute(\.routeDistance)
+///     let origin = try flights.toOne(\.origin, by: \Airport.icao)
+///     for record in records {
+///         flights.appendRow()
+///         flights.set(ident, record.ident)
+///         flights.set(distance, record.distance)
+///         flights.set(origin, record.originCode)
+///     }
+///     try context.execute(flights)
+///
+/// Properties are resolved once, as a prepared statement's parameters are, and checked then
+/// (settable key paths only: a read-only computed property is not a column to write):
+/// an attribute whose stored form is not its Swift type's (a custom coder, external storage),
+/// or a relationship the batch cannot keep consistent on its own (one-to-one, or with a
+/// minimum or maximum count), is refused with `ModelContextError.batchPropertyUnsupported`.
+///
+/// What a row does when the batch runs:
+/// - A row whose unique attribute matches a committed row, or an earlier row of the batch,
+///   updates that row: the attributes and relationships it sets change, the others keep
+///   their values (several rows for one key: the later values win).
+/// - Any other row is inserted; attributes it leaves unset take their declared initial value
+///   (a per-object initial value such as `UUID()` is not run for a batch row: set it).
+/// - A unique value another row keeps is a `uniqueConstraintViolation`, a target that does
+///   not exist a `batchTargetNotFound`; either way nothing of the transaction is written.
+///
+/// No model objects, undo or save notifications: like Core Data's batch requests, the rows go
+/// straight to the store. Every context (the executing one too) merges the transaction as it
+/// merges another context's save, so registered objects, observers and live queries see it.
+public struct BatchInsert<Model: PersistentModel> {
+    /// An attribute the batch sets.
+    public struct Attribute<Stored: Storable> {
+        let index: Int
+    }
+
+    /// A to-one relationship the batch sets, by the target's identifier.
+    public struct ToOne<Target: PersistentModel> {
+        let index: Int
+    }
+
+    /// A to-one relationship the batch sets by a unique attribute of the target (an airport by
+    /// its code): found among committed rows and the rows of batches executed before this one
+    /// in the same `execute`.
+    public struct ToOneByKey<Target: PersistentModel, Key: Storable> {
+        let index: Int
+        let keyAttribute: Int
+    }
+
+    /// What a row links a relationship to.
+    enum LinkTarget {
+        case nothing
+        case row(UInt64)
+        /// The target's unique attribute and its value.
+        case key(attribute: Int, Value)
+    }
+
+    let schema: Schema
+    let entity: Schema.Entity
+    /// Row after row, a slot per attribute: nil where the row leaves it unset.
+    private(set) var values: [Value?] = []
+    /// Row after row, a slot per relationship: nil where the row leaves it unset.
+    private(set) var links: [LinkTarget?] = []
+    /// The first misuse met while filling the batch (a `set` before any row, an identifier of
+    /// another entity than the relationship's target or a temporary one): `execute` throws it.
+    private(set) var misuse: String?
+    /// The rows appended so far.
+    public private(set) var count = 0
+
+    public init(_ type: Model.Type = Model.self, in container: ModelContainer) throws {
+        guard let entity = container.schema.entity(for: type) else { throw ModelContextError.typeNotInSchema("\(type)") }
+        schema = container.schema
+        self.entity = entity
+    }
+
+    /// Room for `rows` rows without reallocating.
+    public mutating func reserveCapacity(_ rows: Int) {
+        values.reserveCapacity(rows * entity.attributes.count)
+        links.reserveCapacity(rows * entity.relationships.count)
+    }
+
+    // MARK: Properties
+
+    /// The attribute `keyPath` reads, when its stored form is its Swift type's.
+    public func attribute<Stored: Storable>(_ keyPath: ReferenceWritableKeyPath<Model, Stored>) throws -> Attribute<Stored> {
+        guard case let .attribute(attribute)? = entity.property(for: keyPath) else {
+            throw unsupported("\(keyPath)", "not a stored attribute")
+        }
+        guard !attribute.options.contains(.externalStorage) else { throw unsupported(attribute.name, "kept in external storage") }
+        guard attribute.type == Stored.storageType else {
+            throw unsupported(attribute.name, "stored as \(attribute.type), not as \(Stored.self) (\(Stored.storageType))")
+        }
+        return Attribute(index: attribute.index)
+    }
+
+    /// The to-one relationship `keyPath` reads, set by the target's identifier.
+    public func toOne<Target: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Model, Target?>) throws -> ToOne<Target> {
+        ToOne(index: try relationship(keyPath, to: Target.self).index)
+    }
+
+    /// The to-one relationship `keyPath` reads, set by the target's unique attribute `key`.
+    public func toOne<Target: PersistentModel, Key: Storable>(_ keyPath: ReferenceWritableKeyPath<Model, Target?>,
+                                                             by key: ReferenceWritableKeyPath<Target, Key>) throws -> ToOneByKey<Target, Key> {
+        let relationship = try relationship(keyPath, to: Target.self)
+        let target = schema.entities[relationship.targetIndex]
+        guard case let .attribute(attribute)? = target.property(for: key), attribute.isUnique,
+              !attribute.options.contains(.externalStorage), attribute.type.kind == Key.storageType.kind else {
+            throw unsupported(relationship.name, "\(key) is not a unique attribute of \(target.name) stored as \(Key.self)")
+        }
+        return ToOneByKey(index: relationship.index, keyAttribute: attribute.index)
+    }
+
+    private func relationship<Target: PersistentModel>(_ keyPath: AnyKeyPath, to: Target.Type) throws -> Schema.Relationship {
+        guard case let .relationship(relationship)? = entity.property(for: keyPath), !relationship.isToMany else {
+            throw unsupported("\(keyPath)", "not a to-one relationship")
+        }
+        guard schema.entity(for: Target.self)?.index == relationship.targetIndex else {
+            throw unsupported(relationship.name, "its target is not \(Target.self)")
+        }
+        let inverse = schema.inverse(of: relationship)
+        if let inverse, !inverse.isToMany {
+            throw unsupported(relationship.name, "one-to-one (a batch cannot take the target from its other source)")
+        }
+        for side in [relationship, inverse].compactMap({ $0 }) where side.minimumCount != nil || side.maximumCount != nil {
+            throw unsupported(relationship.name, "\(side.name) has a minimum or maximum count")
+        }
+        return relationship
+    }
+
+    private mutating func noteMisuse(_ description: String) {
+        if misuse == nil { misuse = description }
+    }
+
+    private func unsupported(_ property: String, _ reason: String) -> ModelContextError {
+        .batchPropertyUnsupported(entity: entity.name, property: property, reason: reason)
+    }
+
+    // MARK: Rows
+
+    /// Starts a row; `set` calls fill it.
+    public mutating func appendRow() {
+        values.append(contentsOf: repeatElement(nil, count: entity.attributes.count))
+        links.append(contentsOf: repeatElement(nil, count: entity.relationships.count))
+        count += 1
+    }
+
+    /// Sets an attribute of the last row.
+    public mutating func set<Stored: Storable>(_ attribute: Attribute<Stored>, _ value: Stored) {
+        guard count > 0 else { return noteMisuse("set before appendRow()") }
+        values[(count - 1) * entity.attributes.count + attribute.index] = value.storedValue
+    }
+
+    /// Links the last row to `target` (nil: to nothing).
+    public mutating func set<Target: PersistentModel>(_ relationship: ToOne<Target>, _ target: PersistentIdentifier?) {
+        guard count > 0 else { return noteMisuse("set before appendRow()") }
+        let link: LinkTarget
+        if let target {
+            let name = entity.relationships[relationship.index].name
+            if target.isTemporary { return noteMisuse("\(name) set to \(target), which was never saved") }
+            if target.entityName != schema.entities[entity.relationships[relationship.index].targetIndex].name {
+                return noteMisuse("\(name) set to \(target), not a \(schema.entities[entity.relationships[relationship.index].targetIndex].name)")
+            }
+            link = .row(target.row)
+        } else {
+            link = .nothing
+        }
+        links[(count - 1) * entity.relationships.count + relationship.index] = link
+    }
+
+    /// Links the last row to the target whose unique attribute is `key` (nil: to nothing).
+    public mutating func set<Target: PersistentModel, Key: Storable>(_ relationship: ToOneByKey<Target, Key>, _ key: Key?) {
+        guard count > 0 else { return noteMisuse("set before appendRow()") }
+        links[(count - 1) * entity.relationships.count + relationship.index] =
+            key.map { .key(attribute: relationship.keyAttribute, $0.storedValue) } ?? .nothing
+    }
+}
+
+/// What `ModelContext.execute` wrote.
+public struct BatchInsertResult: Sendable, Equatable {
+    /// Rows inserted, and committed rows updated (upserts).
+    public var inserted = 0
+    public var updated = 0
+    /// The transaction that holds them.
+    public var transaction: UInt64 = 0
+}

@@ -1,0 +1,143 @@
+/// Turns batches into one transaction's operations, under the container's commit lock and
+/// against the graph as committed (see `BatchInsert` for what a row does).
+///
+/// Operations come out rows first (every batch's inserts, then its updates) and links after
+/// them, so every link names rows that exist when it is applied.
+final class BatchTransaction {
+    let schema: Schema
+    let view: GraphView
+    let graph: Graph
+    private(set) var rows: [LogOperation] = []
+    private(set) var links: [LogOperation] = []
+    private(set) var result = BatchInsertResult()
+    /// Rows of the batches encoded so far, by entity and unique attribute and value (what a
+    /// later batch's `toOne(_:by:)` keys find before committed rows).
+    private var keyed: [Int: [Int: [Value: UInt64]]] = [:]
+    private var entitiesDone: Set<Int> = []
+
+    init(schema: Schema, view: GraphView, graph: Graph) {
+        self.schema = schema
+        self.view = view
+        self.graph = graph
+    }
+
+    var operations: [LogOperation] { rows + links }
+
+    func encode<Model>(_ batch: BatchInsert<Model>) throws {
+        let entity = batch.entity
+        if let misuse = batch.misuse { throw ModelContextError.batchInvalid(entity: entity.name, reason: misuse) }
+        guard entitiesDone.insert(entity.index).inserted else {
+            throw ModelContextError.batchInvalid(entity: entity.name, reason: "two batches of one model in one execute (make it one batch)")
+        }
+        let width = entity.attributes.count, linkWidth = entity.relationships.count
+        var values = batch.values, targets = batch.links
+        // Each row's final row number, and the batch row it was merged into (itself if none).
+        var rowNumber = [UInt64](repeating: 0, count: batch.count)
+        var mergedInto = Array(0..<batch.count)
+        var isNew = [Bool](repeating: false, count: batch.count)
+        // Unique attribute → value → the batch row that has it.
+        var claims = [[Value: Int]](repeating: [:], count: width)
+        let uniques = entity.uniqueAttributes
+        for i in 0..<batch.count {
+            // Which row does it write: an earlier row of the batch, a committed row, or a new one.
+            var earlier: Int?
+            var committed: UInt64?
+            for attribute in uniques {
+                guard let value = values[i * width + attribute.index], value != .null else { continue }
+                if let j = claims[attribute.index][value] { earlier = j; break }
+                if let row = view.row(entity: entity.index, uniqueAttribute: attribute.index, value: value) { committed = row; break }
+            }
+            let owner: Int
+            if let j = earlier {
+                // Later values win: the row's settings are copied over the earlier row's.
+                for k in 0..<width where values[i * width + k] != nil { values[j * width + k] = values[i * width + k] }
+                for k in 0..<linkWidth where targets[i * linkWidth + k] != nil { targets[j * linkWidth + k] = targets[i * linkWidth + k] }
+                mergedInto[i] = j
+                owner = j
+            } else {
+                rowNumber[i] = committed ?? graph.reserveRow(entity: entity.index)
+                isNew[i] = committed == nil
+                owner = i
+            }
+            // Every unique value the row sets is its own now; another row keeping it is a conflict.
+            for attribute in uniques {
+                guard let value = values[i * width + attribute.index], value != .null else { continue }
+                if let other = claims[attribute.index][value], other != owner {
+                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
+                }
+                if let row = view.row(entity: entity.index, uniqueAttribute: attribute.index, value: value), row != rowNumber[owner] {
+                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
+                }
+                claims[attribute.index][value] = owner
+            }
+        }
+        // Rows.
+        var updates: [LogOperation] = []
+        for i in 0..<batch.count where mergedInto[i] == i {
+            let base = i * width
+            if isNew[i] {
+                let stored = entity.attributes.map { PropertyValue($0.number, values[base + $0.index] ?? $0.defaultValue) }
+                rows.append(.insert(entity: entity.number, row: rowNumber[i], values: stored))
+                result.inserted += 1
+            } else {
+                var stored: [PropertyValue] = []
+                for attribute in entity.attributes {
+                    if let value = values[base + attribute.index] { stored.append(PropertyValue(attribute.number, value)) }
+                }
+                if !stored.isEmpty { updates.append(.update(entity: entity.number, row: rowNumber[i], values: stored)) }
+                result.updated += 1
+            }
+        }
+        rows.append(contentsOf: updates)
+        // Links: a new row links what it names; an updated row moves only what changed.
+        for i in 0..<batch.count where mergedInto[i] == i {
+            let row = rowNumber[i]
+            for relationship in entity.relationships where !relationship.isToMany {
+                guard let target = targets[i * linkWidth + relationship.index] else { continue }
+                let newTarget = try resolve(target, of: relationship, in: entity)
+                let oldTarget = isNew[i] ? nil : view.toOne(entity: entity.index, row: row, relationship: relationship.index)
+                if oldTarget == newTarget { continue }
+                if let oldTarget { links.append(link(relationship, source: row, target: oldTarget, unlink: true)) }
+                if let newTarget { links.append(link(relationship, source: row, target: newTarget, unlink: false)) }
+            }
+        }
+        // What later batches' keys find.
+        var byKey: [Int: [Value: UInt64]] = [:]
+        for attribute in uniques {
+            byKey[attribute.index] = claims[attribute.index].mapValues { rowNumber[$0] }
+        }
+        keyed[entity.index] = byKey
+    }
+
+    /// The row a link target names, checked to exist.
+    private func resolve(_ target: BatchInsert<some PersistentModel>.LinkTarget, of relationship: Schema.Relationship,
+                         in entity: Schema.Entity) throws -> UInt64? {
+        let targetEntity = schema.entities[relationship.targetIndex]
+        switch target {
+        case .nothing:
+            return nil
+        case let .row(row):
+            // Identifiers come from saved objects: the row must be committed.
+            guard view.isLive(entity: targetEntity.index, row: row) else {
+                throw ModelContextError.batchTargetNotFound(entity: entity.name, relationship: relationship.name, target: "\(targetEntity.name)/\(row)")
+            }
+            return row
+        case let .key(attribute, value):
+            if let row = keyed[targetEntity.index]?[attribute]?[value] ?? view.row(entity: targetEntity.index, uniqueAttribute: attribute, value: value) {
+                return row
+            }
+            throw ModelContextError.batchTargetNotFound(entity: entity.name, relationship: relationship.name,
+                                                        target: "\(targetEntity.name) with \(targetEntity.attributes[attribute].name) \(value)")
+        }
+    }
+
+    /// A link or unlink of `relationship`, written from the side that writes the pair's links.
+    private func link(_ relationship: Schema.Relationship, source: UInt64, target: UInt64, unlink: Bool) -> LogOperation {
+        if !schema.writesLinks(relationship), let inverse = schema.inverse(of: relationship) {
+            return unlink ? .unlink(relationship: inverse.number, source: target, target: source)
+                : .link(relationship: inverse.number, source: target, target: source)
+        }
+        return unlink ? .unlink(relationship: relationship.number, source: source, target: target)
+            : .link(relationship: relationship.number, source: source, target: target)
+    }
+}

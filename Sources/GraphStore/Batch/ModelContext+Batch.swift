@@ -1,0 +1,22 @@
+extension ModelContext {
+    /// Writes the batches' rows in one transaction (see `BatchInsert`), in the order given: a
+    /// batch's `toOne(_:by:)` keys find the rows of the batches before it. Nothing is written
+    /// if any row fails. The context's own unsaved changes are left as they are; like every
+    /// other context, it merges the transaction (its merge policy decides conflicts).
+    @discardableResult
+    public func execute<each Model: PersistentModel>(_ batch: repeat BatchInsert<each Model>) throws -> BatchInsertResult {
+        try checkOwner("execute")
+        guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }
+        var result = BatchInsertResult()
+        let (number, _) = try container.commit(from: nil, author: author ?? "") {
+            try graph.read { view in
+                let transaction = BatchTransaction(schema: schema, view: view, graph: graph)
+                repeat try transaction.encode(each batch)
+                result = transaction.result
+                return transaction.operations
+            }
+        }
+        result.transaction = number
+        return result
+    }
+}
