@@ -1,5 +1,6 @@
-import Foundation
 import EnrouteModels
+import Foundation
+import GraphStore
 
 /// Deterministic Enroute data for the workloads, generated once as plain rows so that GraphStore
 /// and SQLite load exactly the same flights: N flights over N/250 airports (50 to 4,000) and
@@ -58,6 +59,67 @@ struct SyntheticEnroute {
                 filedAltitude: 250 + Int(rng.next() % 200), origin: origin, destination: destination, airline: airline))
         }
         return Rows(airports: airports, airlines: airlines, flights: flightRows)
+    }
+
+    /// Everything as batch rows: airports and airlines by code, flights linked to them by code.
+    static func batches(_ rows: Rows, in container: ModelContainer) throws
+        -> (BatchInsert<Airport>, BatchInsert<Airline>, BatchInsert<Flight>) {
+        var airports = try BatchInsert(Airport.self, in: container)
+        let icao = try airports.attribute(\.icao), name = try airports.attribute(\.name), city = try airports.attribute(\.city)
+        let state = try airports.attribute(\.state), country = try airports.attribute(\.countryCode)
+        let latitude = try airports.attribute(\.latitude), longitude = try airports.attribute(\.longitude)
+        let timezone = try airports.attribute(\.timezone)
+        for row in rows.airports {
+            airports.appendRow()
+            airports.set(icao, row.icao)
+            airports.set(name, row.name)
+            airports.set(city, row.city)
+            airports.set(state, "ST")
+            airports.set(country, "US")
+            airports.set(latitude, row.latitude)
+            airports.set(longitude, row.longitude)
+            airports.set(timezone, "America/Chicago")
+        }
+        var airlines = try BatchInsert(Airline.self, in: container)
+        let code = try airlines.attribute(\.code), airlineName = try airlines.attribute(\.name)
+        let shortname = try airlines.attribute(\.shortname)
+        for (i, row) in rows.airlines.enumerated() {
+            airlines.appendRow()
+            airlines.set(code, row)
+            airlines.set(airlineName, "Airline \(i)")
+            airlines.set(shortname, "AL\(i)")
+        }
+        var flights = try BatchInsert(Flight.self, in: container)
+        let ident = try flights.attribute(\.ident)
+        let scheduledOff = try flights.attribute(\.scheduledOff), estimatedOff = try flights.attribute(\.estimatedOff)
+        let scheduledOn = try flights.attribute(\.scheduledOn), estimatedOn = try flights.attribute(\.estimatedOn)
+        let actualOff = try flights.attribute(\.actualOff), aircraftType = try flights.attribute(\.aircraftType)
+        let progress = try flights.attribute(\.progressPercent), status = try flights.attribute(\.status)
+        let distance = try flights.attribute(\.routeDistance), airspeed = try flights.attribute(\.filedAirspeed)
+        let altitude = try flights.attribute(\.filedAltitude)
+        let origin = try flights.toOne(\Flight.origin, by: \Airport.icao), destination = try flights.toOne(\Flight.destination, by: \Airport.icao)
+        let airline = try flights.toOne(\Flight.airline, by: \Airline.code)
+        func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
+        flights.reserveCapacity(rows.flights.count)
+        for row in rows.flights {
+            flights.appendRow()
+            flights.set(ident, row.ident)
+            flights.set(scheduledOff, date(row.scheduledOff))
+            flights.set(estimatedOff, date(row.estimatedOff))
+            flights.set(scheduledOn, date(row.scheduledOn))
+            flights.set(estimatedOn, date(row.estimatedOn))
+            flights.set(actualOff, row.actualOff.map(date))
+            flights.set(aircraftType, row.aircraftType)
+            flights.set(progress, row.progressPercent)
+            flights.set(status, row.status)
+            flights.set(distance, row.routeDistance)
+            flights.set(airspeed, row.filedAirspeed)
+            flights.set(altitude, row.filedAltitude)
+            flights.set(origin, rows.airports[row.origin].icao)
+            flights.set(destination, rows.airports[row.destination].icao)
+            flights.set(airline, rows.airlines[row.airline])
+        }
+        return (airports, airlines, flights)
     }
 
     /// Inserts everything into `context` (unsaved) and returns how many flights.

@@ -23,14 +23,43 @@ final class GraphStoreEngine: Engine {
 
     static func open(at path: String) throws -> GraphStoreEngine { try GraphStoreEngine(path: path) }
 
+    /// Airports, airlines and flights as batch rows in one transaction (the import API:
+    /// `BatchInsert`), flights linked to the others by their codes.
     func bulkImport(_ rows: SyntheticEnroute.Rows) throws {
+        let (airports, airlines, flights) = try SyntheticEnroute.batches(rows, in: container)
+        try ModelContext(container).execute(airports, airlines, flights)
+    }
+
+    /// The same import as model objects inserted into a context and saved once (reported beside it).
+    func bulkImportWithObjects(_ rows: SyntheticEnroute.Rows) throws {
         // A context of its own, so its objects are released with it (as an importer would).
         let importer = ModelContext(container)
         SyntheticEnroute.insert(rows, into: importer)
         try importer.save()
     }
 
+    /// Every flight's changing values by ident, as batch rows (an upsert by the unique key).
     func upsertAll(_ rows: SyntheticEnroute.Rows, round: Int) throws {
+        var batch = try BatchInsert(Flight.self, in: container)
+        let ident = try batch.attribute(\.ident), distance = try batch.attribute(\.routeDistance)
+        let progress = try batch.attribute(\.progressPercent), status = try batch.attribute(\.status)
+        batch.reserveCapacity(rows.flights.count)
+        let newStatus = UpsertValues.status(round: round)
+        for row in rows.flights {
+            batch.appendRow()
+            batch.set(ident, row.ident)
+            batch.set(distance, UpsertValues.distance(row, round: round))
+            batch.set(progress, UpsertValues.progress(row, round: round))
+            batch.set(status, newStatus)
+        }
+        let result = try ModelContext(container).execute(batch)
+        guard result.updated == rows.flights.count, result.inserted == 0 else {
+            throw SQLiteEngine.Failure(description: "upsert inserted \(result.inserted) and updated \(result.updated) of \(rows.flights.count)")
+        }
+    }
+
+    /// The same upsert through model objects: each flight fetched by ident, changed, one save.
+    func upsertAllWithObjects(_ rows: SyntheticEnroute.Rows, round: Int) throws {
         let updater = ModelContext(container)
         for row in rows.flights {
             guard let flight = try updater.fetchUnique(\Flight.ident, equals: row.ident) else { throw SQLiteEngine.Failure(description: "no flight \(row.ident)") }

@@ -25,6 +25,12 @@ struct Report {
             if let count = run.counts[name] { entry["queries_per_round"] = count }
             workloads[name] = entry
         }
+        for (name, seconds) in run.withObjects {
+            guard var entry = workloads[name] as? [String: Any] else { continue }
+            entry["graphstore_objects_s"] = rounded(seconds, 9)
+            entry["ratio_objects"] = rounded((run.seconds[name]?["sqlite"] ?? .nan) / seconds, 2)
+            workloads[name] = entry
+        }
         if var lookup = workloads["point_lookup"] as? [String: Any] {
             lookup["graphstore_predicate_s"] = rounded(run.lookupWithPredicate, 9)
             lookup["ratio_predicate"] = rounded((run.seconds["point_lookup"]?["sqlite"] ?? .nan) / run.lookupWithPredicate, 2)
@@ -88,6 +94,10 @@ struct Report {
                 let targetText = target.map { q / g >= $0 ? "≥ \(format($0, digits: 0))x met" : "≥ \(format($0, digits: 0))x MISSED" } ?? ""
                 lines.append(pad(name, 18) + pad(time(g), 16) + pad(time(q), 16) + pad(time(d), 14) + pad(format(q / g, digits: 2), 12)
                              + pad(format(d / g, digits: 2), 10) + targetText)
+            }
+            for name in ["bulk_import", "upsert"] {
+                guard let objects = run.withObjects[name], let q = run.seconds[name]?["sqlite"] else { continue }
+                lines.append(pad("  (\(name) with model objects)", 18) + pad(time(objects), 16) + pad("", 30) + pad(format(q / objects, digits: 2), 12))
             }
             let predicate = run.lookupWithPredicate, sqliteLookup = run.seconds["point_lookup"]?["sqlite"] ?? .nan
             lines.append(pad("  (lookup by #Predicate)", 18) + pad(time(predicate), 16) + pad("", 30) + pad(format(sqliteLookup / predicate, digits: 2), 12))

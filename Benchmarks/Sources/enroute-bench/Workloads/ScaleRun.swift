@@ -19,6 +19,8 @@ struct ScaleRun {
         var storeBytes: [String: Double] = [:]
         var residentMiB = 0.0
         var lookupWithPredicate = 0.0
+        /// GraphStore's import and upsert through model objects and one save (beside the batch API's).
+        var withObjects: [String: Double] = [:]
         var counts: [String: Int] = [:]                 // how many queries each per-query figure averages
     }
 
@@ -46,11 +48,17 @@ struct ScaleRun {
             imports["graphstore", default: []].append(try seconds { try graphstore.bulkImport(rows) })
             trimHeap()
             result.residentMiB = residentMiB() - before
+            let objectsPath = directory + "/graphstore-objects-\(flights)"
+            let objects = try GraphStoreEngine.create(at: objectsPath)
+            imports["graphstore_objects", default: []].append(try seconds { try objects.bulkImportWithObjects(rows) })
+            objects.close()
+            removeStore(objectsPath)
             sqlite = try SQLiteEngine.create(at: paths["sqlite"]!)
             imports["sqlite", default: []].append(try seconds { try sqlite.bulkImport(rows) })
             grdb = try GRDBEngine.create(at: paths["grdb"]!)
             imports["grdb", default: []].append(try seconds { try grdb.bulkImport(rows) })
         }
+        result.withObjects["bulk_import"] = median(imports.removeValue(forKey: "graphstore_objects")!)
         result.seconds["bulk_import"] = imports.mapValues(median)
         for (name, path) in paths { result.storeBytes[name] = Double(storeBytes(path)) }
 
@@ -93,14 +101,17 @@ struct ScaleRun {
         result.lookupWithPredicate = median(predicateTimes)
 
         // upsert: every flight updated by ident in one save, a different value each round.
-        var upserts: [String: [Double]] = [:]
+        var upserts: [String: [Double]] = [:], objectUpserts: [Double] = []
         for round in 0..<repetitions {
             log("  upsert \(round + 1)/\(repetitions)")
+            // Other values than the round's, which the engines then write (and are compared on).
+            objectUpserts.append(try seconds { try graphstore.upsertAllWithObjects(rows, round: round + 100) })
             for engine in engines {
                 upserts[type(of: engine).name, default: []].append(try seconds { try engine.upsertAll(rows, round: round) })
             }
         }
         result.seconds["upsert"] = upserts.mapValues(median)
+        result.withObjects["upsert"] = median(objectUpserts)
         try checkAgreement(engines, filters: Array(filters.prefix(20)), lookups: Array(lookupRounds[0].prefix(200)), boards: [], graphstore: graphstore)
 
         // compaction: after updating every flight (the upserts above), once per engine.
