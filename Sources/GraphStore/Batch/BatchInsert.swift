@@ -35,7 +35,7 @@
 public struct BatchInsert<Model: PersistentModel> {
     /// An attribute the batch sets.
     public struct Attribute<Stored: Storable> {
-        let index: Int
+        @usableFromInline let index: Int
     }
 
     /// A to-one relationship the batch sets, by the target's identifier.
@@ -47,12 +47,12 @@ public struct BatchInsert<Model: PersistentModel> {
     /// its code): found among committed rows and the rows of batches executed before this one
     /// in the same `execute`.
     public struct ToOneByKey<Target: PersistentModel, Key: Storable> {
-        let index: Int
-        let keyAttribute: Int
+        @usableFromInline let index: Int
+        @usableFromInline let keyAttribute: Int
     }
 
     /// What a row links a relationship to.
-    enum LinkTarget {
+    @usableFromInline enum LinkTarget {
         case nothing
         case row(UInt64)
         /// The target's unique attribute and its value.
@@ -61,26 +61,34 @@ public struct BatchInsert<Model: PersistentModel> {
 
     let schema: Schema
     let entity: Schema.Entity
+    /// Slots per row: the entity's attributes, and its relationships.
+    @usableFromInline let width: Int
+    @usableFromInline let linkWidth: Int
+    // Filled by inlinable methods, so that a caller's loop is specialised for its model and
+    // its values (one flight is fifteen calls).
     /// Row after row, a slot per attribute: nil where the row leaves it unset.
-    private(set) var values: [Value?] = []
+    @usableFromInline var values: [Value?] = []
     /// Row after row, a slot per relationship: nil where the row leaves it unset.
-    private(set) var links: [LinkTarget?] = []
+    @usableFromInline var links: [LinkTarget?] = []
     /// The first misuse met while filling the batch (a `set` before any row, an identifier of
     /// another entity than the relationship's target or a temporary one): `execute` throws it.
     private(set) var misuse: String?
+    @usableFromInline var rowCount = 0
     /// The rows appended so far.
-    public private(set) var count = 0
+    public var count: Int { rowCount }
 
     public init(_ type: Model.Type = Model.self, in container: ModelContainer) throws {
         guard let entity = container.schema.entity(for: type) else { throw ModelContextError.typeNotInSchema("\(type)") }
         schema = container.schema
         self.entity = entity
+        width = entity.attributes.count
+        linkWidth = entity.relationships.count
     }
 
     /// Room for `rows` rows without reallocating.
     public mutating func reserveCapacity(_ rows: Int) {
-        values.reserveCapacity(rows * entity.attributes.count)
-        links.reserveCapacity(rows * entity.relationships.count)
+        values.reserveCapacity(rows * width)
+        links.reserveCapacity(rows * linkWidth)
     }
 
     // MARK: Properties
@@ -131,7 +139,7 @@ public struct BatchInsert<Model: PersistentModel> {
         return relationship
     }
 
-    private mutating func noteMisuse(_ description: String) {
+    @usableFromInline mutating func noteMisuse(_ description: String) {
         if misuse == nil { misuse = description }
     }
 
@@ -142,21 +150,21 @@ public struct BatchInsert<Model: PersistentModel> {
     // MARK: Rows
 
     /// Starts a row; `set` calls fill it.
-    public mutating func appendRow() {
-        values.append(contentsOf: repeatElement(nil, count: entity.attributes.count))
-        links.append(contentsOf: repeatElement(nil, count: entity.relationships.count))
-        count += 1
+    @inlinable public mutating func appendRow() {
+        for _ in 0..<width { values.append(nil) }
+        for _ in 0..<linkWidth { links.append(nil) }
+        rowCount += 1
     }
 
     /// Sets an attribute of the last row.
-    public mutating func set<Stored: Storable>(_ attribute: Attribute<Stored>, _ value: Stored) {
-        guard count > 0 else { return noteMisuse("set before appendRow()") }
-        values[(count - 1) * entity.attributes.count + attribute.index] = value.storedValue
+    @inlinable public mutating func set<Stored: Storable>(_ attribute: Attribute<Stored>, _ value: Stored) {
+        guard rowCount > 0 else { return noteMisuse("set before appendRow()") }
+        values[(rowCount - 1) * width + attribute.index] = value.storedValue
     }
 
     /// Links the last row to `target` (nil: to nothing).
     public mutating func set<Target: PersistentModel>(_ relationship: ToOne<Target>, _ target: PersistentIdentifier?) {
-        guard count > 0 else { return noteMisuse("set before appendRow()") }
+        guard rowCount > 0 else { return noteMisuse("set before appendRow()") }
         let link: LinkTarget
         if let target {
             let name = entity.relationships[relationship.index].name
@@ -168,13 +176,13 @@ public struct BatchInsert<Model: PersistentModel> {
         } else {
             link = .nothing
         }
-        links[(count - 1) * entity.relationships.count + relationship.index] = link
+        links[(rowCount - 1) * linkWidth + relationship.index] = link
     }
 
     /// Links the last row to the target whose unique attribute is `key` (nil: to nothing).
-    public mutating func set<Target: PersistentModel, Key: Storable>(_ relationship: ToOneByKey<Target, Key>, _ key: Key?) {
-        guard count > 0 else { return noteMisuse("set before appendRow()") }
-        links[(count - 1) * entity.relationships.count + relationship.index] =
+    @inlinable public mutating func set<Target: PersistentModel, Key: Storable>(_ relationship: ToOneByKey<Target, Key>, _ key: Key?) {
+        guard rowCount > 0 else { return noteMisuse("set before appendRow()") }
+        links[(rowCount - 1) * linkWidth + relationship.index] =
             key.map { .key(attribute: relationship.keyAttribute, $0.storedValue) } ?? .nothing
     }
 }

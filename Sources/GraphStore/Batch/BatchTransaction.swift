@@ -37,15 +37,24 @@ final class BatchTransaction {
         var isNew = [Bool](repeating: false, count: batch.count)
         // Unique attribute → value → the batch row that has it.
         var claims = [[Value: Int]](repeating: [:], count: width)
-        let uniques = entity.uniqueAttributes
+        let uniques = entity.uniqueAttributes.map(\.index)
+        for attribute in uniques { claims[attribute].reserveCapacity(batch.count) }
+        // A row's committed owner of each of its unique values, once looked up.
+        var owners = [UInt64?](repeating: nil, count: uniques.count), lookedUp = [Bool](repeating: false, count: uniques.count)
+        func violation(_ attribute: Int, _ value: Value) -> ModelContextError {
+            .uniqueConstraintViolation(entity: entity.name, attribute: entity.attributes[attribute].name, value: value.description)
+        }
         for i in 0..<batch.count {
             // Which row does it write: an earlier row of the batch, a committed row, or a new one.
             var earlier: Int?
             var committed: UInt64?
-            for attribute in uniques {
-                guard let value = values[i * width + attribute.index], value != .null else { continue }
-                if let j = claims[attribute.index][value] { earlier = j; break }
-                if let row = view.row(entity: entity.index, uniqueAttribute: attribute.index, value: value) { committed = row; break }
+            for u in uniques.indices { lookedUp[u] = false }
+            for (u, attribute) in uniques.enumerated() {
+                guard let value = values[i * width + attribute], value != .null else { continue }
+                if let j = claims[attribute][value] { earlier = j; break }
+                owners[u] = view.row(entity: entity.index, uniqueAttribute: attribute, value: value)
+                lookedUp[u] = true
+                if let row = owners[u] { committed = row; break }
             }
             let owner: Int
             if let j = earlier {
@@ -60,29 +69,29 @@ final class BatchTransaction {
                 owner = i
             }
             // Every unique value the row sets is its own now; another row keeping it is a conflict.
-            for attribute in uniques {
-                guard let value = values[i * width + attribute.index], value != .null else { continue }
-                if let other = claims[attribute.index][value], other != owner {
-                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
-                }
-                if let row = view.row(entity: entity.index, uniqueAttribute: attribute.index, value: value), row != rowNumber[owner] {
-                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
-                }
-                claims[attribute.index][value] = owner
+            for (u, attribute) in uniques.enumerated() {
+                guard let value = values[i * width + attribute], value != .null else { continue }
+                if let other = claims[attribute][value], other != owner { throw violation(attribute, value) }
+                let committedOwner = lookedUp[u] ? owners[u] : view.row(entity: entity.index, uniqueAttribute: attribute, value: value)
+                if let committedOwner, committedOwner != rowNumber[owner] { throw violation(attribute, value) }
+                claims[attribute][value] = owner
             }
         }
         // Rows.
         var updates: [LogOperation] = []
+        let numbers = entity.attributeNumbers, defaults = entity.attributes.map(\.defaultValue)
         for i in 0..<batch.count where mergedInto[i] == i {
             let base = i * width
             if isNew[i] {
-                let stored = entity.attributes.map { PropertyValue($0.number, values[base + $0.index] ?? $0.defaultValue) }
+                var stored: [PropertyValue] = []
+                stored.reserveCapacity(width)
+                for k in 0..<width { stored.append(PropertyValue(numbers[k], values[base + k] ?? defaults[k])) }
                 rows.append(.insert(entity: entity.number, row: rowNumber[i], values: stored))
                 result.inserted += 1
             } else {
                 var stored: [PropertyValue] = []
-                for attribute in entity.attributes {
-                    if let value = values[base + attribute.index] { stored.append(PropertyValue(attribute.number, value)) }
+                for k in 0..<width {
+                    if let value = values[base + k] { stored.append(PropertyValue(numbers[k], value)) }
                 }
                 if !stored.isEmpty { updates.append(.update(entity: entity.number, row: rowNumber[i], values: stored)) }
                 result.updated += 1
@@ -90,11 +99,23 @@ final class BatchTransaction {
         }
         rows.append(contentsOf: updates)
         // Links: a new row links what it names; an updated row moves only what changed.
+        let toOnes = entity.relationships.filter { !$0.isToMany }
+        // Each relationship's keys are of one attribute of its target: its table is found once.
+        var keyTables: [Int: [Value: UInt64]] = [:]
         for i in 0..<batch.count where mergedInto[i] == i {
             let row = rowNumber[i]
-            for relationship in entity.relationships where !relationship.isToMany {
+            for relationship in toOnes {
                 guard let target = targets[i * linkWidth + relationship.index] else { continue }
-                let newTarget = try resolve(target, of: relationship, in: entity)
+                let newTarget: UInt64?
+                if case let .key(attribute, value) = target {
+                    if keyTables[relationship.index] == nil {
+                        keyTables[relationship.index] = keyed[relationship.targetIndex]?[attribute] ?? [:]
+                    }
+                    newTarget = try keyTables[relationship.index]![value]
+                        ?? resolve(target, of: relationship, in: entity)
+                } else {
+                    newTarget = try resolve(target, of: relationship, in: entity)
+                }
                 let oldTarget = isNew[i] ? nil : view.toOne(entity: entity.index, row: row, relationship: relationship.index)
                 if oldTarget == newTarget { continue }
                 if let oldTarget { links.append(link(relationship, source: row, target: oldTarget, unlink: true)) }
@@ -104,7 +125,7 @@ final class BatchTransaction {
         // What later batches' keys find.
         var byKey: [Int: [Value: UInt64]] = [:]
         for attribute in uniques {
-            byKey[attribute.index] = claims[attribute.index].mapValues { rowNumber[$0] }
+            byKey[attribute] = claims[attribute].mapValues { rowNumber[$0] }
         }
         keyed[entity.index] = byKey
     }

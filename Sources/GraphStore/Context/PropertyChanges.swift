@@ -20,7 +20,7 @@ struct PropertyChanges<Element>: ExpressibleByDictionaryLiteral {
         set {
             if index >= values.count {
                 guard newValue != nil else { return }
-                values.append(contentsOf: repeatElement(nil, count: index + 1 - values.count))
+                values.append(repeating: nil, count: index + 1 - values.count)
             }
             let had = values[index] != nil
             values[index] = newValue

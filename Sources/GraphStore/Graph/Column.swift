@@ -46,13 +46,13 @@ final class Column {
     func grow(to newCount: Int) {
         let extra = newCount - count
         guard extra > 0 else { return }
-        nulls.append(contentsOf: repeatElement(true, count: extra))
+        nulls.append(repeating: true, count: extra)
         switch layout {
-        case .bool: bools.append(contentsOf: repeatElement(false, count: extra))
-        case .int, .uint: ints.append(contentsOf: repeatElement(0, count: extra))
-        case .double, .float, .date: doubles.append(contentsOf: repeatElement(0, count: extra))
-        case .string: strings.append(contentsOf: repeatElement("", count: extra))
-        case .value: values.append(contentsOf: repeatElement(.null, count: extra))
+        case .bool: bools.append(repeating: false, count: extra)
+        case .int, .uint: ints.append(repeating: 0, count: extra)
+        case .double, .float, .date: doubles.append(repeating: 0, count: extra)
+        case .string: strings.append(repeating: "", count: extra)
+        case .value: values.append(repeating: .null, count: extra)
         }
     }
 

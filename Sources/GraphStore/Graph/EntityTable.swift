@@ -57,13 +57,13 @@ final class EntityTable {
     func grow(to slots: Int) {
         guard slots > live.count else { return }
         let extra = slots - live.count
-        live.append(contentsOf: repeatElement(false, count: extra))
+        live.append(repeating: false, count: extra)
         for column in columns { column.grow(to: slots) }
         for r in entity.relationships {
             if r.isToMany {
-                toMany[r.index].append(contentsOf: repeatElement([], count: extra))
+                toMany[r.index].append(repeating: [], count: extra)
             } else {
-                toOne[r.index].append(contentsOf: repeatElement(0, count: extra))
+                toOne[r.index].append(repeating: 0, count: extra)
             }
         }
     }

@@ -13,9 +13,9 @@ public final class Schema: Sendable {
     public let versionIdentifier: Version?
     /// Positions by the numbers the log uses: what applying, summarising and decoding every
     /// stored operation looks up.
-    let entityIndexByNumber: [EntityNumber: Int]
-    let attributeByNumber: [PropertyNumber: (entity: Int, index: Int)]
-    let relationshipByNumber: [PropertyNumber: (entity: Int, index: Int)]
+    let entityIndexByNumber: NumberIndex<Int>
+    let attributeByNumber: NumberIndex<(entity: Int, index: Int)>
+    let relationshipByNumber: NumberIndex<(entity: Int, index: Int)>
     /// `writesLinks` by entity and relationship position, worked out once (a save asks it for
     /// every link it encodes).
     private let linkWriters: [[Bool]]
@@ -26,10 +26,9 @@ public final class Schema: Sendable {
     init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, versionIdentifier: Version? = nil) {
         self.versionIdentifier = versionIdentifier
         self.entities = entities
-        entityIndexByNumber = Dictionary(entities.map { ($0.number, $0.index) }, uniquingKeysWith: { a, _ in a })
-        attributeByNumber = Dictionary(entities.flatMap { e in e.attributes.map { ($0.number, (e.index, $0.index)) } }, uniquingKeysWith: { a, _ in a })
-        relationshipByNumber = Dictionary(entities.flatMap { e in e.relationships.map { ($0.number, (e.index, $0.index)) } },
-                                          uniquingKeysWith: { a, _ in a })
+        entityIndexByNumber = NumberIndex(entities.map { ($0.number, $0.index) })
+        attributeByNumber = NumberIndex(entities.flatMap { e in e.attributes.map { ($0.number, (e.index, $0.index)) } })
+        relationshipByNumber = NumberIndex(entities.flatMap { e in e.relationships.map { ($0.number, (e.index, $0.index)) } })
         self.byName = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1.name, $0) })
         self.byType = Dictionary(uniqueKeysWithValues: entities.enumerated().compactMap { i, e in e.type.map { (ObjectIdentifier($0), i) } })
         self.nextEntityNumber = nextEntityNumber
