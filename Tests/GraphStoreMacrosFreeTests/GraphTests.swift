@@ -141,6 +141,43 @@ final class Pair: Model {
         #expect(try context.explain(FetchDescriptor<Pair>(predicate: #Predicate { $0.a == 17 })).contains("index Pair.a"))
     }
 
+    /// A to-many list holds a member once however often its link is applied; a link to another
+    /// target moves the member, both sides in step (with a to-one inverse, membership is read
+    /// off the member's own pointer); a list without a to-one inverse also holds a member once.
+    @Test func repeatedAndMovedLinksKeepBothSidesInStep() throws {
+        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let schema = container.schema
+        let airport = schema.entity(named: "Airport")!, flight = schema.entity(named: "Flight")!, airline = schema.entity(named: "Airline")!
+        let flightsFrom = airport.relationships.first { $0.name == "flightsFrom" }!, origin = flight.relationships.first { $0.name == "origin" }!
+        let flights = airline.relationships.first { $0.name == "flights" }!
+        func insert(_ entity: Schema.Entity, _ row: UInt64) -> LogOperation { .insert(entity: entity.number, row: row, values: []) }
+        var number: UInt64 = 0
+        func apply(_ operations: [LogOperation]) {
+            number += 1
+            container.graph.apply(operations, number: number)
+        }
+        apply([insert(airport, 1), insert(airport, 2), insert(flight, 1), insert(flight, 2), insert(airline, 1)])
+        let link = LogOperation.link(relationship: flightsFrom.number, source: 1, target: 1)
+        apply([link, link, .link(relationship: flightsFrom.number, source: 1, target: 2)])
+        apply([link])
+        container.graph.read { view in
+            #expect(view.toMany(entity: airport.index, row: 1, relationship: flightsFrom.index) == [1, 2])
+            #expect(view.toOne(entity: flight.index, row: 1, relationship: origin.index) == 1)
+        }
+        apply([.link(relationship: flightsFrom.number, source: 2, target: 1)])
+        container.graph.read { view in
+            #expect(view.toMany(entity: airport.index, row: 1, relationship: flightsFrom.index) == [2])
+            #expect(view.toMany(entity: airport.index, row: 2, relationship: flightsFrom.index) == [1])
+            #expect(view.toOne(entity: flight.index, row: 1, relationship: origin.index) == 2)
+        }
+        let airlineLink = LogOperation.link(relationship: flights.number, source: 1, target: 2)
+        apply([airlineLink, airlineLink])
+        apply([airlineLink])
+        container.graph.read { view in
+            #expect(view.toMany(entity: airline.index, row: 1, relationship: flights.index) == [2])
+        }
+    }
+
     /// Every index of a `Pair` container answers what a scan of the rows answers.
     static func checkIndexes(of container: ModelContainer, _ label: String) {
         let entity = container.schema.entity(named: "Pair")!

@@ -27,6 +27,8 @@ final class EntityTable {
     let sorted: [SortedIndex?]
     /// Whether an attribute has any index (a change to one without needs no old value).
     private let isIndexed: [Bool]
+    /// The positions of the to-one and of the to-many relationships.
+    private let toOnePositions: [Int], toManyPositions: [Int]
     /// The highest row number ever applied.
     var highestRow: UInt64 = 0
 
@@ -40,6 +42,8 @@ final class EntityTable {
         secondary = entity.attributes.map { $0.isIndexed ? SecondaryIndex() : nil }
         sorted = entity.attributes.map { $0.isIndexed ? SortedIndex() : nil }
         isIndexed = entity.attributes.map { $0.isUnique || $0.isIndexed }
+        toOnePositions = entity.relationships.filter { !$0.isToMany }.map(\.index)
+        toManyPositions = entity.relationships.filter(\.isToMany).map(\.index)
     }
 
     var slotCount: Int { live.count }
@@ -58,14 +62,10 @@ final class EntityTable {
         guard slots > live.count else { return }
         let extra = slots - live.count
         live.append(repeating: false, count: extra)
-        for column in columns { column.grow(to: slots) }
-        for r in entity.relationships {
-            if r.isToMany {
-                toMany[r.index].append(repeating: [], count: extra)
-            } else {
-                toOne[r.index].append(repeating: 0, count: extra)
-            }
-        }
+        for i in columns.indices { columns[i].grow(to: slots) }
+        // By position, not through the relationship descriptions (a retain and release each, per row).
+        for i in toManyPositions { toMany[i].append(repeating: [], count: extra) }
+        for i in toOnePositions { toOne[i].append(repeating: 0, count: extra) }
     }
 
     /// Makes room for `additional` more rows without repeated reallocation (bulk loads).

@@ -193,7 +193,7 @@ public final class Graph: @unchecked Sendable {
         let slot = Int(source - 1)
         if relationship.isToMany {
             // A member appears once (a link may repeat, say after an upsert relinks a row).
-            if table.toMany[relationship.index][slot].contains(UInt32(target)) { return false }
+            if isMember(target, of: relationship, source: source) { return false }
             table.toMany[relationship.index][slot].append(UInt32(target))
         } else {
             let old = UInt64(table.toOne[relationship.index][slot])
@@ -208,6 +208,18 @@ public final class Graph: @unchecked Sendable {
             table.toOne[relationship.index][slot] = UInt32(target)
         }
         return true
+    }
+
+    /// Whether `target` is in `source`'s to-many list. When the other side is a to-one (kept in
+    /// step with the list), the target's own pointer answers at once: searching the list made
+    /// importing a million flights quadratic in each airline's flights.
+    private func isMember(_ target: UInt64, of relationship: Schema.Relationship, source: UInt64) -> Bool {
+        if let inverse = relationship.inverse, !tables[inverse.entity].entity.relationships[inverse.relationship].isToMany {
+            let pointers = tables[inverse.entity].toOne[inverse.relationship]
+            let slot = Int(target - 1)
+            return slot < pointers.count && pointers[slot] == UInt32(source)
+        }
+        return tables[relationship.entityIndex].toMany[relationship.index][Int(source - 1)].contains(UInt32(target))
     }
 
     private func detachOneSide(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
