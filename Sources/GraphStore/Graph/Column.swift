@@ -56,6 +56,26 @@ final class Column {
         }
     }
 
+    /// `rows` in the order `SortedIndex.precedes` puts them (nulls first, then by value, ties
+    /// by row), for an integer column: sorting (key, row) pairs instead of comparing `Value`s
+    /// read through `value(at:)`, which dominated rebuilding the index after an upsert. Nil for
+    /// other layouts.
+    func rowsInIntegerOrder(_ rows: [UInt32]) -> [UInt32]? {
+        guard layout == .int || layout == .uint else { return nil }
+        var nullRows: [UInt32] = []
+        var keyed: [(key: UInt64, row: UInt32)] = []
+        keyed.reserveCapacity(rows.count)
+        // Signed values are ordered as unsigned keys by flipping the sign bit.
+        let flip: UInt64 = layout == .int ? 1 << 63 : 0
+        for row in rows {
+            let slot = Int(row) - 1
+            if nulls[slot] { nullRows.append(row) } else { keyed.append((UInt64(bitPattern: ints[slot]) ^ flip, row)) }
+        }
+        keyed.sort { $0.key != $1.key ? $0.key < $1.key : $0.row < $1.row }
+        nullRows.sort()
+        return nullRows + keyed.map(\.row)
+    }
+
     func reserve(_ capacity: Int) {
         nulls.reserveCapacity(capacity)
         switch layout {

@@ -53,8 +53,8 @@ final class SortedIndex {
     /// Merges pending changes (or rebuilds). Called under the graph's write lock.
     func consolidate(column: Column, live: [Bool]) {
         if needsRebuild {
-            rows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
-            rows.sort { Self.precedes($0, $1, column) }
+            let liveRows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
+            rows = column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) }
         } else if isStale {
             var kept = pendingRemovals.isEmpty ? rows : rows.filter { !pendingRemovals.contains($0) }
             let added = pendingInserts.filter { Int($0) <= live.count && live[Int($0) - 1] }.sorted { Self.precedes($0, $1, column) }
