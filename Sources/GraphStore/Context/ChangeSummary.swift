@@ -39,11 +39,13 @@ struct ChangeSummary {
         // version of them, so their own links need no entry (an import's links are most of its
         // operations). Rows are told apart by entity position and number, not by identifier
         // (hashing an identifier hashes its entity's name).
-        var insertedRows: [Int: Set<UInt64>] = [:]
+        var insertedRows = [RowFlags](repeating: RowFlags(), count: schema.entities.count)
+        var anyInserted = false
         for case let .insert(number, row, _) in operations {
             if let entity = entity(number) {
                 inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
-                insertedRows[entity.index, default: []].insert(row)
+                insertedRows[entity.index].insert(row)
+                anyInserted = true
             }
         }
         var namesByProperties: [[PropertyNumber]: Set<String>] = [:]
@@ -63,7 +65,7 @@ struct ChangeSummary {
         /// updated when it first gets an entry (a row deleted here, which has one already, is
         /// reported as deleted instead).
         func note(_ entity: Int, _ row: UInt64, _ names: @autoclosure () -> Set<String>) {
-            if !insertedRows.isEmpty, insertedRows[entity]?.contains(row) == true { return }
+            if anyInserted, insertedRows[entity].contains(row) { return }
             if add(names(), row: row, to: &changes[entity, default: [:]]) {
                 updated.append(PersistentIdentifier(entityName: schema.entities[entity].name, row: row))
             }
@@ -111,5 +113,28 @@ struct ChangeSummary {
             updated.removeAll { deletedRows.contains($0) }
         }
         contents = Contents(changes: changes, inserted: inserted, updated: updated, deleted: deleted)
+    }
+}
+
+/// A set of row numbers of one entity: a flag per row for the dense numbers rows have (an
+/// import's summary asks twice per link, and hashing each row was a third of its cost), a set
+/// for any number too large for that.
+struct RowFlags {
+    private var flags: [Bool] = []
+    private var others: Set<UInt64> = []
+    private static let denseLimit: UInt64 = 1 << 26
+
+    mutating func insert(_ row: UInt64) {
+        guard row < Self.denseLimit else {
+            others.insert(row)
+            return
+        }
+        let slot = Int(row)
+        if slot >= flags.count { flags.append(repeating: false, count: max(slot + 1, 2 * flags.count) - flags.count) }
+        flags[slot] = true
+    }
+
+    func contains(_ row: UInt64) -> Bool {
+        row < Self.denseLimit ? Int(row) < flags.count && flags[Int(row)] : others.contains(row)
     }
 }
