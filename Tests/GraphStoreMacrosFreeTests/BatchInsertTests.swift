@@ -223,7 +223,27 @@ final class BatchPassport: Model {
             merged.set(serial, s)
         }
         #expect(try context.execute(merged).inserted == 1)
-        #expect(try context.fetch(FetchDescriptor<BatchBadge>(sortBy: [SortDescriptor(\.code)])).map { "\($0.code)\($0.serial)" } == ["A1", "B2", "D3"])
+        // A new row's unset unique attribute takes its default, which only one row may have.
+        var unset = try BatchInsert(BatchBadge.self, in: container)
+        unset.appendRow()
+        unset.set(code, "E")       // serial left at 0
+        #expect(try context.execute(unset).inserted == 1)
+        var unsetAgain = try BatchInsert(BatchBadge.self, in: container)
+        unsetAgain.appendRow()
+        unsetAgain.set(code, "F")  // serial 0 again: E has it
+        #expect(throws: ModelContextError.uniqueConstraintViolation(entity: "BatchBadge", attribute: "serial", value: "0")) {
+            try context.execute(unsetAgain)
+        }
+        // A row merged into an earlier one leaves what it does not set to that row.
+        var partial = try BatchInsert(BatchBadge.self, in: container)
+        partial.appendRow()
+        partial.set(code, "G")
+        partial.set(serial, 7)
+        partial.appendRow()
+        partial.set(code, "G")     // serial unset: G keeps 7
+        #expect(try context.execute(partial).inserted == 1)
+        #expect(try context.fetchUnique(\BatchBadge.code, equals: "G")?.serial == 7)
+        #expect(try context.fetch(FetchDescriptor<BatchBadge>(sortBy: [SortDescriptor(\.code)])).map { "\($0.code)\($0.serial)" } == ["A1", "B2", "D3", "E0", "G7"])
     }
 
     /// Properties a batch cannot set are refused when they are named, with the reason.

@@ -35,6 +35,7 @@ final class BatchTransaction {
         var rowNumber = [UInt64](repeating: 0, count: batch.count)
         var mergedInto = Array(0..<batch.count)
         var isNew = [Bool](repeating: false, count: batch.count)
+        let defaults = entity.attributes.map(\.defaultValue)
         // Unique attribute → value → the batch row that has it.
         var claims = [[Value: Int]](repeating: [:], count: width)
         let uniques = entity.uniqueAttributes.map(\.index)
@@ -68,9 +69,10 @@ final class BatchTransaction {
                 isNew[i] = committed == nil
                 owner = i
             }
-            // Every unique value the row sets is its own now; another row keeping it is a conflict.
+            // Every unique value the row sets is its own now — and a new row's unset ones, which
+            // take their default — another row keeping one is a conflict.
             for (u, attribute) in uniques.enumerated() {
-                guard let value = values[i * width + attribute], value != .null else { continue }
+                guard let value = values[i * width + attribute] ?? (owner == i && isNew[i] ? defaults[attribute] : nil), value != .null else { continue }
                 if let other = claims[attribute][value], other != owner { throw violation(attribute, value) }
                 let committedOwner = lookedUp[u] ? owners[u] : view.row(entity: entity.index, uniqueAttribute: attribute, value: value)
                 if let committedOwner, committedOwner != rowNumber[owner] { throw violation(attribute, value) }
@@ -79,7 +81,7 @@ final class BatchTransaction {
         }
         // Rows.
         var updates: [LogOperation] = []
-        let numbers = entity.attributeNumbers, defaults = entity.attributes.map(\.defaultValue)
+        let numbers = entity.attributeNumbers
         for i in 0..<batch.count where mergedInto[i] == i {
             let base = i * width
             if isNew[i] {
