@@ -99,6 +99,12 @@ final class BatchPassport: Model {
         flights.set(ident, "UA2")
         flights.set(origin, "KSFO")
         flights.appendRow()
+        flights.set(ident, "UA1")        // a committed row twice: later values win
+        flights.set(distance, 1)
+        flights.appendRow()
+        flights.set(ident, "UA1")
+        flights.set(distance, 2)
+        flights.appendRow()
         flights.set(ident, "UA9")        // new
         flights.set(distance, 900)
         flights.appendRow()
@@ -106,12 +112,13 @@ final class BatchPassport: Model {
         flights.set(distance, 999)
         flights.set(origin, "KBOS")
         let result = try context.execute(flights)
-        #expect(result.inserted == 1 && result.updated == 2)
+        #expect(result.inserted == 1 && result.updated == 3)
         let byIdent = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Flight>()).map { ($0.ident, $0) })
         #expect(byIdent.count == 5)
         #expect(byIdent["UA0"]?.routeDistance == 111 && byIdent["UA0"]?.actualOff == nil)
         #expect(byIdent["UA0"]?.origin?.icao == "KORD" && byIdent["UA0"]?.airline?.code == "UAL")  // not set: kept
         #expect(byIdent["UA2"]?.routeDistance == 300 && byIdent["UA2"]?.origin?.icao == "KSFO")
+        #expect(byIdent["UA1"]?.routeDistance == 2)
         #expect(byIdent["UA9"]?.routeDistance == 999 && byIdent["UA9"]?.origin?.icao == "KBOS")
         let ord = try #require(try context.fetchUnique(\Airport.icao, equals: "KORD"))
         let sfo = try #require(try context.fetchUnique(\Airport.icao, equals: "KSFO"))

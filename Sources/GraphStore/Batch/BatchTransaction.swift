@@ -40,8 +40,15 @@ final class BatchTransaction {
         var claims = [[Value: Int]](repeating: [:], count: width)
         let uniques = entity.uniqueAttributes.map(\.index)
         for attribute in uniques { claims[attribute].reserveCapacity(batch.count) }
-        // A row's committed owner of each of its unique values, once looked up.
-        var owners = [UInt64?](repeating: nil, count: uniques.count), lookedUp = [Bool](repeating: false, count: uniques.count)
+        // A row's committed owner of each of its unique values, once looked up; which values
+        // were looked up among the claims and found free.
+        var owners = [UInt64?](repeating: nil, count: uniques.count)
+        var lookedUp = [Bool](repeating: false, count: uniques.count), unclaimed = lookedUp
+        // The batch row writing each committed row (-1: none). A row found by its committed
+        // value is claimed by number, not by value: nothing else can hold a committed row's own
+        // value (a row taking it for another row fails below), and hashing every key of an
+        // upsert into the claims was a third of its encoding.
+        var writerOfCommitted = [Int32](repeating: -1, count: uniques.isEmpty ? 0 : view.table(entity.index).slotCount + 1)
         func violation(_ attribute: Int, _ value: Value) -> ModelContextError {
             .uniqueConstraintViolation(entity: entity.name, attribute: entity.attributes[attribute].name, value: value.description)
         }
@@ -49,13 +56,21 @@ final class BatchTransaction {
             // Which row does it write: an earlier row of the batch, a committed row, or a new one.
             var earlier: Int?
             var committed: UInt64?
-            for u in uniques.indices { lookedUp[u] = false }
+            for u in uniques.indices {
+                lookedUp[u] = false
+                unclaimed[u] = false
+            }
             for (u, attribute) in uniques.enumerated() {
                 guard let value = values[i * width + attribute], value != .null else { continue }
                 if let j = claims[attribute][value] { earlier = j; break }
+                unclaimed[u] = true
                 owners[u] = view.row(entity: entity.index, uniqueAttribute: attribute, value: value)
                 lookedUp[u] = true
-                if let row = owners[u] { committed = row; break }
+                if let row = owners[u] {
+                    committed = row
+                    if writerOfCommitted[Int(row)] >= 0 { earlier = Int(writerOfCommitted[Int(row)]) }
+                    break
+                }
             }
             let owner: Int
             if let j = earlier {
@@ -67,13 +82,16 @@ final class BatchTransaction {
             } else {
                 rowNumber[i] = committed ?? graph.reserveRow(entity: entity.index)
                 isNew[i] = committed == nil
+                if let committed { writerOfCommitted[Int(committed)] = Int32(i) }
                 owner = i
             }
             // Every unique value the row sets is its own now — and a new row's unset ones, which
             // take their default — another row keeping one is a conflict.
             for (u, attribute) in uniques.enumerated() {
                 guard let value = values[i * width + attribute] ?? (owner == i && isNew[i] ? defaults[attribute] : nil), value != .null else { continue }
-                if let other = claims[attribute][value], other != owner { throw violation(attribute, value) }
+                // The committed row's own value, kept by that row: claimed by number above.
+                if lookedUp[u], let committedOwner = owners[u], committedOwner == rowNumber[owner] { continue }
+                if !unclaimed[u], let other = claims[attribute][value], other != owner { throw violation(attribute, value) }
                 let committedOwner = lookedUp[u] ? owners[u] : view.row(entity: entity.index, uniqueAttribute: attribute, value: value)
                 if let committedOwner, committedOwner != rowNumber[owner] { throw violation(attribute, value) }
                 claims[attribute][value] = owner

@@ -27,6 +27,9 @@ final class EntityTable {
     let sorted: [SortedIndex?]
     /// Whether an attribute has any index (a change to one without needs no old value).
     private let isIndexed: [Bool]
+    /// Attribute positions by the numbers log records name them with (read without making a
+    /// mapped copy of each record's values).
+    private let positions: NumberIndex<Int>
     /// The positions of the to-one and of the to-many relationships.
     private let toOnePositions: [Int], toManyPositions: [Int]
     /// The highest row number ever applied.
@@ -42,6 +45,7 @@ final class EntityTable {
         secondary = entity.attributes.map { $0.isIndexed ? SecondaryIndex() : nil }
         sorted = entity.attributes.map { $0.isIndexed ? SortedIndex() : nil }
         isIndexed = entity.attributes.map { $0.isUnique || $0.isIndexed }
+        positions = NumberIndex(entity.attributes.map { ($0.number, $0.index) })
         toOnePositions = entity.relationships.filter { !$0.isToMany }.map(\.index)
         toManyPositions = entity.relationships.filter(\.isToMany).map(\.index)
     }
@@ -81,7 +85,9 @@ final class EntityTable {
 
     // MARK: Rows
 
-    func insert(row: UInt64, values: [(Int, Value)], bulk: Bool) {
+    /// Inserts a row with the stored values of a log record (properties this table does not
+    /// have are skipped: attributes removed from the models).
+    func insert(row: UInt64, values: [PropertyValue], bulk: Bool) {
         let slot = Int(row - 1)
         grow(to: slot + 1)
         if live[slot] { removeFromIndexes(row: row, bulk: bulk) }
@@ -93,15 +99,16 @@ final class EntityTable {
     }
 
     /// Gives the slot `values` and every other attribute its default, setting each column once.
-    private func setAll(_ slot: Int, _ values: [(Int, Value)]) {
+    private func setAll(_ slot: Int, _ values: [PropertyValue]) {
         guard columns.count <= 64 else {
             for column in columns { column.set(column.defaultValue, at: slot) }
-            for (index, value) in values { columns[index].set(value, at: slot) }
+            for stored in values { if let index = positions[stored.property] { columns[index].set(stored.value, at: slot) } }
             return
         }
         var given: UInt64 = 0
-        for (index, value) in values {
-            columns[index].set(value, at: slot)
+        for stored in values {
+            guard let index = positions[stored.property] else { continue }
+            columns[index].set(stored.value, at: slot)
             given |= 1 << UInt64(index)
         }
         var missing = ~given & (columns.count == 64 ? ~0 : (1 << UInt64(columns.count)) - 1)
@@ -112,11 +119,12 @@ final class EntityTable {
         }
     }
 
-    func update(row: UInt64, values: [(Int, Value)], bulk: Bool) {
+    func update(row: UInt64, values: [PropertyValue], bulk: Bool) {
         guard isLive(row) else { return }
         let slot = Int(row - 1)
-        for (index, value) in values {
-            let column = columns[index]
+        for stored in values {
+            guard let index = positions[stored.property] else { continue }
+            let value = stored.value, column = columns[index]
             guard isIndexed[index] else {
                 column.set(value, at: slot)
                 continue

@@ -132,22 +132,16 @@ public final class Graph: @unchecked Sendable {
         for (e, count) in counts { tables[e].reserve(additional: count) }
     }
 
-    private func mapValues(_ values: [PropertyValue], entity: Int) -> [(Int, Value)] {
-        values.compactMap { pv in
-            guard let target = schema.attributeByNumber[pv.property], target.entity == entity else { return nil }
-            return (target.index, pv.value)
-        }
-    }
 
     /// `bulk`: by table, whether its indexes are rebuilt at the end instead (see `bulkTables`).
     private func apply(_ operation: LogOperation, bulk: [Bool]) {
         switch operation {
         case let .insert(entityNumber, row, values):
             guard let e = schema.entityIndexByNumber[entityNumber] else { return }
-            tables[e].insert(row: row, values: mapValues(values, entity: e), bulk: bulk[e])
+            tables[e].insert(row: row, values: values, bulk: bulk[e])
         case let .update(entityNumber, row, values):
             guard let e = schema.entityIndexByNumber[entityNumber] else { return }
-            tables[e].update(row: row, values: mapValues(values, entity: e), bulk: bulk[e])
+            tables[e].update(row: row, values: values, bulk: bulk[e])
         case let .delete(entityNumber, row):
             guard let e = schema.entityIndexByNumber[entityNumber], tables[e].isLive(row) else { return }
             detachAll(entity: e, row: row)
