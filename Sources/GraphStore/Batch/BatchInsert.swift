@@ -66,10 +66,10 @@ public struct BatchInsert<Model: PersistentModel> {
     @usableFromInline let linkWidth: Int
     // Filled by inlinable methods, so that a caller's loop is specialised for its model and
     // its values (one flight is fifteen calls).
-    /// Row after row, a slot per attribute: nil where the row leaves it unset.
-    @usableFromInline var values: [Value?] = []
-    /// Row after row, a slot per relationship: nil where the row leaves it unset.
-    @usableFromInline var links: [LinkTarget?] = []
+    /// By attribute position, what each row sets (see BatchSlots).
+    @usableFromInline var values: BatchSlots<Value>
+    /// By relationship position, what each row links.
+    @usableFromInline var links: BatchSlots<LinkTarget>
     /// The first misuse met while filling the batch (a `set` before any row, an identifier of
     /// another entity than the relationship's target or a temporary one): `execute` throws it.
     private(set) var misuse: String?
@@ -83,12 +83,14 @@ public struct BatchInsert<Model: PersistentModel> {
         self.entity = entity
         width = entity.attributes.count
         linkWidth = entity.relationships.count
+        values = BatchSlots(columns: width)
+        links = BatchSlots(columns: linkWidth)
     }
 
     /// Room for `rows` rows without reallocating.
     public mutating func reserveCapacity(_ rows: Int) {
-        values.reserveCapacity(rows * width)
-        links.reserveCapacity(rows * linkWidth)
+        values.reservedRows = rows
+        links.reservedRows = rows
     }
 
     // MARK: Properties
@@ -151,15 +153,13 @@ public struct BatchInsert<Model: PersistentModel> {
 
     /// Starts a row; `set` calls fill it.
     @inlinable public mutating func appendRow() {
-        for _ in 0..<width { values.append(nil) }
-        for _ in 0..<linkWidth { links.append(nil) }
         rowCount += 1
     }
 
     /// Sets an attribute of the last row.
     @inlinable public mutating func set<Stored: Storable>(_ attribute: Attribute<Stored>, _ value: Stored) {
         guard rowCount > 0 else { return noteMisuse("set before appendRow()") }
-        values[(rowCount - 1) * width + attribute.index] = value.storedValue
+        values.set(value.storedValue, row: rowCount - 1, column: attribute.index)
     }
 
     /// Links the last row to `target` (nil: to nothing).
@@ -176,14 +176,14 @@ public struct BatchInsert<Model: PersistentModel> {
         } else {
             link = .nothing
         }
-        links[(rowCount - 1) * linkWidth + relationship.index] = link
+        links.set(link, row: rowCount - 1, column: relationship.index)
     }
 
     /// Links the last row to the target whose unique attribute is `key` (nil: to nothing).
     @inlinable public mutating func set<Target: PersistentModel, Key: Storable>(_ relationship: ToOneByKey<Target, Key>, _ key: Key?) {
         guard rowCount > 0 else { return noteMisuse("set before appendRow()") }
-        links[(rowCount - 1) * linkWidth + relationship.index] =
-            key.map { .key(attribute: relationship.keyAttribute, $0.storedValue) } ?? .nothing
+        links.set(key.map { .key(attribute: relationship.keyAttribute, $0.storedValue) } ?? .nothing,
+                  row: rowCount - 1, column: relationship.index)
     }
 }
 

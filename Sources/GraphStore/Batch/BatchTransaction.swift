@@ -61,7 +61,7 @@ final class BatchTransaction {
                 unclaimed[u] = false
             }
             for (u, attribute) in uniques.enumerated() {
-                guard let value = values[i * width + attribute], value != .null else { continue }
+                guard let value = values[i, attribute], value != .null else { continue }
                 if let j = claims[attribute][value] { earlier = j; break }
                 unclaimed[u] = true
                 owners[u] = view.row(entity: entity.index, uniqueAttribute: attribute, value: value)
@@ -75,8 +75,8 @@ final class BatchTransaction {
             let owner: Int
             if let j = earlier {
                 // Later values win: the row's settings are copied over the earlier row's.
-                for k in 0..<width where values[i * width + k] != nil { values[j * width + k] = values[i * width + k] }
-                for k in 0..<linkWidth where targets[i * linkWidth + k] != nil { targets[j * linkWidth + k] = targets[i * linkWidth + k] }
+                for k in 0..<width { if let value = values[i, k] { values[j, k] = value } }
+                for k in 0..<linkWidth { if let target = targets[i, k] { targets[j, k] = target } }
                 mergedInto[i] = j
                 owner = j
             } else {
@@ -88,7 +88,7 @@ final class BatchTransaction {
             // Every unique value the row sets is its own now — and a new row's unset ones, which
             // take their default — another row keeping one is a conflict.
             for (u, attribute) in uniques.enumerated() {
-                guard let value = values[i * width + attribute] ?? (owner == i && isNew[i] ? defaults[attribute] : nil), value != .null else { continue }
+                guard let value = values[i, attribute] ?? (owner == i && isNew[i] ? defaults[attribute] : nil), value != .null else { continue }
                 // The committed row's own value, kept by that row: claimed by number above.
                 if lookedUp[u], let committedOwner = owners[u], committedOwner == rowNumber[owner] { continue }
                 if !unclaimed[u], let other = claims[attribute][value], other != owner { throw violation(attribute, value) }
@@ -101,17 +101,16 @@ final class BatchTransaction {
         var updates: [LogOperation] = []
         let numbers = entity.attributeNumbers
         for i in 0..<batch.count where mergedInto[i] == i {
-            let base = i * width
             if isNew[i] {
                 var stored: [PropertyValue] = []
                 stored.reserveCapacity(width)
-                for k in 0..<width { stored.append(PropertyValue(numbers[k], values[base + k] ?? defaults[k])) }
+                for k in 0..<width { stored.append(PropertyValue(numbers[k], values[i, k] ?? defaults[k])) }
                 rows.append(.insert(entity: entity.number, row: rowNumber[i], values: stored))
                 result.inserted += 1
             } else {
                 var stored: [PropertyValue] = []
                 for k in 0..<width {
-                    if let value = values[base + k] { stored.append(PropertyValue(numbers[k], value)) }
+                    if let value = values[i, k] { stored.append(PropertyValue(numbers[k], value)) }
                 }
                 if !stored.isEmpty { updates.append(.update(entity: entity.number, row: rowNumber[i], values: stored)) }
                 result.updated += 1
@@ -125,7 +124,7 @@ final class BatchTransaction {
         for i in 0..<batch.count where mergedInto[i] == i {
             let row = rowNumber[i]
             for relationship in toOnes {
-                guard let target = targets[i * linkWidth + relationship.index] else { continue }
+                guard let target = targets[i, relationship.index] else { continue }
                 let newTarget: UInt64?
                 if case let .key(attribute, value) = target {
                     if keyTables[relationship.index] == nil {

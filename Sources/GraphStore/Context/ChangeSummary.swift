@@ -5,17 +5,38 @@
 /// commit), so its contents live in one immutable object: a copy is one retain, not four.
 struct ChangeSummary {
     /// Nothing changed (used to prompt a live query to apply what is waiting).
-    static let empty = ChangeSummary(contents: Contents(changes: [:], inserted: [], updated: [], deleted: []))
+    static let empty = ChangeSummary(contents: Contents(Computed(changes: [:], inserted: [], updated: [], deleted: [])))
 
+    struct Computed {
+        /// entity position → row → property names.
+        var changes: [Int: [UInt64: Set<String>]]
+        var inserted, updated, deleted: [PersistentIdentifier]
+    }
+
+    /// Worked out from the operations when first asked for, once, by whichever context asks:
+    /// a transaction nobody holds objects of, watches or is notified of (a batch import beside
+    /// contexts holding nothing) never pays for a row-by-row summary.
     private final class Contents: Sendable {
-        let changes: [Int: [UInt64: Set<String>]]
-        let inserted, updated, deleted: [PersistentIdentifier]
+        private let source: (operations: [LogOperation], schema: Schema)?
+        private let computed: Locked<Computed?>
 
-        init(changes: [Int: [UInt64: Set<String>]], inserted: [PersistentIdentifier], updated: [PersistentIdentifier], deleted: [PersistentIdentifier]) {
-            self.changes = changes
-            self.inserted = inserted
-            self.updated = updated
-            self.deleted = deleted
+        init(_ computed: Computed) {
+            source = nil
+            self.computed = Locked(computed)
+        }
+
+        init(operations: [LogOperation], schema: Schema) {
+            source = (operations, schema)
+            computed = Locked(nil)
+        }
+
+        var value: Computed {
+            computed.withLock { computed in
+                if let computed { return computed }
+                let value = Computed(operations: source!.operations, schema: source!.schema)
+                computed = value
+                return value
+            }
         }
     }
 
@@ -23,12 +44,18 @@ struct ChangeSummary {
 
     private init(contents: Contents) { self.contents = contents }
 
-    /// entity position → row → property names.
-    var changes: [Int: [UInt64: Set<String>]] { contents.changes }
-    var inserted: [PersistentIdentifier] { contents.inserted }
-    var updated: [PersistentIdentifier] { contents.updated }
-    var deleted: [PersistentIdentifier] { contents.deleted }
+    init(operations: [LogOperation], schema: Schema) {
+        contents = Contents(operations: operations, schema: schema)
+    }
 
+    /// entity position → row → property names.
+    var changes: [Int: [UInt64: Set<String>]] { contents.value.changes }
+    var inserted: [PersistentIdentifier] { contents.value.inserted }
+    var updated: [PersistentIdentifier] { contents.value.updated }
+    var deleted: [PersistentIdentifier] { contents.value.deleted }
+}
+
+extension ChangeSummary.Computed {
     init(operations: [LogOperation], schema: Schema) {
         var changes: [Int: [UInt64: Set<String>]] = [:]
         var inserted: [PersistentIdentifier] = []
@@ -112,7 +139,7 @@ struct ChangeSummary {
             let deletedRows = Set(deleted)
             updated.removeAll { deletedRows.contains($0) }
         }
-        contents = Contents(changes: changes, inserted: inserted, updated: updated, deleted: deleted)
+        self.init(changes: changes, inserted: inserted, updated: updated, deleted: deleted)
     }
 }
 

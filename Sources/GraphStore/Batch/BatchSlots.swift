@@ -1,0 +1,34 @@
+/// A batch's values, column by column: a column is made when a row first sets it, and holds a
+/// slot per row up to the last row that set it (nil: unset). An update of three attributes
+/// of every row keeps three columns, not a slot for every attribute of every row (fresh
+/// memory the kernel zeroes page by page was an eighth of a batch upsert), and starting a
+/// row writes nothing.
+@usableFromInline struct BatchSlots<Element> {
+    @usableFromInline var columns: [[Element?]]
+    /// Rows to make room for when a column is made (`BatchInsert.reserveCapacity`).
+    @usableFromInline var reservedRows = 0
+
+    init(columns: Int) {
+        self.columns = Array(repeating: [], count: columns)
+    }
+
+    /// Sets `row`'s slot (rows are set in order, so this is nearly always an append).
+    @inlinable mutating func set(_ element: Element, row: Int, column: Int) {
+        if columns[column].count == row {
+            columns[column].append(element)
+        } else {
+            setOutOfOrder(element, row: row, column: column)
+        }
+    }
+
+    @usableFromInline mutating func setOutOfOrder(_ element: Element?, row: Int, column: Int) {
+        if columns[column].isEmpty { columns[column].reserveCapacity(max(reservedRows, row + 1)) }
+        while columns[column].count <= row { columns[column].append(nil) }
+        columns[column][row] = element
+    }
+
+    subscript(row: Int, column: Int) -> Element? {
+        get { row < columns[column].count ? columns[column][row] : nil }
+        set { setOutOfOrder(newValue, row: row, column: column) }
+    }
+}
