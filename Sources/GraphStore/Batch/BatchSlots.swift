@@ -12,9 +12,10 @@
         self.columns = Array(repeating: [], count: columns)
     }
 
-    /// Sets `row`'s slot (rows are set in order, so this is nearly always an append).
+    /// Sets `row`'s slot (rows are set in order, so this is nearly always an append; the first
+    /// set of a column reserves its room).
     @inlinable mutating func set(_ element: Element, row: Int, column: Int) {
-        if columns[column].count == row {
+        if columns[column].count == row && row > 0 {
             columns[column].append(element)
         } else {
             setOutOfOrder(element, row: row, column: column)
