@@ -303,6 +303,74 @@ final class BatchPassport: Model {
         #expect(outcome.value as? ModelContextError == .wrongThread("execute called off the thread that created it"))
     }
 
+    /// A batch whose write fails (a full disk) throws the storage error; nothing of it is
+    /// visible, in memory or after reopening.
+    @Test func aFailedWriteLeavesNothingBehind() throws {
+        let store = TemporaryStore()
+        let faulty = FaultInjectingFileIO(base: PosixFileIO(), plan: FaultPlan())
+        do {
+            let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: ModelConfiguration(
+                url: store.url, durability: .full, segmentSize: 1 << 20, fileIO: faulty))
+            let context = ModelContext(container)
+            try importSample(into: context, container: container)
+            faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount, errno: 28)))
+            var flights = try BatchInsert(Flight.self, in: container)
+            let ident = try flights.attribute(\.ident), distance = try flights.attribute(\.routeDistance)
+            for (name, miles) in [("UA0", 5), ("NEW", 6)] {
+                flights.appendRow()
+                flights.set(ident, name)
+                flights.set(distance, miles)
+            }
+            #expect(throws: StorageError.self) { try context.execute(flights) }
+            #expect(try context.fetchCount(FetchDescriptor<Flight>()) == 4)
+            #expect(try context.fetchUnique(\Flight.ident, equals: "UA0")?.routeDistance == 100)
+            container.close()
+        }
+        let reopened = try store.container(Flight.self, Airport.self, Airline.self)
+        let context = ModelContext(reopened)
+        #expect(try context.fetchCount(FetchDescriptor<Flight>()) == 4)
+        #expect(try context.fetchUnique(\Flight.ident, equals: "UA0")?.routeDistance == 100)
+    }
+
+    /// A background context's batches beside a main context's saves: every row of both lands.
+    @Test func batchesBesideSavesOnAnotherThread() throws {
+        let container = try makeContainer()
+        let main = ModelContext(container)
+        try importSample(into: main, container: container)
+        let failure = Locked<(any Error)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            do {
+                let context = ModelContext(container)
+                for round in 0..<20 {
+                    var flights = try BatchInsert(Flight.self, in: container)
+                    let ident = try flights.attribute(\.ident), origin = try flights.toOne(\.origin, by: \Airport.icao)
+                    for i in 0..<50 {
+                        flights.appendRow()
+                        flights.set(ident, "BG\(round)-\(i)")
+                        flights.set(origin, "KSFO")
+                    }
+                    try context.execute(flights)
+                }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            done.signal()
+        }.start()
+        for round in 0..<20 {
+            let flight = Flight(ident: "FG\(round)")
+            main.insert(flight)
+            flight.origin = try main.fetchUnique(\Airport.icao, equals: "KSFO")
+            try main.save()
+        }
+        done.wait()
+        #expect(failure.value == nil)
+        let expectedFlights = 4 + 20 * 50 + 20, expectedFromSFO = 1 + 20 * 50 + 20
+        #expect(try main.fetchCount(FetchDescriptor<Flight>()) == expectedFlights)
+        let sfo = try #require(try main.fetchUnique(\Airport.icao, equals: "KSFO"))
+        #expect(sfo.flightsFrom.count == expectedFromSFO)
+    }
+
     /// Written durably: a reopened store has every row, link and index.
     @Test func rowsSurviveReopening() throws {
         let store = TemporaryStore()
