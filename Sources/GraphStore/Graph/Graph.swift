@@ -126,10 +126,20 @@ public final class Graph: @unchecked Sendable {
         return counts.indices.map { counts[$0] > SortedIndex.patchLimit && counts[$0] * 8 >= tables[$0].liveCount }
     }
 
+    /// Room for a large transaction's inserts, and each table grown once to its highest new row
+    /// (a slot per row, added one insert at a time, was thirty appends per row).
     private func reserveForInserts(_ operations: [LogOperation]) {
-        var counts: [Int: Int] = [:]
-        for case let .insert(entity, _, _) in operations { if let e = schema.entityIndexByNumber[entity] { counts[e, default: 0] += 1 } }
-        for (e, count) in counts { tables[e].reserve(additional: count) }
+        var counts = [Int](repeating: 0, count: tables.count), highest = [UInt64](repeating: 0, count: tables.count)
+        for case let .insert(entity, row, _) in operations {
+            guard let e = schema.entityIndexByNumber[entity] else { continue }
+            counts[e] += 1
+            highest[e] = max(highest[e], row)
+        }
+        for e in tables.indices where counts[e] > 0 {
+            tables[e].reserve(additional: counts[e])
+            // Rows are numbered densely; a far-off number (a damaged record) grows nothing here.
+            if highest[e] <= UInt64(tables[e].slotCount + 2 * counts[e]) { tables[e].grow(to: Int(highest[e])) }
+        }
     }
 
 
