@@ -27,6 +27,30 @@ final class BatchPassport: Model {
     /// Airports, airlines and flights in one execute, flights linked by the others' codes:
     /// what the objects read back is what the rows said, unset attributes at their defaults,
     /// inverse lists in row order.
+    /// Flights by ident with a route distance each.
+    static func distances(_ rows: [(String, Int)], in container: ModelContainer) throws -> BatchInsert<Flight> {
+        var flights = try BatchInsert(Flight.self, in: container)
+        let ident = try flights.attribute(\.ident), distance = try flights.attribute(\.routeDistance)
+        for (name, miles) in rows {
+            flights.appendRow()
+            flights.set(ident, name)
+            flights.set(distance, miles)
+        }
+        return flights
+    }
+
+    /// Badges by code and serial.
+    static func badges(_ rows: [(String, Int)], in container: ModelContainer) throws -> BatchInsert<BatchBadge> {
+        var badges = try BatchInsert(BatchBadge.self, in: container)
+        let code = try badges.attribute(\.code), serial = try badges.attribute(\.serial)
+        for (name, number) in rows {
+            badges.appendRow()
+            badges.set(code, name)
+            badges.set(serial, number)
+        }
+        return badges
+    }
+
     @discardableResult
     private func importSample(into context: ModelContext, container: ModelContainer) throws -> BatchInsertResult {
         var airports = try BatchInsert(Airport.self, in: container)
@@ -138,14 +162,7 @@ final class BatchPassport: Model {
         #expect(held.routeDistance == 200)
         let live = LiveQuery(FetchDescriptor<Flight>(predicate: #Predicate { $0.routeDistance > 500 }), in: other)
         #expect(live.results.isEmpty)
-        var flights = try BatchInsert(Flight.self, in: container)
-        let ident = try flights.attribute(\.ident), distance = try flights.attribute(\.routeDistance)
-        for (name, miles) in [("UA1", 222), ("UA7", 700)] {
-            flights.appendRow()
-            flights.set(ident, name)
-            flights.set(distance, miles)
-        }
-        try context.execute(flights)
+        try context.execute(try Self.distances([("UA1", 222), ("UA7", 700)], in: container))
         #expect(held.routeDistance == 222 && ownHeld.routeDistance == 222)
         #expect(live.results.map(\.ident) == ["UA7"])
     }
@@ -204,14 +221,9 @@ final class BatchPassport: Model {
         }
         try expectNothingWritten("misuse")
         // A unique value another committed row keeps (two unique attributes, two rows).
-        var badges = try BatchInsert(BatchBadge.self, in: container)
+        try context.execute(try Self.badges([("A", 1), ("B", 2)], in: container))
+        let badges = try BatchInsert(BatchBadge.self, in: container)
         let code = try badges.attribute(\.code), serial = try badges.attribute(\.serial)
-        for (c, s) in [("A", 1), ("B", 2)] {
-            badges.appendRow()
-            badges.set(code, c)
-            badges.set(serial, s)
-        }
-        try context.execute(badges)
         let afterBadges = container.graph.lastTransaction
         var clash = try BatchInsert(BatchBadge.self, in: container)
         clash.appendRow()
@@ -223,13 +235,7 @@ final class BatchPassport: Model {
         #expect(container.graph.lastTransaction == afterBadges)
         #expect(try context.fetch(FetchDescriptor<BatchBadge>(sortBy: [SortDescriptor(\.code)])).map { "\($0.code)\($0.serial)" } == ["A1", "B2"])
         // Rows matching by either unique attribute are one row, as inserted objects are (upsert).
-        var merged = try BatchInsert(BatchBadge.self, in: container)
-        for (c, s) in [("C", 3), ("D", 3)] {
-            merged.appendRow()
-            merged.set(code, c)
-            merged.set(serial, s)
-        }
-        #expect(try context.execute(merged).inserted == 1)
+        #expect(try context.execute(try Self.badges([("C", 3), ("D", 3)], in: container)).inserted == 1)
         // A new row's unset unique attribute takes its default, which only one row may have.
         var unset = try BatchInsert(BatchBadge.self, in: container)
         unset.appendRow()
@@ -314,13 +320,7 @@ final class BatchPassport: Model {
             let context = ModelContext(container)
             try importSample(into: context, container: container)
             faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount, errno: 28)))
-            var flights = try BatchInsert(Flight.self, in: container)
-            let ident = try flights.attribute(\.ident), distance = try flights.attribute(\.routeDistance)
-            for (name, miles) in [("UA0", 5), ("NEW", 6)] {
-                flights.appendRow()
-                flights.set(ident, name)
-                flights.set(distance, miles)
-            }
+            let flights = try Self.distances([("UA0", 5), ("NEW", 6)], in: container)
             #expect(throws: StorageError.self) { try context.execute(flights) }
             #expect(try context.fetchCount(FetchDescriptor<Flight>()) == 4)
             #expect(try context.fetchUnique(\Flight.ident, equals: "UA0")?.routeDistance == 100)

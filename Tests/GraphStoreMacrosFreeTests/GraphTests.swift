@@ -71,13 +71,7 @@ final class Pair: Model {
         var pairs: [Pair] = []
         func check(_ label: String) { Self.checkIndexes(of: container, label) }
         // A bulk insert (rebuilds the sorted index), then small changes (patched in place).
-        for i in 0..<2_000 {
-            let pair = Pair()
-            pair.key = "key-\(i)"
-            pair.a = Int.random(in: 0..<60, using: &rng)
-            context.insert(pair)
-            pairs.append(pair)
-        }
+        pairs = Self.insertPairs(2_000, into: context, using: &rng)
         try context.save()
         check("after bulk insert")
         for round in 0..<30 {
@@ -106,14 +100,7 @@ final class Pair: Model {
         do {
             let container = try ModelContainer(for: Pair.self, configurations: configuration)
             let context = ModelContext(container)
-            var pairs: [Pair] = []
-            for i in 0..<5_000 {
-                let pair = Pair()
-                pair.key = "key-\(i)"
-                pair.a = Int.random(in: 0..<60, using: &rng)
-                context.insert(pair)
-                pairs.append(pair)
-            }
+            var pairs = Self.insertPairs(5_000, into: context, using: &rng)
             try context.save()
             Self.checkIndexes(of: container, "after bulk insert")
             for pair in pairs { pair.a = Int.random(in: 0..<60, using: &rng) }
@@ -175,6 +162,17 @@ final class Pair: Model {
         apply([airlineLink])
         container.graph.read { view in
             #expect(view.toMany(entity: airline.index, row: 1, relationship: flights.index) == [2])
+        }
+    }
+
+    /// `count` new pairs keyed key-0… with random `a` values, inserted (unsaved).
+    static func insertPairs(_ count: Int, into context: ModelContext, using rng: inout SystemRandomNumberGenerator) -> [Pair] {
+        (0..<count).map { i in
+            let pair = Pair()
+            pair.key = "key-\(i)"
+            pair.a = Int.random(in: 0..<60, using: &rng)
+            context.insert(pair)
+            return pair
         }
     }
 

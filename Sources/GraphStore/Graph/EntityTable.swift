@@ -178,24 +178,24 @@ final class EntityTable {
         let r = UInt32(row)
         if let uniqueIndex = unique[index], value != .null { uniqueIndex[value] = r }
         if let secondaryIndex = secondary[index] {
-            if bulk {
-                secondaryIndex.markStale()
-                sorted[index]!.markStale()
-            } else {
+            if bulk { markStale(index) } else {
                 secondaryIndex.add(r, value: value)
                 sorted[index]!.insert(r)
             }
         }
     }
 
+    /// A bulk change: the attribute's hash and sorted indexes are rebuilt at the transaction's end.
+    private func markStale(_ index: Int) {
+        secondary[index]?.markStale()
+        sorted[index]?.markStale()
+    }
+
     private func removeFromIndex(_ index: Int, row: UInt64, oldValue: Value, bulk: Bool) {
         let r = UInt32(row)
         if let uniqueIndex = unique[index], uniqueIndex[oldValue] == r { uniqueIndex[oldValue] = nil }
         if let secondaryIndex = secondary[index] {
-            if bulk {
-                secondaryIndex.markStale()
-                sorted[index]!.markStale()
-            } else {
+            if bulk { markStale(index) } else {
                 secondaryIndex.remove(r, value: oldValue)
                 sorted[index]!.remove(r)
             }
