@@ -15,27 +15,38 @@ struct ChangeSummary {
 
     /// Worked out from the operations when first asked for, once, by whichever context asks:
     /// a transaction nobody holds objects of, watches or is notified of (a batch import beside
-    /// contexts holding nothing) never pays for a row-by-row summary.
+    /// contexts holding nothing) never pays for a row-by-row summary. Once worked out, the
+    /// operations are let go (a summary waiting in an inbox must not keep an import's records).
     private final class Contents: Sendable {
-        private let source: (operations: [LogOperation], schema: Schema)?
-        private let computed: Locked<Computed?>
+        private enum State {
+            case pending([LogOperation], Schema)
+            case computed(Computed)
+        }
+
+        private let state: Locked<State>
 
         init(_ computed: Computed) {
-            source = nil
-            self.computed = Locked(computed)
+            state = Locked(.computed(computed))
         }
 
         init(operations: [LogOperation], schema: Schema) {
-            source = (operations, schema)
-            computed = Locked(nil)
+            state = Locked(.pending(operations, schema))
+        }
+
+        var isSettled: Bool {
+            state.withLock { if case .computed = $0 { true } else { false } }
         }
 
         var value: Computed {
-            computed.withLock { computed in
-                if let computed { return computed }
-                let value = Computed(operations: source!.operations, schema: source!.schema)
-                computed = value
-                return value
+            state.withLock { state in
+                switch state {
+                case let .computed(computed):
+                    return computed
+                case let .pending(operations, schema):
+                    let computed = Computed(operations: operations, schema: schema)
+                    state = .computed(computed)
+                    return computed
+                }
             }
         }
     }
@@ -53,6 +64,12 @@ struct ChangeSummary {
     var inserted: [PersistentIdentifier] { contents.value.inserted }
     var updated: [PersistentIdentifier] { contents.value.updated }
     var deleted: [PersistentIdentifier] { contents.value.deleted }
+
+    /// Works the summary out now (to be kept: see `Contents`).
+    func settle() { _ = contents.value }
+
+    /// Whether it is worked out (and holds no operations).
+    var isSettled: Bool { contents.isSettled }
 }
 
 extension ChangeSummary.Computed {

@@ -110,6 +110,9 @@ final class ContextLink: @unchecked Sendable {
     /// How many other contexts' commits wait for the merge policy (tests).
     var pendingMergeCount: Int { registry.lock.withLock { inbox.count } }
 
+    /// Whether every waiting summary is worked out, holding no operations (tests).
+    var pendingMergesAreSettled: Bool { registry.lock.withLock { inbox.allSatisfy(\.isSettled) } }
+
     // MARK: Merging other contexts' commits
 
     /// Another context's save: the committed rows changed under this context's registered
@@ -122,8 +125,12 @@ final class ContextLink: @unchecked Sendable {
         // One pass under one lock for the inbox, the live queries and the changed rows' objects.
         var queries: [any LiveQueryUpdating] = []
         var touched: [(model: any PersistentModel, names: Set<String>)] = []
+        var kept = false
         registry.lock.withLock {
-            if inboxWanted { inbox.append(summary) }
+            if inboxWanted {
+                inbox.append(summary)
+                kept = true
+            }
             if !liveQueries.isEmpty { queries = liveQueries.compactMap(\.query) }
             guard !registry.isEmptyLocked else { return }
             for (entity, rows) in summary.changes {
@@ -132,6 +139,9 @@ final class ContextLink: @unchecked Sendable {
                 }
             }
         }
+        // A summary kept for later is worked out now, outside the lock, so that it lets the
+        // transaction's operations go.
+        if kept { summary.settle() }
         notifyLiveQueries(summary, queries)
         for (model, names) in touched {
             for name in names { model.committedPropertyDidChange(named: name) }

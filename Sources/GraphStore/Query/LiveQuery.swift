@@ -61,6 +61,8 @@ public final class LiveQuery<T: PersistentModel>: Observable {
 
     /// A commit (this context's or another's) that may change the results.
     func committed(_ summary: ChangeSummary, onOwner: Bool) {
+        // Kept until the owner's next read: worked out now, so it keeps no operations.
+        if !onOwner { summary.settle() }
         waitingLock.withLock { waiting.append(summary) }
         if onOwner { applyWaiting() }
     }
