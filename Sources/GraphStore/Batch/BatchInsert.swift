@@ -167,10 +167,10 @@ public struct BatchInsert<Model: PersistentModel> {
         guard rowCount > 0 else { return noteMisuse("set before appendRow()") }
         let link: LinkTarget
         if let target {
-            let name = entity.relationships[relationship.index].name
-            if target.isTemporary { return noteMisuse("\(name) set to \(target), which was never saved") }
-            if target.entityName != schema.entities[entity.relationships[relationship.index].targetIndex].name {
-                return noteMisuse("\(name) set to \(target), not a \(schema.entities[entity.relationships[relationship.index].targetIndex].name)")
+            let declared = entity.relationships[relationship.index]
+            if target.isTemporary { return noteMisuse("\(declared.name) set to \(target), which was never saved") }
+            if target.entityName != declared.targetName {
+                return noteMisuse("\(declared.name) set to \(target), not a \(declared.targetName)")
             }
             link = .row(target.row)
         } else {

@@ -119,22 +119,12 @@ final class BatchTransaction {
         rows.append(contentsOf: updates)
         // Links: a new row links what it names; an updated row moves only what changed.
         let toOnes = entity.relationships.filter { !$0.isToMany }
-        // Each relationship's keys are of one attribute of its target: its table is found once.
         var keyTables: [Int: [Value: UInt64]] = [:]
         for i in 0..<batch.count where mergedInto[i] == i {
             let row = rowNumber[i]
             for relationship in toOnes {
                 guard let target = targets[i, relationship.index] else { continue }
-                let newTarget: UInt64?
-                if case let .key(attribute, value) = target {
-                    if keyTables[relationship.index] == nil {
-                        keyTables[relationship.index] = keyed[relationship.targetIndex]?[attribute] ?? [:]
-                    }
-                    newTarget = try keyTables[relationship.index]![value]
-                        ?? resolve(target, of: relationship, in: entity)
-                } else {
-                    newTarget = try resolve(target, of: relationship, in: entity)
-                }
+                let newTarget = try resolve(target, of: relationship, in: entity, keyTables: &keyTables)
                 let oldTarget = isNew[i] ? nil : view.toOne(entity: entity.index, row: row, relationship: relationship.index)
                 if oldTarget == newTarget { continue }
                 if let oldTarget { links.append(link(relationship, source: row, target: oldTarget, unlink: true)) }
@@ -149,9 +139,12 @@ final class BatchTransaction {
         keyed[entity.index] = byKey
     }
 
-    /// The row a link target names, checked to exist.
+    /// The row a link target names, checked to exist. A key is looked up among the rows of the
+    /// batches before this one, then among committed rows; `keyTables` keeps, by relationship,
+    /// the earlier batches' table for its key attribute (each relationship's keys are of one
+    /// attribute of its target), so it is found once per batch, not once per row.
     private func resolve(_ target: BatchInsert<some PersistentModel>.LinkTarget, of relationship: Schema.Relationship,
-                         in entity: Schema.Entity) throws -> UInt64? {
+                         in entity: Schema.Entity, keyTables: inout [Int: [Value: UInt64]]) throws -> UInt64? {
         let targetEntity = schema.entities[relationship.targetIndex]
         switch target {
         case .nothing:
@@ -163,7 +156,8 @@ final class BatchTransaction {
             }
             return row
         case let .key(attribute, value):
-            if let row = keyed[targetEntity.index]?[attribute]?[value] ?? view.row(entity: targetEntity.index, uniqueAttribute: attribute, value: value) {
+            if keyTables[relationship.index] == nil { keyTables[relationship.index] = keyed[targetEntity.index]?[attribute] ?? [:] }
+            if let row = keyTables[relationship.index]![value] ?? view.row(entity: targetEntity.index, uniqueAttribute: attribute, value: value) {
                 return row
             }
             throw ModelContextError.batchTargetNotFound(entity: entity.name, relationship: relationship.name,

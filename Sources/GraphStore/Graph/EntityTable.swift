@@ -77,9 +77,8 @@ final class EntityTable {
         let capacity = live.count + additional
         live.reserveCapacity(capacity)
         for column in columns { column.reserve(capacity) }
-        for r in entity.relationships {
-            if r.isToMany { toMany[r.index].reserveCapacity(capacity) } else { toOne[r.index].reserveCapacity(capacity) }
-        }
+        for i in toManyPositions { toMany[i].reserveCapacity(capacity) }
+        for i in toOnePositions { toOne[i].reserveCapacity(capacity) }
         for case let index? in unique { index.reserveCapacity(index.count + additional) }
     }
 

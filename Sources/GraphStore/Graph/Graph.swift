@@ -48,10 +48,9 @@ public final class Graph: @unchecked Sendable {
     }
 
     func apply(_ operations: [LogOperation], number: UInt64) {
-        let large = operations.count > SortedIndex.patchLimit
         lock.withWriteLock {
-            if large { reserveForInserts(operations) }
-            let bulk = large ? bulkTables(operations) : Array(repeating: false, count: tables.count)
+            let bulk = operations.count > SortedIndex.patchLimit ? prepareForLargeTransaction(operations)
+                : Array(repeating: false, count: tables.count)
             for operation in operations { apply(operation, bulk: bulk) }
             if !loading { for table in tables { table.refreshIndexes() } }
             committed = max(committed, number)
@@ -110,40 +109,38 @@ public final class Graph: @unchecked Sendable {
         }
     }
 
-    /// The tables a transaction changes so much that their indexes are rebuilt once at its end
-    /// rather than kept up row by row: more rows inserted, updated or deleted than a merge
-    /// handles well, and at least an eighth of the table (a few hundred changes to a table of
-    /// millions patch its indexes instead of rebuilding them).
-    private func bulkTables(_ operations: [LogOperation]) -> [Bool] {
-        var counts = Array(repeating: 0, count: tables.count)
+    /// One pass over a large transaction: room for its inserts, each table grown once to its
+    /// highest new row (a slot per row, added one insert at a time, was thirty appends per row),
+    /// and the tables it changes so much that their indexes are rebuilt once at its end rather
+    /// than kept up row by row — more rows inserted, updated or deleted than a merge handles
+    /// well, and at least an eighth of the table (a few hundred changes to a table of millions
+    /// patch its indexes instead of rebuilding them). Returns those tables.
+    private func prepareForLargeTransaction(_ operations: [LogOperation]) -> [Bool] {
+        var changed = [Int](repeating: 0, count: tables.count), inserted = changed
+        var highest = [UInt64](repeating: 0, count: tables.count)
         for operation in operations {
             switch operation {
-            case let .insert(entity, _, _), let .update(entity, _, _), let .delete(entity, _):
-                if let e = schema.entityIndexByNumber[entity] { counts[e] += 1 }
+            case let .insert(entity, row, _):
+                guard let e = schema.entityIndexByNumber[entity] else { continue }
+                changed[e] += 1
+                inserted[e] += 1
+                highest[e] = max(highest[e], row)
+            case let .update(entity, _, _), let .delete(entity, _):
+                if let e = schema.entityIndexByNumber[entity] { changed[e] += 1 }
             default: break
             }
         }
-        return counts.indices.map { counts[$0] > SortedIndex.patchLimit && counts[$0] * 8 >= tables[$0].liveCount }
-    }
-
-    /// Room for a large transaction's inserts, and each table grown once to its highest new row
-    /// (a slot per row, added one insert at a time, was thirty appends per row).
-    private func reserveForInserts(_ operations: [LogOperation]) {
-        var counts = [Int](repeating: 0, count: tables.count), highest = [UInt64](repeating: 0, count: tables.count)
-        for case let .insert(entity, row, _) in operations {
-            guard let e = schema.entityIndexByNumber[entity] else { continue }
-            counts[e] += 1
-            highest[e] = max(highest[e], row)
-        }
-        for e in tables.indices where counts[e] > 0 {
-            tables[e].reserve(additional: counts[e])
+        // Decided before the inserts grow the tables.
+        let bulk = tables.indices.map { changed[$0] > SortedIndex.patchLimit && changed[$0] * 8 >= tables[$0].liveCount }
+        for e in tables.indices where inserted[e] > 0 {
+            tables[e].reserve(additional: inserted[e])
             // Rows are numbered densely; a far-off number (a damaged record) grows nothing here.
-            if highest[e] <= UInt64(tables[e].slotCount + 2 * counts[e]) { tables[e].grow(to: Int(highest[e])) }
+            if highest[e] <= UInt64(tables[e].slotCount + 2 * inserted[e]) { tables[e].grow(to: Int(highest[e])) }
         }
+        return bulk
     }
 
-
-    /// `bulk`: by table, whether its indexes are rebuilt at the end instead (see `bulkTables`).
+    /// `bulk`: by table, whether its indexes are rebuilt at the end instead (see `prepareForLargeTransaction`).
     private func apply(_ operation: LogOperation, bulk: [Bool]) {
         switch operation {
         case let .insert(entityNumber, row, values):
