@@ -51,7 +51,7 @@ import Testing
     @Test func aFailedAutosaveIsReportedNotSwallowed() throws {
         let store = TemporaryStore()
         let faulty = FaultInjectingFileIO(base: PosixFileIO(), plan: FaultPlan())
-        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(url: store.url, segmentSize: 1 << 20, fileIO: faulty))
+        let container = try store.container(Flight.self, durability: .full, fileIO: faulty)
         let context = ModelContext(container)
         let clock = ManualAutosaveClock()
         context.autosaveClock = clock

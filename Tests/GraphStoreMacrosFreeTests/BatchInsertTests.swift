@@ -315,8 +315,7 @@ final class BatchPassport: Model {
         let store = TemporaryStore()
         let faulty = FaultInjectingFileIO(base: PosixFileIO(), plan: FaultPlan())
         do {
-            let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: ModelConfiguration(
-                url: store.url, durability: .full, segmentSize: 1 << 20, fileIO: faulty))
+            let container = try store.container(Flight.self, Airport.self, Airline.self, durability: .full, fileIO: faulty)
             let context = ModelContext(container)
             try importSample(into: context, container: container)
             faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount, errno: 28)))

@@ -63,8 +63,7 @@ import Testing
     @Test func aFailedSaveLeavesNothingBehind() throws {
         let store = TemporaryStore()
         let faulty = FaultInjectingFileIO(base: PosixFileIO(), plan: FaultPlan())
-        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(
-            url: store.url, durability: .full, segmentSize: 1 << 20, fileIO: faulty))
+        let container = try store.container(Flight.self, durability: .full, fileIO: faulty)
         let context = ModelContext(container)
         context.insert(Flight(ident: "KEEP"))
         try context.save()
@@ -88,8 +87,7 @@ import Testing
         let store = TemporaryStore()
         do {
             let faulty = FaultInjectingFileIO(base: PosixFileIO(), plan: FaultPlan())
-            let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(
-                url: store.url, durability: .grouped, segmentSize: 1 << 20, fileIO: faulty))
+            let container = try store.container(Flight.self, durability: .grouped, fileIO: faulty)
             let context = ModelContext(container)
             context.insert(Flight(ident: "KEEP"))
             try context.save()

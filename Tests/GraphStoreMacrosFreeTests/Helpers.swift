@@ -12,8 +12,9 @@ final class TemporaryStore {
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
-    func container(_ types: any PersistentModel.Type..., durability: Durability = .none) throws -> ModelContainer {
-        try ModelContainer(for: types, configurations: ModelConfiguration(url: url, durability: durability, segmentSize: 1 << 20))
+    func container(_ types: any PersistentModel.Type..., durability: Durability = .none,
+                   fileIO: any FileIO = PosixFileIO()) throws -> ModelContainer {
+        try ModelContainer(for: types, configurations: ModelConfiguration(url: url, durability: durability, segmentSize: 1 << 20, fileIO: fileIO))
     }
 }
 
