@@ -51,14 +51,6 @@ public struct BatchInsert<Model: PersistentModel> {
         @usableFromInline let keyAttribute: Int
     }
 
-    /// What a row links a relationship to.
-    @usableFromInline enum LinkTarget {
-        case nothing
-        case row(UInt64)
-        /// The target's unique attribute and its value.
-        case key(attribute: Int, Value)
-    }
-
     let schema: Schema
     let entity: Schema.Entity
     /// Slots per row: the entity's attributes, and its relationships.
@@ -69,7 +61,7 @@ public struct BatchInsert<Model: PersistentModel> {
     /// By attribute position, what each row sets (see BatchSlots).
     @usableFromInline var values: BatchSlots<Value>
     /// By relationship position, what each row links.
-    @usableFromInline var links: BatchSlots<LinkTarget>
+    @usableFromInline var links: BatchSlots<BatchLinkTarget>
     /// The first misuse met while filling the batch (a `set` before any row, an identifier of
     /// another entity than the relationship's target or a temporary one): `execute` throws it.
     private(set) var misuse: String?
@@ -165,7 +157,7 @@ public struct BatchInsert<Model: PersistentModel> {
     /// Links the last row to `target` (nil: to nothing).
     public mutating func set<Target: PersistentModel>(_ relationship: ToOne<Target>, _ target: PersistentIdentifier?) {
         guard rowCount > 0 else { return noteMisuse("set before appendRow()") }
-        let link: LinkTarget
+        let link: BatchLinkTarget
         if let target {
             let declared = entity.relationships[relationship.index]
             if target.isTemporary { return noteMisuse("\(declared.name) set to \(target), which was never saved") }
@@ -194,4 +186,14 @@ public struct BatchInsertResult: Sendable, Equatable {
     public var updated = 0
     /// The transaction that holds them.
     public var transaction: UInt64 = 0
+}
+
+/// What a batch row links a relationship to. Outside `BatchInsert` so that it is one type for
+/// every model: the encoder's reads of it are then specialised, not generic (a generic read
+/// looked its metadata up each time, a tenth of an upsert).
+@usableFromInline enum BatchLinkTarget {
+    case nothing
+    case row(UInt64)
+    /// The target's unique attribute and its value.
+    case key(attribute: Int, Value)
 }

@@ -28,6 +28,9 @@
         columns[column][row] = element
     }
 
+    /// The columns some row sets, in order.
+    var setColumns: [Int] { columns.indices.filter { !columns[$0].isEmpty } }
+
     subscript(row: Int, column: Int) -> Element? {
         get { row < columns[column].count ? columns[column][row] : nil }
         set { setOutOfOrder(newValue, row: row, column: column) }

@@ -29,9 +29,10 @@ final class BatchTransaction {
         guard entitiesDone.insert(entity.index).inserted else {
             throw ModelContextError.batchInvalid(entity: entity.name, reason: "two batches of one model in one execute (make it one batch)")
         }
-        let width = entity.attributes.count, linkWidth = entity.relationships.count
+        let width = entity.attributes.count
         var values = batch.values, targets = batch.links
-        // Each row's final row number, and the batch row it was merged into (itself if none).
+        // Only the columns some row sets are read (an upsert sets three of fifteen).
+        let valueColumns = values.setColumns, linkColumns = targets.setColumns        // Each row's final row number, and the batch row it was merged into (itself if none).
         var rowNumber = [UInt64](repeating: 0, count: batch.count)
         var mergedInto = Array(0..<batch.count)
         var isNew = [Bool](repeating: false, count: batch.count)
@@ -75,8 +76,8 @@ final class BatchTransaction {
             let owner: Int
             if let j = earlier {
                 // Later values win: the row's settings are copied over the earlier row's.
-                for k in 0..<width { if let value = values[i, k] { values[j, k] = value } }
-                for k in 0..<linkWidth { if let target = targets[i, k] { targets[j, k] = target } }
+                for k in valueColumns { if let value = values[i, k] { values[j, k] = value } }
+                for k in linkColumns { if let target = targets[i, k] { targets[j, k] = target } }
                 mergedInto[i] = j
                 owner = j
             } else {
@@ -109,7 +110,7 @@ final class BatchTransaction {
                 result.inserted += 1
             } else {
                 var stored: [PropertyValue] = []
-                for k in 0..<width {
+                for k in valueColumns {
                     if let value = values[i, k] { stored.append(PropertyValue(numbers[k], value)) }
                 }
                 if !stored.isEmpty { updates.append(.update(entity: entity.number, row: rowNumber[i], values: stored)) }
@@ -118,7 +119,7 @@ final class BatchTransaction {
         }
         rows.append(contentsOf: updates)
         // Links: a new row links what it names; an updated row moves only what changed.
-        let toOnes = entity.relationships.filter { !$0.isToMany }
+        let toOnes = entity.relationships.filter { !$0.isToMany && linkColumns.contains($0.index) }
         var keyTables: [Int: [Value: UInt64]] = [:]
         for i in 0..<batch.count where mergedInto[i] == i {
             let row = rowNumber[i]
@@ -143,7 +144,7 @@ final class BatchTransaction {
     /// batches before this one, then among committed rows; `keyTables` keeps, by relationship,
     /// the earlier batches' table for its key attribute (each relationship's keys are of one
     /// attribute of its target), so it is found once per batch, not once per row.
-    private func resolve(_ target: BatchInsert<some PersistentModel>.LinkTarget, of relationship: Schema.Relationship,
+    private func resolve(_ target: BatchLinkTarget, of relationship: Schema.Relationship,
                          in entity: Schema.Entity, keyTables: inout [Int: [Value: UInt64]]) throws -> UInt64? {
         let targetEntity = schema.entities[relationship.targetIndex]
         switch target {

@@ -62,18 +62,24 @@ final class Column {
     /// other layouts.
     func rowsInIntegerOrder(_ rows: [UInt32]) -> [UInt32]? {
         guard layout == .int || layout == .uint else { return nil }
-        var nullRows: [UInt32] = []
-        var keyed: [(key: UInt64, row: UInt32)] = []
-        keyed.reserveCapacity(rows.count)
+        var nullRows: [UInt32] = [], keyedRows: [UInt32] = [], keys: [UInt64] = []
+        keyedRows.reserveCapacity(rows.count)
+        keys.reserveCapacity(rows.count)
         // Signed values are ordered as unsigned keys by flipping the sign bit.
         let flip: UInt64 = layout == .int ? 1 << 63 : 0
-        for row in rows {
+        // Ties go by row: the radix sort keeps the rows' order, so they go in sorted (a
+        // rebuild's live rows already are).
+        let inOrder = zip(rows, rows.dropFirst()).allSatisfy { $0 < $1 }
+        for row in inOrder ? rows : rows.sorted() {
             let slot = Int(row) - 1
-            if nulls[slot] { nullRows.append(row) } else { keyed.append((UInt64(bitPattern: ints[slot]) ^ flip, row)) }
+            if nulls[slot] {
+                nullRows.append(row)
+            } else {
+                keyedRows.append(row)
+                keys.append(UInt64(bitPattern: ints[slot]) ^ flip)
+            }
         }
-        keyed.sort { $0.key != $1.key ? $0.key < $1.key : $0.row < $1.row }
-        nullRows.sort()
-        return nullRows + keyed.map(\.row)
+        return nullRows + radixSorted(rows: keyedRows, keys: keys)
     }
 
     func reserve(_ capacity: Int) {
