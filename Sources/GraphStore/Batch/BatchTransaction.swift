@@ -7,12 +7,15 @@ final class BatchTransaction {
     let schema: Schema
     let view: GraphView
     let graph: Graph
-    private(set) var rows: [LogOperation] = []
-    private(set) var links: [LogOperation] = []
+    private var inserts: [LogOperation] = []
+    private var updates: [LogOperation] = []
+    private var links: [LogOperation] = []
     private(set) var result = BatchInsertResult()
-    /// Rows of the batches encoded so far, by entity and unique attribute and value (what a
-    /// later batch's `toOne(_:by:)` keys find before committed rows).
-    private var keyed: [Int: [Int: [Value: UInt64]]] = [:]
+    /// Rows of the batches encoded so far, by entity: each unique attribute's values and the
+    /// batch row that has them, and the batch rows' row numbers (what a later batch's
+    /// `toOne(_:by:)` keys find before committed rows). Made into tables by value only when a
+    /// later batch asks (a table of every flight's ident was a tenth of an import).
+    private var claimed: [Int: (claims: [[Value: Int]], rowNumber: [UInt64])] = [:]
     private var entitiesDone: Set<Int> = []
 
     init(schema: Schema, view: GraphView, graph: Graph) {
@@ -21,7 +24,17 @@ final class BatchTransaction {
         self.graph = graph
     }
 
-    var operations: [LogOperation] { rows + links }
+    /// Every batch's inserts, then their updates, then the links: each moved, not copied, into
+    /// the result (copying retained every row's values). The transaction is empty afterwards.
+    func takeOperations() -> [LogOperation] {
+        var all: [LogOperation] = []
+        for keyPath in [\BatchTransaction.inserts, \.updates, \.links] {
+            var part: [LogOperation] = []
+            swap(&part, &self[keyPath: keyPath])
+            if all.isEmpty { all = part } else { all.append(contentsOf: part) }
+        }
+        return all
+    }
 
     func encode<Model>(_ batch: BatchInsert<Model>) throws {
         let entity = batch.entity
@@ -63,7 +76,8 @@ final class BatchTransaction {
             }
             for (u, attribute) in uniques.enumerated() {
                 guard let value = values[i, attribute], value != .null else { continue }
-                if let j = claims[attribute][value] { earlier = j; break }
+                // (An upsert of committed rows claims nothing by value: no hashing then.)
+                if !claims[attribute].isEmpty, let j = claims[attribute][value] { earlier = j; break }
                 unclaimed[u] = true
                 owners[u] = view.row(entity: entity.index, uniqueAttribute: attribute, value: value)
                 lookedUp[u] = true
@@ -92,24 +106,26 @@ final class BatchTransaction {
                 guard let value = values[i, attribute] ?? (owner == i && isNew[i] ? defaults[attribute] : nil), value != .null else { continue }
                 // The committed row's own value, kept by that row: claimed by number above.
                 if lookedUp[u], let committedOwner = owners[u], committedOwner == rowNumber[owner] { continue }
-                if !unclaimed[u], let other = claims[attribute][value], other != owner { throw violation(attribute, value) }
+                if !unclaimed[u], !claims[attribute].isEmpty, let other = claims[attribute][value], other != owner {
+                    throw violation(attribute, value)
+                }
                 let committedOwner = lookedUp[u] ? owners[u] : view.row(entity: entity.index, uniqueAttribute: attribute, value: value)
                 if let committedOwner, committedOwner != rowNumber[owner] { throw violation(attribute, value) }
                 claims[attribute][value] = owner
             }
         }
         // Rows.
-        var updates: [LogOperation] = []
         let numbers = entity.attributeNumbers
         for i in 0..<batch.count where mergedInto[i] == i {
             if isNew[i] {
                 var stored: [PropertyValue] = []
                 stored.reserveCapacity(width)
                 for k in 0..<width { stored.append(PropertyValue(numbers[k], values[i, k] ?? defaults[k])) }
-                rows.append(.insert(entity: entity.number, row: rowNumber[i], values: stored))
+                inserts.append(.insert(entity: entity.number, row: rowNumber[i], values: stored))
                 result.inserted += 1
             } else {
                 var stored: [PropertyValue] = []
+                stored.reserveCapacity(valueColumns.count)
                 for k in valueColumns {
                     if let value = values[i, k] { stored.append(PropertyValue(numbers[k], value)) }
                 }
@@ -117,11 +133,10 @@ final class BatchTransaction {
                 result.updated += 1
             }
         }
-        rows.append(contentsOf: updates)
         // Links: a new row links what it names; an updated row moves only what changed.
         let toOnes = entity.relationships.filter { !$0.isToMany && linkColumns.contains($0.index) }
         var keyTables: [Int: [Value: UInt64]] = [:]
-        for i in 0..<batch.count where mergedInto[i] == i {
+        for i in 0..<batch.count where mergedInto[i] == i && !toOnes.isEmpty {
             let row = rowNumber[i]
             for relationship in toOnes {
                 guard let target = targets[i, relationship.index] else { continue }
@@ -133,11 +148,7 @@ final class BatchTransaction {
             }
         }
         // What later batches' keys find.
-        var byKey: [Int: [Value: UInt64]] = [:]
-        for attribute in uniques {
-            byKey[attribute] = claims[attribute].mapValues { rowNumber[$0] }
-        }
-        keyed[entity.index] = byKey
+        claimed[entity.index] = (claims, rowNumber)
     }
 
     /// The row a link target names, checked to exist. A key is looked up among the rows of the
@@ -157,13 +168,19 @@ final class BatchTransaction {
             }
             return row
         case let .key(attribute, value):
-            if keyTables[relationship.index] == nil { keyTables[relationship.index] = keyed[targetEntity.index]?[attribute] ?? [:] }
+            if keyTables[relationship.index] == nil { keyTables[relationship.index] = earlierRows(of: targetEntity.index, byUnique: attribute) }
             if let row = keyTables[relationship.index]![value] ?? view.row(entity: targetEntity.index, uniqueAttribute: attribute, value: value) {
                 return row
             }
             throw ModelContextError.batchTargetNotFound(entity: entity.name, relationship: relationship.name,
                                                         target: "\(targetEntity.name) with \(targetEntity.attributes[attribute].name) \(value)")
         }
+    }
+
+    /// The rows the batches before this one gave `entity`, by their values of a unique attribute.
+    private func earlierRows(of entity: Int, byUnique attribute: Int) -> [Value: UInt64] {
+        guard let (claims, rowNumber) = claimed[entity] else { return [:] }
+        return claims[attribute].mapValues { rowNumber[$0] }
     }
 
     /// A link or unlink of `relationship`, written from the side that writes the pair's links.
