@@ -1,37 +1,74 @@
 /// Appends the primitives of GraphStore's binary formats to a growable byte buffer.
 /// All integers are little-endian; `varint` is LEB128 (7 bits a byte, low group first).
-public struct ByteWriter: Sendable {
-    public private(set) var bytes: [UInt8]
+///
+/// Noncopyable, so that it owns its buffer alone and writes go straight to memory: through an
+/// array, every byte appended paid a copy-on-write uniqueness check (a runtime call) and a
+/// capacity test, most of encoding a transaction.
+public struct ByteWriter: ~Copyable, @unchecked Sendable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    public private(set) var count: Int
 
     public init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+        count = 0
     }
 
-    public var count: Int { bytes.count }
+    deinit { base.deallocate() }
 
-    public mutating func u8(_ v: UInt8) { bytes.append(v) }
+    /// The bytes written so far (a copy).
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always) private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(toAtLeast: count + extra) }
+    }
+
+    private mutating func grow(toAtLeast needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        fresh.initialize(from: base, count: count)
+        base.deallocate()
+        base = fresh
+        capacity = newCapacity
+    }
+
+    @inline(__always) private mutating func append(_ buffer: UnsafeRawBufferPointer) {
+        guard let source = buffer.baseAddress, !buffer.isEmpty else { return }
+        reserve(buffer.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: buffer.count)
+        count += buffer.count
+    }
+
+    public mutating func u8(_ v: UInt8) {
+        reserve(1)
+        base[count] = v
+        count += 1
+    }
 
     public mutating func u16(_ v: UInt16) {
-        bytes.append(UInt8(truncatingIfNeeded: v))
-        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
+        withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
     public mutating func u32(_ v: UInt32) {
-        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
     public mutating func u64(_ v: UInt64) {
-        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
     public mutating func varint(_ v: UInt64) {
-        var v = v
+        reserve(10)
+        var v = v, end = base + count
         while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            end.pointee = UInt8(truncatingIfNeeded: v) | 0x80
+            end += 1
             v >>= 7
         }
-        bytes.append(UInt8(v))
+        end.pointee = UInt8(v)
+        count = end + 1 - base
     }
 
     public mutating func varint(_ v: Int) { varint(UInt64(v)) }
@@ -39,40 +76,52 @@ public struct ByteWriter: Sendable {
     /// Zig-zag maps small negative numbers to small varints.
     public mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
 
-    public mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 { bytes.append(contentsOf: data) }
+    public mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
+        reserve(data.count)
+        for byte in data {
+            base[count] = byte
+            count += 1
+        }
+    }
 
     /// A varint length, then the bytes.
     public mutating func lengthPrefixed<C: Collection>(_ data: C) where C.Element == UInt8 {
         varint(data.count)
-        bytes.append(contentsOf: data)
+        raw(data)
+    }
+
+    public mutating func lengthPrefixed(_ data: [UInt8]) {
+        varint(data.count)
+        data.withUnsafeBytes { append($0) }
     }
 
     public mutating func string(_ s: String) {
         var s = s
-        s.withUTF8 { lengthPrefixed($0) }
+        s.withUTF8 { utf8 in
+            varint(utf8.count)
+            append(UnsafeRawBufferPointer(utf8))
+        }
     }
 
     /// Overwrites 8 bytes at `offset` (for fields filled in after encoding, like a transaction number).
     public mutating func patchU64(_ v: UInt64, at offset: Int) {
-        withUnsafeBytes(of: v.littleEndian) { src in
-            for i in 0..<8 { bytes[offset + i] = src[i] }
-        }
+        precondition(offset >= 0 && offset + 8 <= count, "patch inside what was written")
+        withUnsafeBytes(of: v.littleEndian) { UnsafeMutableRawPointer(base + offset).copyMemory(from: $0.baseAddress!, byteCount: 8) }
     }
 
     public mutating func patchU32(_ v: UInt32, at offset: Int) {
-        withUnsafeBytes(of: v.littleEndian) { src in
-            for i in 0..<4 { bytes[offset + i] = src[i] }
-        }
+        precondition(offset >= 0 && offset + 4 <= count, "patch inside what was written")
+        withUnsafeBytes(of: v.littleEndian) { UnsafeMutableRawPointer(base + offset).copyMemory(from: $0.baseAddress!, byteCount: 4) }
     }
 
     /// The elements' bytes as they lie in memory: little-endian on every platform GraphStore
     /// builds for (see the check in ByteReader). For checkpoint columns: one copy, no per-element work.
     mutating func elements<T: BitwiseCopyable>(_ values: [T]) {
-        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        values.withUnsafeBytes { append($0) }
     }
 
     /// Bools as one byte each (0 or 1).
     mutating func bools(_ values: [Bool]) {
-        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        values.withUnsafeBytes { append($0) }
     }
 }
