@@ -40,14 +40,16 @@ final class EntityTable {
 
     init(entity: Schema.Entity) {
         self.entity = entity
-        columns = entity.attributes.map { Column(type: $0.type, defaultValue: $0.defaultValue) }
+        let columns = entity.attributes.map { Column(type: $0.type, defaultValue: $0.defaultValue) }
+        self.columns = columns
         unretainedColumns = columns.map(Unmanaged.passUnretained)
         toOne = entity.relationships.map { _ in [] }
         toMany = entity.relationships.map { _ in [] }
         reverse = entity.relationships.map { _ in [:] }
         unique = entity.attributes.map { $0.isUnique ? UniqueIndex(keysAreStrings: $0.type.kind == .string) : nil }
-        secondary = entity.attributes.map { $0.isIndexed ? SecondaryIndex() : nil }
-        sorted = entity.attributes.map { $0.isIndexed ? SortedIndex() : nil }
+        let sorted = entity.attributes.map { $0.isIndexed ? SortedIndex() : nil }
+        self.sorted = sorted
+        secondary = entity.attributes.indices.map { i in sorted[i].map { SecondaryIndex(column: columns[i], sorted: $0) } }
         isIndexed = entity.attributes.map { $0.isUnique || $0.isIndexed }
         positions = NumberIndex(entity.attributes.map { ($0.number, $0.index) })
         toOnePositions = entity.relationships.filter { !$0.isToMany }.map(\.index)
@@ -204,15 +206,11 @@ final class EntityTable {
         }
     }
 
-    /// Rebuilds stale hash indexes and merges the sorted indexes' pending changes (at the end of
-    /// a transaction, under the write lock).
+    /// Merges the sorted indexes' pending changes (at the end of a transaction, under the write
+    /// lock). Stale hash indexes are rebuilt from them by the next lookup.
     func refreshIndexes() {
         for case let (index, sortedIndex?) in sorted.enumerated() where sortedIndex.isStale {
             sortedIndex.consolidate(column: columns[index], live: live)
-        }
-        // From the merged sorted order.
-        for case let (index, secondaryIndex?) in secondary.enumerated() where secondaryIndex.isStale {
-            secondaryIndex.rebuild(column: columns[index], sorted: sorted[index]!)
         }
     }
 }
@@ -300,7 +298,7 @@ extension EntityTable {
                     sortedIndex.markStale()
                     sortedIndex.consolidate(column: column, live: live)
                 }
-                secondaryIndex.rebuild(column: column, sorted: sortedIndex)
+                secondaryIndex.markStale()
             }
         }
         return (jobs, { [self] in
@@ -338,51 +336,4 @@ func runSideBySide(_ jobs: [() -> Void]) {
     }
     nonisolated(unsafe) let work = jobs
     DispatchQueue.concurrentPerform(iterations: work.count) { work[$0]() }
-}
-
-/// An indexed attribute's hash index: value → the rows holding it.
-///
-/// A large transaction (an import, an upsert of every row) does not move rows between values
-/// one at a time — a hash lookup and often a list allocated or freed per changed row, most of
-/// an upsert's index upkeep — it marks the index stale and it is rebuilt from the column once,
-/// at the end of the transaction (or of recovery), as the sorted index is. Readers only ever
-/// see it rebuilt.
-final class SecondaryIndex {
-    private(set) var rows: [Value: [UInt32]] = [:]
-    private(set) var isStale = false
-
-    func markStale() { isStale = true }
-
-    func add(_ row: UInt32, value: Value) {
-        guard !isStale else { return }
-        rows[value, default: []].append(row)
-    }
-
-    func remove(_ row: UInt32, value: Value) {
-        guard !isStale else { return }
-        // One hash lookup, then the rows are changed in place.
-        if let position = rows.index(forKey: value), let i = rows.values[position].firstIndex(of: row) {
-            rows.values[position].remove(at: i)
-            if rows.values[position].isEmpty { rows.remove(at: position) }
-        }
-    }
-
-    /// Every live row under its value, from the attribute's sorted index (merged, so listing
-    /// every live row in value order): each value's rows are adjacent there, so each list is
-    /// made once at its full size and the table is sized once.
-    func rebuild(column: Column, sorted: SortedIndex) {
-        let order = sorted.rows
-        var rebuilt = [Value: [UInt32]](minimumCapacity: rows.count)
-        var start = 0
-        while start < order.count {
-            let value = column.value(at: Int(order[start]) - 1)
-            var end = start + 1
-            while end < order.count, column.value(at: Int(order[end]) - 1) == value { end += 1 }
-            // `default`: a value unequal to itself (NaN) may come back after others.
-            rebuilt[value, default: []].append(contentsOf: order[start..<end])
-            start = end
-        }
-        rows = rebuilt
-        isStale = false
-    }
 }

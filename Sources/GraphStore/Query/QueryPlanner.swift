@@ -112,8 +112,8 @@ struct QueryPlanner {
                 let rows = Self.distinct(values.compactMap { unique[$0] }.map(UInt64.init), from: values.count)
                 return Candidates(rows: rows, satisfies: Self.equality(chain, values), plan: "unique index \(entity.name).\(attribute.name) \(describe()): \(rows.count) row(s)")
             }
-            if let secondary = table.secondary[attribute.index], !secondary.isStale {
-                let rows = Self.distinct(values.flatMap { secondary.rows[$0] ?? [] }.map(UInt64.init), from: values.count)
+            if let secondary = table.secondary[attribute.index] {
+                let rows = Self.distinct(secondary.rows(for: values).map(UInt64.init), from: values.count)
                 return Candidates(rows: rows, satisfies: Self.equality(chain, values), plan: "index \(entity.name).\(attribute.name) \(describe()): \(rows.count) row(s)")
             }
             return nil
