@@ -1,14 +1,14 @@
-/// Turns batches into one transaction's operations, under the container's commit lock and
+/// Turns batches into one transaction's changes, under the container's commit lock and
 /// against the graph as committed (see `BatchInsert` for what a row does).
 ///
-/// Operations come out rows first (every batch's inserts, then its updates) and links after
-/// them, so every link names rows that exist when it is applied.
+/// Rows come out first, as blocks kept by column (every batch's inserts, then its updates), and
+/// links after them as operations, so every link names rows that exist when it is applied.
 final class BatchTransaction {
     let schema: Schema
     let view: GraphView
     let graph: Graph
-    private var inserts: [LogOperation] = []
-    private var updates: [LogOperation] = []
+    private var inserts: [RowBlock] = []
+    private var updates: [RowBlock] = []
     private var links: [LogOperation] = []
     private(set) var result = BatchInsertResult()
     /// Rows of the batches encoded so far, by entity: each unique attribute's values and the
@@ -24,16 +24,11 @@ final class BatchTransaction {
         self.graph = graph
     }
 
-    /// Every batch's inserts, then their updates, then the links: each moved, not copied, into
-    /// the result (copying retained every row's values). The transaction is empty afterwards.
-    func takeOperations() -> [LogOperation] {
-        var all: [LogOperation] = []
-        for keyPath in [\BatchTransaction.inserts, \.updates, \.links] {
-            var part: [LogOperation] = []
-            swap(&part, &self[keyPath: keyPath])
-            if all.isEmpty { all = part } else { all.append(contentsOf: part) }
-        }
-        return all
+    /// Every batch's inserts, then their updates (blocks of rows), then the links. The
+    /// transaction is empty afterwards.
+    func takeChanges() -> TransactionChanges {
+        defer { (inserts, updates, links) = ([], [], []) }
+        return TransactionChanges(blocks: inserts + updates, operations: links)
     }
 
     func encode<Model>(_ batch: BatchInsert<Model>) throws {
@@ -114,24 +109,29 @@ final class BatchTransaction {
                 claims[attribute][value] = owner
             }
         }
-        // Rows.
-        let numbers = entity.attributeNumbers
+        // Rows, as two blocks kept by column (no operation per row: see RowBlock).
+        var newRows: [UInt64] = [], newSources: [Int] = [], updatedRows: [UInt64] = [], updatedSources: [Int] = []
         for i in 0..<batch.count where mergedInto[i] == i {
             if isNew[i] {
-                var stored: [PropertyValue] = []
-                stored.reserveCapacity(width)
-                for k in 0..<width { stored.append(PropertyValue(numbers[k], values[i, k] ?? defaults[k])) }
-                inserts.append(.insert(entity: entity.number, row: rowNumber[i], values: stored))
-                result.inserted += 1
+                newRows.append(rowNumber[i])
+                newSources.append(i)
             } else {
-                var stored: [PropertyValue] = []
-                stored.reserveCapacity(valueColumns.count)
-                for k in valueColumns {
-                    if let value = values[i, k] { stored.append(PropertyValue(numbers[k], value)) }
+                // A row that sets nothing writes nothing (it still counts as updated).
+                if valueColumns.contains(where: { values[i, $0] != nil }) {
+                    updatedRows.append(rowNumber[i])
+                    updatedSources.append(i)
                 }
-                if !stored.isEmpty { updates.append(.update(entity: entity.number, row: rowNumber[i], values: stored)) }
                 result.updated += 1
             }
+        }
+        result.inserted += newRows.count
+        if !newRows.isEmpty {
+            inserts.append(RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers,
+                                    columns: values.columns, defaults: defaults, rows: newRows, sources: newSources))
+        }
+        if !updatedRows.isEmpty {
+            updates.append(RowBlock(kind: .update, entity: entity.number, properties: entity.attributeNumbers,
+                                    columns: values.columns, defaults: [], rows: updatedRows, sources: updatedSources))
         }
         // Links: a new row links what it names; an updated row moves only what changed.
         let toOnes = entity.relationships.filter { !$0.isToMany && linkColumns.contains($0.index) }

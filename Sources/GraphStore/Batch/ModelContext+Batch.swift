@@ -13,7 +13,7 @@ extension ModelContext {
                 let transaction = BatchTransaction(schema: schema, view: view, graph: graph)
                 repeat try transaction.encode(each batch)
                 result = transaction.result
-                return transaction.takeOperations()
+                return transaction.takeChanges()
             }
         }
         result.transaction = number

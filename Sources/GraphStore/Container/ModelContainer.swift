@@ -124,28 +124,32 @@ public final class ModelContainer: @unchecked Sendable {
     /// appended to the log and applied to the graph, and the other contexts hear of it.
     @discardableResult
     func commit(from saver: ModelContext?, author: String, _ encode: () throws -> [LogOperation]) throws -> (UInt64, ChangeSummary) {
+        try commit(from: saver, author: author) { TransactionChanges(operations: try encode()) }
+    }
+
+    func commit(from saver: ModelContext?, author: String, _ encode: () throws -> TransactionChanges) throws -> (UInt64, ChangeSummary) {
         commitLock.lock()
         let number: UInt64
-        let operations: [LogOperation]
+        let changes: TransactionChanges
         var deferred: Store.DeferredCommit?
         do {
             defer { commitLock.unlock() }
-            operations = try encode()
+            changes = try encode()
             if let store, store.defersWrites {
-                deferred = try store.commitDeferringWrite(operations, author: author)
+                deferred = try store.commitDeferringWrite(changes, author: author)
                 number = deferred!.number
             } else if let store {
-                number = try store.commit(operations, author: author).number
+                number = try store.commit(changes, author: author).number
             } else {
                 number = graph.lastTransaction + 1
-                graph.apply(operations, number: number)
-                captured?.withLock { $0.append(contentsOf: operations) }
+                graph.apply(changes, number: number)
+                captured?.withLock { $0.append(contentsOf: changes.expandedOperations) }
             }
         }
         // Group commit: write and wait for the sync outside the lock, so the next commit's
         // encoding overlaps this write and concurrent saves share one sync.
         if let deferred { try store?.finish(deferred) }
-        let summary = ChangeSummary(operations: operations, schema: schema)
+        let summary = ChangeSummary(changes: changes, schema: schema)
         // Through the links: a merge never takes a reference to another context.
         let saverLink = saver?.link
         for link in contexts.withLock({ $0 }) where link !== saverLink {

@@ -19,7 +19,7 @@ struct ChangeSummary {
     /// operations are let go (a summary waiting in an inbox must not keep an import's records).
     private final class Contents: Sendable {
         private enum State {
-            case pending([LogOperation], Schema)
+            case pending(TransactionChanges, Schema)
             case computed(Computed)
         }
 
@@ -29,8 +29,8 @@ struct ChangeSummary {
             state = Locked(.computed(computed))
         }
 
-        init(operations: [LogOperation], schema: Schema) {
-            state = Locked(.pending(operations, schema))
+        init(changes: TransactionChanges, schema: Schema) {
+            state = Locked(.pending(changes, schema))
         }
 
         var isSettled: Bool {
@@ -42,8 +42,8 @@ struct ChangeSummary {
                 switch state {
                 case let .computed(computed):
                     return computed
-                case let .pending(operations, schema):
-                    let computed = Computed(operations: operations, schema: schema)
+                case let .pending(changes, schema):
+                    let computed = Computed(changes: changes, schema: schema)
                     state = .computed(computed)
                     return computed
                 }
@@ -56,7 +56,11 @@ struct ChangeSummary {
     private init(contents: Contents) { self.contents = contents }
 
     init(operations: [LogOperation], schema: Schema) {
-        contents = Contents(operations: operations, schema: schema)
+        self.init(changes: TransactionChanges(operations: operations), schema: schema)
+    }
+
+    init(changes: TransactionChanges, schema: Schema) {
+        contents = Contents(changes: changes, schema: schema)
     }
 
     /// entity position → row → property names.
@@ -73,7 +77,8 @@ struct ChangeSummary {
 }
 
 extension ChangeSummary.Computed {
-    init(operations: [LogOperation], schema: Schema) {
+    init(changes transaction: TransactionChanges, schema: Schema) {
+        let operations = transaction.operations
         var changes: [Int: [UInt64: Set<String>]] = [:]
         var inserted: [PersistentIdentifier] = []
         var updated: [PersistentIdentifier] = []
@@ -85,6 +90,15 @@ extension ChangeSummary.Computed {
         // (hashing an identifier hashes its entity's name).
         var insertedRows = [RowFlags](repeating: RowFlags(), count: schema.entities.count)
         var anyInserted = false
+        for block in transaction.blocks where block.kind == .insert {
+            guard let entity = entity(block.entity) else { continue }
+            inserted.reserveCapacity(inserted.count + block.count)
+            for row in block.rows {
+                inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
+                insertedRows[entity.index].insert(row)
+            }
+            anyInserted = anyInserted || block.count > 0
+        }
         for case let .insert(number, row, _) in operations {
             if let entity = entity(number) {
                 inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
@@ -112,6 +126,31 @@ extension ChangeSummary.Computed {
             if anyInserted, insertedRows[entity].contains(row) { return }
             if add(names(), row: row, to: &changes[entity, default: [:]]) {
                 updated.append(PersistentIdentifier(entityName: schema.entities[entity].name, row: row))
+            }
+        }
+        // An update block's rows mostly write the same columns (an upsert's): one set of names
+        // per combination of columns, shared by its rows.
+        for block in transaction.blocks where block.kind == .update {
+            guard let entity = entity(block.entity) else { continue }
+            func names(_ columns: [Int]) -> Set<String> {
+                Set(columns.compactMap { column in
+                    schema.attributeByNumber[block.properties[column]].map { schema.entities[$0.0].attributes[$0.1].name }
+                })
+            }
+            var namesByBits: [UInt64: Set<String>] = [:]
+            for index in 0..<block.count {
+                let rowNames: Set<String>
+                if let bits = block.writtenColumnBits(ofRow: index) {
+                    if let known = namesByBits[bits] {
+                        rowNames = known
+                    } else {
+                        rowNames = names(block.writtenColumns(ofRow: index))
+                        namesByBits[bits] = rowNames
+                    }
+                } else {
+                    rowNames = names(block.writtenColumns(ofRow: index))
+                }
+                if !rowNames.isEmpty { note(entity.index, block.rows[index], rowNames) }
             }
         }
         for operation in operations {

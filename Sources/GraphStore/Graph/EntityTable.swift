@@ -93,6 +93,23 @@ final class EntityTable {
     /// Inserts a row with the stored values of a log record (properties this table does not
     /// have are skipped: attributes removed from the models).
     func insert(row: UInt64, values: [PropertyValue], bulk: Bool) {
+        insert(row: row, bulk: bulk) { set in
+            for stored in values { if let index = positions[stored.property] { set(index, stored.value) } }
+        }
+    }
+
+    /// Inserts the `item`th row of an insert block.
+    func insert(row: UInt64, item: Int, of block: RowBlock, bulk: Bool) {
+        insert(row: row, bulk: bulk) { set in
+            block.forEachValue(ofRow: item) { column, value in
+                if let index = positions[block.properties[column]] { set(index, value) }
+            }
+        }
+    }
+
+    /// `values` calls its argument with each given value's attribute position.
+    @inline(__always)
+    private func insert(row: UInt64, bulk: Bool, values: ((Int, Value) -> Void) -> Void) {
         let slot = Int(row - 1)
         grow(to: slot + 1)
         if live[slot] { removeFromIndexes(row: row, bulk: bulk) }
@@ -104,16 +121,16 @@ final class EntityTable {
     }
 
     /// Gives the slot `values` and every other attribute its default, setting each column once.
-    private func setAll(_ slot: Int, _ values: [PropertyValue]) {
+    @inline(__always)
+    private func setAll(_ slot: Int, _ values: ((Int, Value) -> Void) -> Void) {
         guard columns.count <= 64 else {
             for column in columns { column.set(column.defaultValue, at: slot) }
-            for stored in values { if let index = positions[stored.property] { columns[index].set(stored.value, at: slot) } }
+            values { index, value in columns[index].set(value, at: slot) }
             return
         }
         var given: UInt64 = 0
-        for stored in values {
-            guard let index = positions[stored.property] else { continue }
-            unretainedColumns[index]._withUnsafeGuaranteedRef { $0.set(stored.value, at: slot) }
+        values { index, value in
+            unretainedColumns[index]._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
             given |= 1 << UInt64(index)
         }
         var missing = ~given & (columns.count == 64 ? ~0 : (1 << UInt64(columns.count)) - 1)
@@ -124,19 +141,34 @@ final class EntityTable {
     }
 
     func update(row: UInt64, values: [PropertyValue], bulk: Bool) {
+        update(row: row, bulk: bulk) { set in
+            for stored in values { if let index = positions[stored.property] { set(index, stored.value) } }
+        }
+    }
+
+    /// Updates the row with the `item`th row of an update block.
+    func update(row: UInt64, item: Int, of block: RowBlock, bulk: Bool) {
+        update(row: row, bulk: bulk) { set in
+            block.forEachValue(ofRow: item) { column, value in
+                if let index = positions[block.properties[column]] { set(index, value) }
+            }
+        }
+    }
+
+    @inline(__always)
+    private func update(row: UInt64, bulk: Bool, values: ((Int, Value) -> Void) -> Void) {
         guard isLive(row) else { return }
         let slot = Int(row - 1)
-        for stored in values {
-            guard let index = positions[stored.property] else { continue }
+        values { index, value in
             let column = unretainedColumns[index]
             guard isIndexed[index] else {
-                column._withUnsafeGuaranteedRef { $0.set(stored.value, at: slot) }
-                continue
+                column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
+                return
             }
             let old = column._withUnsafeGuaranteedRef { $0.value(at: slot) }
-            if old == stored.value { continue }
+            if old == value { return }
             removeFromIndex(index, row: row, oldValue: old, bulk: bulk)
-            column._withUnsafeGuaranteedRef { $0.set(stored.value, at: slot) }
+            column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
             addToIndex(index, row: row, bulk: bulk)
         }
     }

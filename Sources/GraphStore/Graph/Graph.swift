@@ -48,10 +48,15 @@ public final class Graph: @unchecked Sendable {
     }
 
     func apply(_ operations: [LogOperation], number: UInt64) {
+        apply(TransactionChanges(operations: operations), number: number)
+    }
+
+    func apply(_ changes: TransactionChanges, number: UInt64) {
         lock.withWriteLock {
-            let bulk = operations.count > SortedIndex.patchLimit ? prepareForLargeTransaction(operations)
+            let bulk = changes.operationCount > SortedIndex.patchLimit ? prepareForLargeTransaction(changes)
                 : Array(repeating: false, count: tables.count)
-            for operation in operations { apply(operation, bulk: bulk) }
+            for block in changes.blocks { apply(block, bulk: bulk) }
+            for operation in changes.operations { apply(operation, bulk: bulk) }
             if !loading { for table in tables { table.refreshIndexes() } }
             committed = max(committed, number)
         }
@@ -115,10 +120,18 @@ public final class Graph: @unchecked Sendable {
     /// than kept up row by row — more rows inserted, updated or deleted than a merge handles
     /// well, and at least an eighth of the table (a few hundred changes to a table of millions
     /// patch its indexes instead of rebuilding them). Returns those tables.
-    private func prepareForLargeTransaction(_ operations: [LogOperation]) -> [Bool] {
+    private func prepareForLargeTransaction(_ changes: TransactionChanges) -> [Bool] {
         var changed = [Int](repeating: 0, count: tables.count), inserted = changed
         var highest = [UInt64](repeating: 0, count: tables.count)
-        for operation in operations {
+        for block in changes.blocks {
+            guard let e = schema.entityIndexByNumber[block.entity] else { continue }
+            changed[e] += block.count
+            if block.kind == .insert {
+                inserted[e] += block.count
+                highest[e] = block.rows.reduce(highest[e], max)
+            }
+        }
+        for operation in changes.operations {
             switch operation {
             case let .insert(entity, row, _):
                 guard let e = schema.entityIndexByNumber[entity] else { continue }
@@ -138,6 +151,16 @@ public final class Graph: @unchecked Sendable {
             if highest[e] <= UInt64(tables[e].slotCount + 2 * inserted[e]) { tables[e].grow(to: Int(highest[e])) }
         }
         return bulk
+    }
+
+    /// A block's rows, straight from its columns (see `apply(_:bulk:)` for an operation).
+    private func apply(_ block: RowBlock, bulk: [Bool]) {
+        guard let e = schema.entityIndexByNumber[block.entity] else { return }
+        let table = tables[e]
+        switch block.kind {
+        case .insert: for index in 0..<block.count { table.insert(row: block.rows[index], item: index, of: block, bulk: bulk[e]) }
+        case .update: for index in 0..<block.count { table.update(row: block.rows[index], item: index, of: block, bulk: bulk[e]) }
+        }
     }
 
     /// `bulk`: by table, whether its indexes are rebuilt at the end instead (see `prepareForLargeTransaction`).

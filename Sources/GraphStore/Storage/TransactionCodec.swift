@@ -17,18 +17,34 @@ public enum TransactionCodec {
 
     /// Encodes into `writer` (which may already hold a record header) with transaction number 0;
     /// the log patches the number in when it assigns it.
-    static func encode(operations: [LogOperation], author: String, timestampMicros: Int64, into w: inout ByteWriter) {
+    static func encode(_ changes: TransactionChanges, author: String, timestampMicros: Int64, into w: inout ByteWriter) {
         w.u8(payloadVersion)
         w.u64(0)
         w.u64(UInt64(bitPattern: timestampMicros))
         w.string(author)
-        w.varint(operations.count)
-        for op in operations { encode(op, into: &w) }
+        w.varint(changes.operationCount)
+        for block in changes.blocks { encode(block, into: &w) }
+        for op in changes.operations { encode(op, into: &w) }
+    }
+
+    /// A block's rows, each exactly as its `.insert` or `.update` operation is encoded.
+    private static func encode(_ block: RowBlock, into w: inout ByteWriter) {
+        let tag = block.kind == .insert ? OperationTag.insert.rawValue : OperationTag.update.rawValue
+        for index in 0..<block.count {
+            w.u8(tag)
+            w.varint(UInt64(block.entity))
+            w.varint(block.rows[index])
+            w.varint(block.valueCount(ofRow: index))
+            block.forEachValue(ofRow: index) { column, value in
+                w.varint(UInt64(block.properties[column]))
+                w.value(value)
+            }
+        }
     }
 
     public static func encode(_ transaction: LogTransaction) -> [UInt8] {
         var w = ByteWriter()
-        encode(operations: transaction.operations, author: transaction.author,
+        encode(TransactionChanges(operations: transaction.operations), author: transaction.author,
                timestampMicros: transaction.timestampMicros, into: &w)
         w.patchU64(transaction.number, at: numberOffset)
         return w.bytes

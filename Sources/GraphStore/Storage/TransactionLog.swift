@@ -157,7 +157,14 @@ public final class TransactionLog: @unchecked Sendable {
     @discardableResult
     public func append(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil,
                        waitForDurability: Bool = true) throws -> Receipt {
-        try write(try reserve(operations, author: author, timestampMicros: timestampMicros), waitForDurability: waitForDurability)
+        try append(TransactionChanges(operations: operations), author: author, timestampMicros: timestampMicros,
+                   waitForDurability: waitForDurability)
+    }
+
+    @discardableResult
+    public func append(_ changes: TransactionChanges, author: String = "", timestampMicros: Int64? = nil,
+                       waitForDurability: Bool = true) throws -> Receipt {
+        try write(try reserve(changes, author: author, timestampMicros: timestampMicros), waitForDurability: waitForDurability)
     }
 
     /// A transaction's record with the number and the place in the log it was given, waiting to
@@ -176,10 +183,16 @@ public final class TransactionLog: @unchecked Sendable {
     /// it, so one commit's write overlaps the next commit's encoding and applying (the write was
     /// half of what the commit lock serialised with 16 writers).
     public func reserve(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil) throws -> Reservation {
+        try reserve(TransactionChanges(operations: operations), author: author, timestampMicros: timestampMicros)
+    }
+
+    public func reserve(_ changes: TransactionChanges, author: String = "", timestampMicros: Int64? = nil) throws -> Reservation {
         let time = timestampMicros ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
-        var writer = ByteWriter(capacity: 64 + operations.count * 48)
+        // About what it takes: a block's row, a few bytes a value; any other operation, 48.
+        let estimate = changes.blocks.reduce(64 + changes.operations.count * 48) { $0 + $1.count * (8 + 6 * $1.properties.count) }
+        var writer = ByteWriter(capacity: estimate)
         writer.raw(repeatElement(0, count: RecordFormat.headerSize))
-        TransactionCodec.encode(operations: operations, author: author, timestampMicros: time, into: &writer)
+        TransactionCodec.encode(changes, author: author, timestampMicros: time, into: &writer)
         let payloadLength = writer.count - RecordFormat.headerSize
         guard payloadLength <= RecordFormat.maximumPayload else {
             throw StorageError.transactionTooLarge(bytes: payloadLength, limit: RecordFormat.maximumPayload)

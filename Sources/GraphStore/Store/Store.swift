@@ -128,9 +128,15 @@ public final class Store: @unchecked Sendable {
     /// commits share one sync.)
     @discardableResult
     public func commit(_ operations: [LogOperation], author: String) throws -> TransactionLog.Receipt {
-        let operations = try externalizeBlobs(operations)
-        let receipt = try log.append(operations, author: author)
-        applied(operations, receipt: receipt)
+        try commit(TransactionChanges(operations: operations), author: author)
+    }
+
+    /// Blocks carry no external-storage values (batches refuse those attributes).
+    public func commit(_ changes: TransactionChanges, author: String) throws -> TransactionLog.Receipt {
+        var changes = changes
+        changes.operations = try externalizeBlobs(changes.operations)
+        let receipt = try log.append(changes, author: author)
+        applied(changes, receipt: receipt)
         return receipt
     }
 
@@ -154,9 +160,14 @@ public final class Store: @unchecked Sendable {
     /// sync; a failed write poisons the store like a failed sync (every later save throws until
     /// it is reopened), so nothing is built on a commit that is lost.
     public func commitDeferringWrite(_ operations: [LogOperation], author: String) throws -> DeferredCommit {
-        let operations = try externalizeBlobs(operations)
-        let reservation = try log.reserve(operations, author: author)
-        applied(operations, receipt: reservation.receipt)
+        try commitDeferringWrite(TransactionChanges(operations: operations), author: author)
+    }
+
+    public func commitDeferringWrite(_ changes: TransactionChanges, author: String) throws -> DeferredCommit {
+        var changes = changes
+        changes.operations = try externalizeBlobs(changes.operations)
+        let reservation = try log.reserve(changes, author: author)
+        applied(changes, receipt: reservation.receipt)
         return DeferredCommit(reservation: reservation)
     }
 
@@ -168,11 +179,11 @@ public final class Store: @unchecked Sendable {
 
     /// A commit's operations are in the log (or reserved there): the graph and the store's
     /// bookkeeping take them.
-    private func applied(_ operations: [LogOperation], receipt: TransactionLog.Receipt) {
-        graph.apply(operations, number: receipt.number)
+    private func applied(_ changes: TransactionChanges, receipt: TransactionLog.Receipt) {
+        graph.apply(changes, number: receipt.number)
         var schedule = false
         state.withLock { state in
-            for case let .schema(payload) in operations {
+            for case let .schema(payload) in changes.operations {
                 if let record = try? SchemaRecord(decoding: payload) {
                     state.schemaHistory.append(SchemaHistoryEntry(transaction: receipt.number, timestampMicros: receipt.timestampMicros, record: record))
                 }

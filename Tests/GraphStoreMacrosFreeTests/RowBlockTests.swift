@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@testable import GraphStore
+import GraphStoreTestSupport
+
+/// A block of rows kept by column is the operations it expands to: the same record bytes, the
+/// same graph (values and indexes) once applied, the same change summary. Random blocks, with
+/// unset slots, columns shorter than the rows and rows that set nothing.
+@Suite struct RowBlockTests {
+    /// Inserts of rows 1...count, then updates of some of them, as blocks; and the same as operations.
+    /// Also each row's values once both blocks are applied, worked out from the columns here.
+    static func randomChanges(count: Int, seed: UInt64, in container: ModelContainer) -> (TransactionChanges, expected: [[Value]]) {
+        var random = SplitMix64(seed: seed)
+        let entity = container.schema.entity(named: "Pair")!
+        let width = entity.attributes.count
+        let key = entity.attribute(named: "key")!.index
+        func columns(rows: Int, fill: (Int, Int) -> Value?) -> [[Value?]] {
+            (0..<width).map { column in
+                // Some columns unset throughout, some stopping short of the last rows.
+                if random.next() % 5 == 0 { return [] }
+                let length = random.next() % 3 == 0 ? Int(random.next() % UInt64(rows + 1)) : rows
+                return (0..<length).map { fill(column, $0) }
+            }
+        }
+        let insertColumns = columns(rows: count) { column, row in
+            if column == key { return .string("key-\(row)") }  // unique: every row sets it
+            return random.next() % 4 == 0 ? nil : .int(Int64(random.next() % 50))
+        }
+        var fixed = insertColumns
+        if fixed[key].count < count { fixed[key] = (0..<count).map { .string("key-\($0)") } }
+        let inserts = RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers, columns: fixed,
+                               defaults: entity.attributes.map(\.defaultValue), rows: (1...UInt64(count)).map { $0 },
+                               sources: Array(0..<count))
+        // Updates name a subset of the rows, in shuffled order (a row's source is its own slot).
+        let updateSources = (0..<count).filter { _ in random.next() % 2 == 0 }.shuffled(using: &random)
+        let updateColumns = columns(rows: count) { column, _ in
+            column == key ? nil : (random.next() % 3 == 0 ? nil : .int(Int64(random.next() % 50)))
+        }
+        let updates = RowBlock(kind: .update, entity: entity.number, properties: entity.attributeNumbers, columns: updateColumns,
+                               defaults: [], rows: updateSources.map { UInt64($0 + 1) },
+                               sources: updateSources)
+        let defaults = entity.attributes.map(\.defaultValue)
+        func slot(_ columns: [[Value?]], _ column: Int, _ source: Int) -> Value? {
+            source < columns[column].count ? columns[column][source] : nil
+        }
+        var expected = (0..<count).map { row in (0..<width).map { slot(fixed, $0, row) ?? defaults[$0] } }
+        for source in updateSources {
+            for column in 0..<width { if let value = slot(updateColumns, column, source) { expected[source][column] = value } }
+        }
+        return (TransactionChanges(blocks: [inserts, updates]), expected)
+    }
+
+    static func container() throws -> ModelContainer {
+        try ModelContainer(for: Pair.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
+    func blocksEncodeAsTheirOperations(seed: UInt64) throws {
+        let container = try Self.container()
+        let (changes, _) = Self.randomChanges(count: 300, seed: seed, in: container)
+        var fromBlocks = ByteWriter(), fromOperations = ByteWriter()
+        TransactionCodec.encode(changes, author: "a", timestampMicros: 7, into: &fromBlocks)
+        TransactionCodec.encode(TransactionChanges(operations: changes.expandedOperations), author: "a", timestampMicros: 7, into: &fromOperations)
+        #expect(fromBlocks.bytes == fromOperations.bytes)
+        let decoded = try fromBlocks.bytes.withUnsafeBytes { try TransactionCodec.decode($0) }
+        #expect(decoded.operations == changes.expandedOperations)
+        #expect(changes.operationCount == changes.expandedOperations.count)
+    }
+
+    @Test(arguments: [UInt64(6), 7, 8])
+    func blocksApplyAsTheirOperations(seed: UInt64) throws {
+        let viaBlocks = try Self.container(), viaOperations = try Self.container()
+        let (changes, expected) = Self.randomChanges(count: 700, seed: seed, in: viaBlocks)
+        viaBlocks.graph.apply(TransactionChanges(blocks: [changes.blocks[0]]), number: 1)
+        viaBlocks.graph.apply(TransactionChanges(blocks: [changes.blocks[1]]), number: 2)
+        viaOperations.graph.apply(changes.blocks[0].operations, number: 1)
+        viaOperations.graph.apply(changes.blocks[1].operations, number: 2)
+        let entity = viaBlocks.schema.entity(named: "Pair")!
+        viaBlocks.graph.read { blocks in
+            viaOperations.graph.read { operations in
+                #expect(blocks.table(entity.index).liveRows == operations.table(entity.index).liveRows)
+                #expect(blocks.table(entity.index).liveRows == (1...UInt64(expected.count)).map { $0 })
+                for row in operations.table(entity.index).liveRows {
+                    for attribute in entity.attributes.indices {
+                        let value = blocks.value(entity: entity.index, row: row, attribute: attribute)
+                        #expect(value == operations.value(entity: entity.index, row: row, attribute: attribute))
+                        #expect(value == expected[Int(row) - 1][attribute], "row \(row), attribute \(attribute)")
+                    }
+                }
+            }
+        }
+        GraphTests.checkIndexes(of: viaBlocks, "applied as blocks")
+    }
+
+    @Test(arguments: [UInt64(9), 10])
+    func blocksSummariseAsTheirOperations(seed: UInt64) throws {
+        let container = try Self.container()
+        let (changes, _) = Self.randomChanges(count: 200, seed: seed, in: container)
+        // Updates alone (an insert in the same transaction hides its rows' updates).
+        for transaction in [changes, TransactionChanges(blocks: [changes.blocks[1]])] {
+            let fromBlocks = ChangeSummary(changes: transaction, schema: container.schema)
+            let fromOperations = ChangeSummary(operations: transaction.expandedOperations, schema: container.schema)
+            #expect(fromBlocks.inserted == fromOperations.inserted)
+            #expect(fromBlocks.updated == fromOperations.updated)
+            #expect(fromBlocks.deleted == fromOperations.deleted)
+            #expect(fromBlocks.changes == fromOperations.changes)
+        }
+        #expect(!ChangeSummary(changes: TransactionChanges(blocks: [changes.blocks[1]]), schema: container.schema).updated.isEmpty)
+    }
+}
