@@ -1,4 +1,74 @@
-// The header holds the functions; the recording counter lives here.
+// The header holds the inline functions; the recording counter and the CRC-32C instruction
+// (compiled for it alone, behind a check of the CPU) live here.
 #include "CSwiftRuntime.h"
+#include <string.h>
 
 _Atomic long graphstore_recording_sessions = 0;
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+bool graphstore_crc32c_hardware_available(void) {
+    unsigned int eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+    return (ecx & bit_SSE4_2) != 0;
+}
+
+__attribute__((target("sse4.2")))
+uint32_t graphstore_crc32c_hardware(uint32_t state, const void *bytes, size_t length) {
+    const unsigned char *p = bytes;
+    unsigned long long crc = state;
+    while (length >= 8) {
+        unsigned long long word;
+        memcpy(&word, p, 8);
+        crc = __builtin_ia32_crc32di(crc, word);
+        p += 8;
+        length -= 8;
+    }
+    unsigned int crc32 = (unsigned int)crc;
+    while (length > 0) {
+        crc32 = __builtin_ia32_crc32qi(crc32, *p);
+        p += 1;
+        length -= 1;
+    }
+    return crc32;
+}
+
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#include <asm/hwcap.h>
+
+bool graphstore_crc32c_hardware_available(void) {
+    return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+}
+
+__attribute__((target("crc")))
+uint32_t graphstore_crc32c_hardware(uint32_t state, const void *bytes, size_t length) {
+    const unsigned char *p = bytes;
+    uint32_t crc = state;
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+        crc = __builtin_arm_crc32cd(crc, word);
+        p += 8;
+        length -= 8;
+    }
+    while (length > 0) {
+        crc = __builtin_arm_crc32cb(crc, *p);
+        p += 1;
+        length -= 1;
+    }
+    return crc;
+}
+
+#else
+
+bool graphstore_crc32c_hardware_available(void) { return false; }
+
+uint32_t graphstore_crc32c_hardware(uint32_t state, const void *bytes, size_t length) {
+    (void)bytes;
+    (void)length;
+    return state;
+}
+
+#endif

@@ -1,11 +1,13 @@
 // The one Swift runtime entry point GraphStore calls directly (Swift code may not name runtime
-// symbols itself), see Sources/GraphStore/Context/ObjectRegistry.swift; and a C atomic for
-// schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift.
+// symbols itself), see Sources/GraphStore/Context/ObjectRegistry.swift; a C atomic for
+// schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; and the CPU's
+// CRC-32C instruction, see Sources/GraphStore/Storage/CRC32C.swift.
 #ifndef CSWIFTRUNTIME_H
 #define CSWIFTRUNTIME_H
 
 #include <stdbool.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /// Retains a Swift object unless its deinit has begun: returns the object, or NULL (taking
@@ -38,5 +40,12 @@ static inline uintptr_t graphstore_load_acquire(const uintptr_t *address) {
 static inline void graphstore_store_release(uintptr_t *address, uintptr_t value) {
     __atomic_store_n(address, value, __ATOMIC_RELEASE);
 }
+
+/// Whether this CPU has a CRC-32C instruction (SSE 4.2 on x86-64, the CRC extension on AArch64).
+extern bool graphstore_crc32c_hardware_available(void);
+
+/// Extends the CRC-32C register `state` (the running value, not inverted) over `length` bytes
+/// with that instruction. Only when `graphstore_crc32c_hardware_available()`.
+extern uint32_t graphstore_crc32c_hardware(uint32_t state, const void *bytes, size_t length);
 
 #endif

@@ -1,4 +1,8 @@
-/// CRC-32C (Castagnoli), the checksum of every record and header, computed by slicing-by-8.
+import CSwiftRuntime
+
+/// CRC-32C (Castagnoli), the checksum of every record and header: with the CPU's instruction
+/// where it has one (SSE 4.2, AArch64's CRC extension; several times faster, a twentieth of a
+/// batch upsert), by slicing-by-8 otherwise. Both give the same value (CRC32CTests).
 ///
 /// Stored checksums are *masked* as LevelDB does, so that the CRC of data that itself contains
 /// CRCs does not degenerate: `masked = ((crc >> 15) | (crc << 17)) &+ 0xa282ead8`.
@@ -22,8 +26,17 @@ public enum CRC32C {
         return tables
     }()
 
+    static let hardwareAvailable = graphstore_crc32c_hardware_available()
+
     /// Extends `crc` (0 for a fresh checksum) over `bytes`.
     public static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return crc }
+        if hardwareAvailable { return ~graphstore_crc32c_hardware(~crc, base, bytes.count) }
+        return updateBySlicing(crc, bytes)
+    }
+
+    /// `update` without the instruction (tests compare the two).
+    static func updateBySlicing(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc = ~crc
         guard var p = bytes.baseAddress, !bytes.isEmpty else { return ~crc }
         var remaining = bytes.count

@@ -25,6 +25,26 @@ import GraphStoreTestSupport
             for end in stride(from: start, through: bytes.count, by: 7) {
                 let slice = bytes[start..<end]
                 #expect(slice.withUnsafeBytes { CRC32C.checksum($0) } == bytewise(slice))
+                #expect(slice.withUnsafeBytes { CRC32C.updateBySlicing(0, $0) } == bytewise(slice))
+            }
+        }
+    }
+
+    /// The instruction (where the CPU has it: x86-64 with SSE 4.2, AArch64 with CRC) and the
+    /// table agree for every length, alignment and starting value.
+    @Test func instructionAndSlicingAgree() {
+        var rng = SplitMix64(seed: 11)
+        let bytes = (0..<4_200).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        #if arch(x86_64) || (arch(arm64) && os(Linux))
+        #expect(CRC32C.hardwareAvailable, "a CPU this old is not expected here")
+        #endif
+        bytes.withUnsafeBytes { raw in
+            for start in 0..<17 {
+                for length in [0, 1, 7, 8, 9, 15, 16, 63, 64, 65, 1_000, 4_096] where start + length <= raw.count {
+                    let slice = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
+                    let seed = UInt32(truncatingIfNeeded: rng.next())
+                    #expect(CRC32C.update(seed, slice) == CRC32C.updateBySlicing(seed, slice), "start \(start), length \(length)")
+                }
             }
         }
     }
