@@ -67,6 +67,25 @@ import GraphStoreTestSupport
         #expect(changes.operationCount == changes.expandedOperations.count)
     }
 
+    /// A row of 128 values or more has a count of two varint bytes (counted before its values).
+    @Test(arguments: [127, 128, 300])
+    func wideBlocksEncodeAsTheirOperations(width: Int) throws {
+        var random = SplitMix64(seed: UInt64(width))
+        let rows = 20
+        let columns: [[Value?]] = (0..<width).map { _ in (0..<rows).map { _ in random.next() % 3 == 0 ? nil : .int(Int64(random.next() % 1_000)) } }
+        for kind in [RowBlock.Kind.insert, .update] {
+            let block = RowBlock(kind: kind, entity: 3, properties: (0..<width).map { PropertyNumber($0 + 10) }, columns: columns,
+                                 defaults: kind == .insert ? Array(repeating: .int(-1), count: width) : [],
+                                 rows: (1...UInt64(rows)).map { $0 }, sources: Array(0..<rows))
+            var fromBlock = ByteWriter(), fromOperations = ByteWriter()
+            TransactionCodec.encode(TransactionChanges(blocks: [block]), author: "", timestampMicros: 0, into: &fromBlock)
+            TransactionCodec.encode(TransactionChanges(operations: block.operations), author: "", timestampMicros: 0, into: &fromOperations)
+            #expect(fromBlock.bytes == fromOperations.bytes, "\(kind), \(width) columns")
+            let decoded = try fromBlock.bytes.withUnsafeBytes { try TransactionCodec.decode($0) }
+            #expect(decoded.operations == block.operations)
+        }
+    }
+
     @Test(arguments: [UInt64(6), 7, 8])
     func blocksApplyAsTheirOperations(seed: UInt64) throws {
         let viaBlocks = try Self.container(), viaOperations = try Self.container()

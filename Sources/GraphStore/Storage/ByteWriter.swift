@@ -109,6 +109,11 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
         withUnsafeBytes(of: v.littleEndian) { UnsafeMutableRawPointer(base + offset).copyMemory(from: $0.baseAddress!, byteCount: 8) }
     }
 
+    public mutating func patchU8(_ v: UInt8, at offset: Int) {
+        precondition(offset >= 0 && offset < count, "patch inside what was written")
+        base[offset] = v
+    }
+
     public mutating func patchU32(_ v: UInt32, at offset: Int) {
         precondition(offset >= 0 && offset + 4 <= count, "patch inside what was written")
         withUnsafeBytes(of: v.littleEndian) { UnsafeMutableRawPointer(base + offset).copyMemory(from: $0.baseAddress!, byteCount: 4) }

@@ -30,15 +30,22 @@ public enum TransactionCodec {
     /// A block's rows, each exactly as its `.insert` or `.update` operation is encoded.
     private static func encode(_ block: RowBlock, into w: inout ByteWriter) {
         let tag = block.kind == .insert ? OperationTag.insert.rawValue : OperationTag.update.rawValue
+        // Below 128 columns a row's count of values is one varint byte: written after its
+        // values (counted on the way) instead of counted in a pass of its own.
+        let countAfter = block.properties.count < 128
         for index in 0..<block.count {
             w.u8(tag)
             w.varint(UInt64(block.entity))
             w.varint(block.rows[index])
-            w.varint(block.valueCount(ofRow: index))
+            let countOffset = w.count
+            w.varint(countAfter ? 0 : block.valueCount(ofRow: index))
+            var written: UInt8 = 0
             block.forEachValue(ofRow: index) { column, value in
                 w.varint(UInt64(block.properties[column]))
                 w.value(value)
+                written &+= 1
             }
+            if countAfter { w.patchU8(written, at: countOffset) }
         }
     }
 
