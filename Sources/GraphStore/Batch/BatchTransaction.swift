@@ -133,48 +133,45 @@ final class BatchTransaction {
             updates.append(RowBlock(kind: .update, entity: entity.number, properties: entity.attributeNumbers,
                                     columns: values.columns, defaults: [], rows: updatedRows, sources: updatedSources))
         }
-        // Links: a new row links what it names; an updated row moves only what changed.
-        let toOnes = entity.relationships.filter { !$0.isToMany && linkColumns.contains($0.index) }
-        var keyTables: [Int: [Value: UInt64]] = [:]
-        for i in 0..<batch.count where mergedInto[i] == i && !toOnes.isEmpty {
-            let row = rowNumber[i]
-            for relationship in toOnes {
-                guard let target = targets[i, relationship.index] else { continue }
-                let newTarget = try resolve(target, of: relationship, in: entity, keyTables: &keyTables)
+        // Links, relationship by relationship, so that what each needs is worked out once, not
+        // once per row: a new row links what it names, an updated row moves only what changed.
+        // Within a relationship rows keep their order (the order of an inverse to-many list).
+        for relationship in entity.relationships where !relationship.isToMany && linkColumns.contains(relationship.index) {
+            let column = targets.columns[relationship.index]
+            let targetEntity = schema.entities[relationship.targetIndex]
+            let side = LinkSide(relationship, in: schema)
+            // The earlier batches' rows by the key attribute last seen (one per handle).
+            var keyAttribute = -1, earlier: [Value: UInt64] = [:]
+            for i in 0..<min(batch.count, column.count) where mergedInto[i] == i {
+                guard let target = column[i] else { continue }
+                let newTarget: UInt64?
+                switch target {
+                case .nothing:
+                    newTarget = nil
+                case let .row(row):
+                    // Identifiers come from saved objects: the row must be committed.
+                    guard view.isLive(entity: targetEntity.index, row: row) else {
+                        throw ModelContextError.batchTargetNotFound(entity: entity.name, relationship: relationship.name,
+                                                                    target: "\(targetEntity.name)/\(row)")
+                    }
+                    newTarget = row
+                case let .key(attribute, value):
+                    if attribute != keyAttribute { (keyAttribute, earlier) = (attribute, earlierRows(of: targetEntity.index, byUnique: attribute)) }
+                    guard let row = earlier[value] ?? view.row(entity: targetEntity.index, uniqueAttribute: attribute, value: value) else {
+                        throw ModelContextError.batchTargetNotFound(entity: entity.name, relationship: relationship.name,
+                                                                    target: "\(targetEntity.name) with \(targetEntity.attributes[attribute].name) \(value)")
+                    }
+                    newTarget = row
+                }
+                let row = rowNumber[i]
                 let oldTarget = isNew[i] ? nil : view.toOne(entity: entity.index, row: row, relationship: relationship.index)
                 if oldTarget == newTarget { continue }
-                if let oldTarget { links.append(link(relationship, source: row, target: oldTarget, unlink: true)) }
-                if let newTarget { links.append(link(relationship, source: row, target: newTarget, unlink: false)) }
+                if let oldTarget { links.append(side.operation(source: row, target: oldTarget, unlink: true)) }
+                if let newTarget { links.append(side.operation(source: row, target: newTarget, unlink: false)) }
             }
         }
         // What later batches' keys find.
         claimed[entity.index] = (claims, rowNumber)
-    }
-
-    /// The row a link target names, checked to exist. A key is looked up among the rows of the
-    /// batches before this one, then among committed rows; `keyTables` keeps, by relationship,
-    /// the earlier batches' table for its key attribute (each relationship's keys are of one
-    /// attribute of its target), so it is found once per batch, not once per row.
-    private func resolve(_ target: BatchLinkTarget, of relationship: Schema.Relationship,
-                         in entity: Schema.Entity, keyTables: inout [Int: [Value: UInt64]]) throws -> UInt64? {
-        let targetEntity = schema.entities[relationship.targetIndex]
-        switch target {
-        case .nothing:
-            return nil
-        case let .row(row):
-            // Identifiers come from saved objects: the row must be committed.
-            guard view.isLive(entity: targetEntity.index, row: row) else {
-                throw ModelContextError.batchTargetNotFound(entity: entity.name, relationship: relationship.name, target: "\(targetEntity.name)/\(row)")
-            }
-            return row
-        case let .key(attribute, value):
-            if keyTables[relationship.index] == nil { keyTables[relationship.index] = earlierRows(of: targetEntity.index, byUnique: attribute) }
-            if let row = keyTables[relationship.index]![value] ?? view.row(entity: targetEntity.index, uniqueAttribute: attribute, value: value) {
-                return row
-            }
-            throw ModelContextError.batchTargetNotFound(entity: entity.name, relationship: relationship.name,
-                                                        target: "\(targetEntity.name) with \(targetEntity.attributes[attribute].name) \(value)")
-        }
     }
 
     /// The rows the batches before this one gave `entity`, by their values of a unique attribute.
@@ -182,14 +179,24 @@ final class BatchTransaction {
         guard let (claims, rowNumber) = claimed[entity] else { return [:] }
         return claims[attribute].mapValues { rowNumber[$0] }
     }
+}
 
-    /// A link or unlink of `relationship`, written from the side that writes the pair's links.
-    private func link(_ relationship: Schema.Relationship, source: UInt64, target: UInt64, unlink: Bool) -> LogOperation {
+/// Which side writes a relationship's links (a pair's links are written from one side): its
+/// number, and whether source and target swap.
+private struct LinkSide {
+    let number: PropertyNumber
+    let swaps: Bool
+
+    init(_ relationship: Schema.Relationship, in schema: Schema) {
         if !schema.writesLinks(relationship), let inverse = schema.inverse(of: relationship) {
-            return unlink ? .unlink(relationship: inverse.number, source: target, target: source)
-                : .link(relationship: inverse.number, source: target, target: source)
+            (number, swaps) = (inverse.number, true)
+        } else {
+            (number, swaps) = (relationship.number, false)
         }
-        return unlink ? .unlink(relationship: relationship.number, source: source, target: target)
-            : .link(relationship: relationship.number, source: source, target: target)
+    }
+
+    func operation(source: UInt64, target: UInt64, unlink: Bool) -> LogOperation {
+        let (from, to) = swaps ? (target, source) : (source, target)
+        return unlink ? .unlink(relationship: number, source: from, target: to) : .link(relationship: number, source: from, target: to)
     }
 }

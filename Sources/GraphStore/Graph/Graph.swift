@@ -7,7 +7,14 @@ public final class Graph: @unchecked Sendable {
     // `tables` and `lastTransaction` are guarded by `lock`; `schema` and the numbering never change.
     public let schema: Schema
     private let lock = ReadWriteLock()
-    private var tables: [EntityTable]
+    private var tables: [EntityTable] {
+        didSet { unretainedTables = tables.map(Unmanaged.passUnretained) }
+    }
+    /// The same tables unretained (`tables` keeps them), and every relationship's positions as
+    /// plain values: linking read tables and schema descriptions, retaining and releasing each,
+    /// a tenth of a batch import.
+    private var unretainedTables: [Unmanaged<EntityTable>]
+    private let sides: [[RelationshipSide]]
     private var committed: UInt64 = 0
     /// The next row number to hand out, per entity (reserved at insert, so identifiers are permanent at once).
     private let nextRows: Locked<[UInt64]>
@@ -19,7 +26,10 @@ public final class Graph: @unchecked Sendable {
 
     public init(schema: Schema) {
         self.schema = schema
-        tables = schema.entities.map(EntityTable.init(entity:))
+        let tables = schema.entities.map(EntityTable.init(entity:))
+        self.tables = tables
+        unretainedTables = tables.map(Unmanaged.passUnretained)
+        sides = schema.entities.map { entity in entity.relationships.map { RelationshipSide($0, in: schema) } }
         nextRows = Locked(schema.entities.map { _ in 1 })
     }
 
@@ -178,10 +188,10 @@ public final class Graph: @unchecked Sendable {
             tables[e].delete(row: row, bulk: bulk[e])
         case let .link(number, source, target):
             guard let (e, r) = schema.relationshipByNumber[number] else { return }
-            link(schema.entities[e].relationships[r], source: source, target: target)
+            link(sides[e][r], source: source, target: target)
         case let .unlink(number, source, target):
             guard let (e, r) = schema.relationshipByNumber[number] else { return }
-            unlink(schema.entities[e].relationships[r], source: source, target: target)
+            unlink(sides[e][r], source: source, target: target)
         case .schema:
             break  // schema records are read by the container before the graph exists
         }
@@ -189,47 +199,52 @@ public final class Graph: @unchecked Sendable {
 
     // MARK: Relationships, kept in step on both sides
 
-    private func link(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
-        let sourceTable = tables[relationship.entityIndex], targetTable = tables[relationship.targetIndex]
-        guard sourceTable.isLive(source), targetTable.isLive(target) else { return }
-        guard attachOneSide(relationship, source: source, target: target) else { return }  // already linked
-        if let inverse = relationship.inverse {
-            attachOneSide(schema.entities[inverse.entity].relationships[inverse.relationship], source: target, target: source)
+    /// `body` with a table, not retained (hot paths only).
+    @inline(__always) private func withTable<R>(_ e: Int, _ body: (EntityTable) -> R) -> R {
+        unretainedTables[e]._withUnsafeGuaranteedRef(body)
+    }
+
+    @inline(__always) private func table(_ e: Int) -> EntityTable { tables[e] }
+
+    private func link(_ side: RelationshipSide, source: UInt64, target: UInt64) {
+        guard withTable(side.entity, { $0.isLive(source) }), withTable(side.target, { $0.isLive(target) }) else { return }
+        guard attachOneSide(side, source: source, target: target) else { return }  // already linked
+        if let inverse = side.inverse {
+            attachOneSide(sides[inverse.entity][inverse.index], source: target, target: source)
         } else {
-            sourceTable.reverse[relationship.index][UInt32(target), default: []].append(UInt32(source))
+            table(side.entity).reverse[side.index][UInt32(target), default: []].append(UInt32(source))
         }
     }
 
-    private func unlink(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
-        detachOneSide(relationship, source: source, target: target)
-        if let inverse = relationship.inverse {
-            detachOneSide(schema.entities[inverse.entity].relationships[inverse.relationship], source: target, target: source)
+    private func unlink(_ side: RelationshipSide, source: UInt64, target: UInt64) {
+        detachOneSide(side, source: source, target: target)
+        if let inverse = side.inverse {
+            detachOneSide(sides[inverse.entity][inverse.index], source: target, target: source)
         } else {
-            removeReverse(relationship, source: source, target: target)
+            removeReverse(side, source: source, target: target)
         }
     }
 
-    /// Points `source`'s side of `relationship` at `target`. A to-one that pointed elsewhere is
+    /// Points `source`'s side of a relationship at `target`. A to-one that pointed elsewhere is
     /// moved: the old target loses `source` from its side. Returns false when already linked.
     @discardableResult
-    private func attachOneSide(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) -> Bool {
-        let table = tables[relationship.entityIndex]
+    private func attachOneSide(_ side: RelationshipSide, source: UInt64, target: UInt64) -> Bool {
         let slot = Int(source - 1)
-        if relationship.isToMany {
+        if side.isToMany {
             // A member appears once (a link may repeat, say after an upsert relinks a row).
-            if isMember(target, of: relationship, source: source) { return false }
-            table.toMany[relationship.index][slot].append(UInt32(target))
+            if isMember(target, of: side, source: source) { return false }
+            withTable(side.entity) { $0.toMany[side.index][slot].append(UInt32(target)) }
         } else {
-            let old = UInt64(table.toOne[relationship.index][slot])
+            let old = UInt64(withTable(side.entity) { $0.toOne[side.index][slot] })
             if old == target { return false }
             if old != 0 {
-                if let inverse = relationship.inverse {
-                    detachOneSide(schema.entities[inverse.entity].relationships[inverse.relationship], source: old, target: source)
+                if let inverse = side.inverse {
+                    detachOneSide(sides[inverse.entity][inverse.index], source: old, target: source)
                 } else {
-                    removeReverse(relationship, source: source, target: old)
+                    removeReverse(side, source: source, target: old)
                 }
             }
-            table.toOne[relationship.index][slot] = UInt32(target)
+            withTable(side.entity) { $0.toOne[side.index][slot] = UInt32(target) }
         }
         return true
     }
@@ -237,34 +252,33 @@ public final class Graph: @unchecked Sendable {
     /// Whether `target` is in `source`'s to-many list. When the other side is a to-one (kept in
     /// step with the list), the target's own pointer answers at once: searching the list made
     /// importing a million flights quadratic in each airline's flights.
-    private func isMember(_ target: UInt64, of relationship: Schema.Relationship, source: UInt64) -> Bool {
-        if let inverse = relationship.inverse, !tables[inverse.entity].entity.relationships[inverse.relationship].isToMany {
-            let pointers = tables[inverse.entity].toOne[inverse.relationship]
+    private func isMember(_ target: UInt64, of side: RelationshipSide, source: UInt64) -> Bool {
+        if let inverse = side.inverse, !inverse.isToMany {
             let slot = Int(target - 1)
-            return slot < pointers.count && pointers[slot] == UInt32(source)
+            return withTable(inverse.entity) { $0.toOne[inverse.index].count > slot && $0.toOne[inverse.index][slot] == UInt32(source) }
         }
-        return tables[relationship.entityIndex].toMany[relationship.index][Int(source - 1)].contains(UInt32(target))
+        return withTable(side.entity) { $0.toMany[side.index][Int(source - 1)].contains(UInt32(target)) }
     }
 
-    private func detachOneSide(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
-        let table = tables[relationship.entityIndex]
+    private func detachOneSide(_ side: RelationshipSide, source: UInt64, target: UInt64) {
+        let table = table(side.entity)
         guard source > 0, Int(source) <= table.slotCount else { return }
         let slot = Int(source - 1)
-        if relationship.isToMany {
-            if let i = table.toMany[relationship.index][slot].firstIndex(of: UInt32(target)) {
-                table.toMany[relationship.index][slot].remove(at: i)
+        if side.isToMany {
+            if let i = table.toMany[side.index][slot].firstIndex(of: UInt32(target)) {
+                table.toMany[side.index][slot].remove(at: i)
             }
-        } else if table.toOne[relationship.index][slot] == UInt32(target) {
-            table.toOne[relationship.index][slot] = 0
+        } else if table.toOne[side.index][slot] == UInt32(target) {
+            table.toOne[side.index][slot] = 0
         }
     }
 
-    private func removeReverse(_ relationship: Schema.Relationship, source: UInt64, target: UInt64) {
-        let table = tables[relationship.entityIndex]
-        guard var sources = table.reverse[relationship.index][UInt32(target)],
+    private func removeReverse(_ side: RelationshipSide, source: UInt64, target: UInt64) {
+        let table = table(side.entity)
+        guard var sources = table.reverse[side.index][UInt32(target)],
               let i = sources.firstIndex(of: UInt32(source)) else { return }
         sources.remove(at: i)
-        table.reverse[relationship.index][UInt32(target)] = sources.isEmpty ? nil : sources
+        table.reverse[side.index][UInt32(target)] = sources.isEmpty ? nil : sources
     }
 
     /// Before a row is deleted: unlink it from everything, on both sides, whatever the log said.
@@ -274,15 +288,33 @@ public final class Graph: @unchecked Sendable {
         for relationship in schema.entities[e].relationships {
             let targets: [UInt32] = relationship.isToMany ? table.toMany[relationship.index][slot]
                 : (table.toOne[relationship.index][slot] == 0 ? [] : [table.toOne[relationship.index][slot]])
-            for target in targets { unlink(relationship, source: row, target: UInt64(target)) }
+            for target in targets { unlink(sides[e][relationship.index], source: row, target: UInt64(target)) }
         }
         // One-way relationships of other entities that point at this row.
         for other in schema.entities {
             for relationship in other.relationships where relationship.targetIndex == e && relationship.inverse == nil {
                 for source in tables[other.index].reverse[relationship.index][UInt32(row)] ?? [] {
-                    unlink(relationship, source: UInt64(source), target: row)
+                    unlink(sides[other.index][relationship.index], source: UInt64(source), target: row)
                 }
             }
         }
+    }
+}
+
+/// A relationship as linking reads it: positions and flags, no class references.
+private struct RelationshipSide {
+    let entity: Int
+    let index: Int
+    let target: Int
+    let isToMany: Bool
+    /// The other side's entity and relationship positions, and whether it is a to-many.
+    let inverse: (entity: Int, index: Int, isToMany: Bool)?
+
+    init(_ relationship: Schema.Relationship, in schema: Schema) {
+        entity = relationship.entityIndex
+        index = relationship.index
+        target = relationship.targetIndex
+        isToMany = relationship.isToMany
+        inverse = relationship.inverse.map { ($0.entity, $0.relationship, schema.entities[$0.entity].relationships[$0.relationship].isToMany) }
     }
 }
