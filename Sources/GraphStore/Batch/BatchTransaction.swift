@@ -15,7 +15,7 @@ final class BatchTransaction {
     /// batch row that has them, and the batch rows' row numbers (what a later batch's
     /// `toOne(_:by:)` keys find before committed rows). Made into tables by value only when a
     /// later batch asks (a table of every flight's ident was a tenth of an import).
-    private var claimed: [Int: (claims: [[Value: Int]], rowNumber: [UInt64])] = [:]
+    private var claimed: [Int: (claims: [UniqueIndex?], rowNumber: [UInt64])] = [:]
     private var entitiesDone: Set<Int> = []
 
     init(schema: Schema, view: GraphView, graph: Graph) {
@@ -37,7 +37,6 @@ final class BatchTransaction {
         guard entitiesDone.insert(entity.index).inserted else {
             throw ModelContextError.batchInvalid(entity: entity.name, reason: "two batches of one model in one execute (make it one batch)")
         }
-        let width = entity.attributes.count
         var values = batch.values, targets = batch.links
         // Only the columns some row sets are read (an upsert sets three of fifteen).
         let valueColumns = values.setColumns, linkColumns = targets.setColumns        // Each row's final row number, and the batch row it was merged into (itself if none).
@@ -46,9 +45,10 @@ final class BatchTransaction {
         var isNew = [Bool](repeating: false, count: batch.count)
         let defaults = entity.attributes.map(\.defaultValue)
         // Unique attribute → value → the batch row that has it.
-        var claims = [[Value: Int]](repeating: [:], count: width)
+        // (The unique indexes' tables: one entry per row in a hashed array, strings hashed
+        // without going through `Value`.)
+        let claims = entity.attributes.map { $0.isUnique ? UniqueIndex(keysAreStrings: $0.type.kind == .string) : nil }
         let uniques = entity.uniqueAttributes.map(\.index)
-        for attribute in uniques { claims[attribute].reserveCapacity(batch.count) }
         // A row's committed owner of each of its unique values, once looked up; which values
         // were looked up among the claims and found free.
         var owners = [UInt64?](repeating: nil, count: uniques.count)
@@ -72,7 +72,7 @@ final class BatchTransaction {
             for (u, attribute) in uniques.enumerated() {
                 guard let value = values[i, attribute], value != .null else { continue }
                 // (An upsert of committed rows claims nothing by value: no hashing then.)
-                if !claims[attribute].isEmpty, let j = claims[attribute][value] { earlier = j; break }
+                if claims[attribute]!.count > 0, let j = claims[attribute]![value] { earlier = Int(j); break }
                 unclaimed[u] = true
                 owners[u] = view.row(entity: entity.index, uniqueAttribute: attribute, value: value)
                 lookedUp[u] = true
@@ -101,12 +101,15 @@ final class BatchTransaction {
                 guard let value = values[i, attribute] ?? (owner == i && isNew[i] ? defaults[attribute] : nil), value != .null else { continue }
                 // The committed row's own value, kept by that row: claimed by number above.
                 if lookedUp[u], let committedOwner = owners[u], committedOwner == rowNumber[owner] { continue }
-                if !unclaimed[u], !claims[attribute].isEmpty, let other = claims[attribute][value], other != owner {
+                if !unclaimed[u], claims[attribute]!.count > 0, let other = claims[attribute]![value], other != owner {
                     throw violation(attribute, value)
                 }
                 let committedOwner = lookedUp[u] ? owners[u] : view.row(entity: entity.index, uniqueAttribute: attribute, value: value)
                 if let committedOwner, committedOwner != rowNumber[owner] { throw violation(attribute, value) }
-                claims[attribute][value] = owner
+                // Room for the rest of the batch once a first row claims by value (an upsert of
+                // committed rows never does, and keeps no table).
+                if claims[attribute]!.count == 0 { claims[attribute]!.reserveCapacity(batch.count - i) }
+                claims[attribute]![value] = UInt32(owner)
             }
         }
         // Rows, as two blocks kept by column (no operation per row: see RowBlock).
@@ -141,7 +144,7 @@ final class BatchTransaction {
             let targetEntity = schema.entities[relationship.targetIndex]
             let side = LinkSide(relationship, in: schema)
             // The earlier batches' rows by the key attribute last seen (one per handle).
-            var keyAttribute = -1, earlier: [Value: UInt64] = [:]
+            var keyAttribute = -1, earlier = EarlierRows()
             for i in 0..<min(batch.count, column.count) where mergedInto[i] == i {
                 guard let target = column[i] else { continue }
                 let newTarget: UInt64?
@@ -157,7 +160,7 @@ final class BatchTransaction {
                     newTarget = row
                 case let .key(attribute, value):
                     if attribute != keyAttribute { (keyAttribute, earlier) = (attribute, earlierRows(of: targetEntity.index, byUnique: attribute)) }
-                    guard let row = earlier[value] ?? view.row(entity: targetEntity.index, uniqueAttribute: attribute, value: value) else {
+                    guard let row = earlier.row(value) ?? view.row(entity: targetEntity.index, uniqueAttribute: attribute, value: value) else {
                         throw ModelContextError.batchTargetNotFound(entity: entity.name, relationship: relationship.name,
                                                                     target: "\(targetEntity.name) with \(targetEntity.attributes[attribute].name) \(value)")
                     }
@@ -175,9 +178,9 @@ final class BatchTransaction {
     }
 
     /// The rows the batches before this one gave `entity`, by their values of a unique attribute.
-    private func earlierRows(of entity: Int, byUnique attribute: Int) -> [Value: UInt64] {
-        guard let (claims, rowNumber) = claimed[entity] else { return [:] }
-        return claims[attribute].mapValues { rowNumber[$0] }
+    private func earlierRows(of entity: Int, byUnique attribute: Int) -> EarlierRows {
+        guard let (claims, rowNumber) = claimed[entity] else { return EarlierRows() }
+        return EarlierRows(claims: claims[attribute], rowNumber: rowNumber)
     }
 }
 
@@ -198,5 +201,16 @@ private struct LinkSide {
     func operation(source: UInt64, target: UInt64, unlink: Bool) -> LogOperation {
         let (from, to) = swaps ? (target, source) : (source, target)
         return unlink ? .unlink(relationship: number, source: from, target: to) : .link(relationship: number, source: from, target: to)
+    }
+}
+
+/// The rows an earlier batch gave its entity, by the values of one unique attribute: its
+/// claims (value → batch row) and its batch rows' row numbers.
+private struct EarlierRows {
+    var claims: UniqueIndex?
+    var rowNumber: [UInt64] = []
+
+    func row(_ value: Value) -> UInt64? {
+        claims?[value].map { rowNumber[Int($0)] }
     }
 }
