@@ -188,8 +188,10 @@ public final class TransactionLog: @unchecked Sendable {
 
     public func reserve(_ changes: TransactionChanges, author: String = "", timestampMicros: Int64? = nil) throws -> Reservation {
         let time = timestampMicros ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
-        // About what it takes: a block's row, a few bytes a value; any other operation, 48.
-        let estimate = changes.blocks.reduce(64 + changes.operations.count * 48) { $0 + $1.count * (8 + 6 * $1.properties.count) }
+        // Room enough that the buffer seldom grows (a copy, and fresh pages touched twice): a
+        // block's row takes a few bytes a value, any other operation under 48. Pages never
+        // written are never touched, so erring high costs little.
+        let estimate = changes.blocks.reduce(64 + changes.operations.count * 48) { $0 + $1.count * (16 + 16 * $1.properties.count) }
         var writer = ByteWriter(capacity: estimate)
         writer.raw(repeatElement(0, count: RecordFormat.headerSize))
         TransactionCodec.encode(changes, author: author, timestampMicros: time, into: &writer)
