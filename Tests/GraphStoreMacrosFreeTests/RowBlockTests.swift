@@ -28,7 +28,7 @@ import GraphStoreTestSupport
         }
         var fixed = insertColumns
         if fixed[key].count < count { fixed[key] = (0..<count).map { .string("key-\($0)") } }
-        let inserts = RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers, columns: fixed,
+        let inserts = RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers, values: fixed,
                                defaults: entity.attributes.map(\.defaultValue), rows: (1...UInt64(count)).map { $0 },
                                sources: Array(0..<count))
         // Updates name a subset of the rows, in shuffled order (a row's source is its own slot).
@@ -36,7 +36,7 @@ import GraphStoreTestSupport
         let updateColumns = columns(rows: count) { column, _ in
             column == key ? nil : (random.next() % 3 == 0 ? nil : .int(Int64(random.next() % 50)))
         }
-        let updates = RowBlock(kind: .update, entity: entity.number, properties: entity.attributeNumbers, columns: updateColumns,
+        let updates = RowBlock(kind: .update, entity: entity.number, properties: entity.attributeNumbers, values: updateColumns,
                                defaults: [], rows: updateSources.map { UInt64($0 + 1) },
                                sources: updateSources)
         let defaults = entity.attributes.map(\.defaultValue)
@@ -74,7 +74,7 @@ import GraphStoreTestSupport
         let rows = 20
         let columns: [[Value?]] = (0..<width).map { _ in (0..<rows).map { _ in random.next() % 3 == 0 ? nil : .int(Int64(random.next() % 1_000)) } }
         for kind in [RowBlock.Kind.insert, .update] {
-            let block = RowBlock(kind: kind, entity: 3, properties: (0..<width).map { PropertyNumber($0 + 10) }, columns: columns,
+            let block = RowBlock(kind: kind, entity: 3, properties: (0..<width).map { PropertyNumber($0 + 10) }, values: columns,
                                  defaults: kind == .insert ? Array(repeating: .int(-1), count: width) : [],
                                  rows: (1...UInt64(rows)).map { $0 }, sources: Array(0..<rows))
             var fromBlock = ByteWriter(), fromOperations = ByteWriter()

@@ -58,8 +58,8 @@ public struct BatchInsert<Model: PersistentModel> {
     @usableFromInline let linkWidth: Int
     // Filled by inlinable methods, so that a caller's loop is specialised for its model and
     // its values (one flight is fifteen calls).
-    /// By attribute position, what each row sets (see BatchSlots).
-    @usableFromInline var values: BatchSlots<Value>
+    /// By attribute position, what each row sets (see BatchColumn).
+    @usableFromInline var values: BatchColumns
     /// By relationship position, what each row links.
     @usableFromInline var links: BatchSlots<BatchLinkTarget>
     /// The first misuse met while filling the batch (a `set` before any row, an identifier of
@@ -75,7 +75,7 @@ public struct BatchInsert<Model: PersistentModel> {
         self.entity = entity
         width = entity.attributes.count
         linkWidth = entity.relationships.count
-        values = BatchSlots(columns: width)
+        values = BatchColumns(columns: width)
         links = BatchSlots(columns: linkWidth)
     }
 

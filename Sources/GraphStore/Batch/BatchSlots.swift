@@ -1,8 +1,8 @@
-/// A batch's values, column by column: a column is made when a row first sets it, and holds a
-/// slot per row up to the last row that set it (nil: unset). An update of three attributes
-/// of every row keeps three columns, not a slot for every attribute of every row (fresh
-/// memory the kernel zeroes page by page was an eighth of a batch upsert), and starting a
-/// row writes nothing.
+/// A batch's link targets, column by column (attribute values have typed columns of their
+/// own, `BatchColumn`): a column is made when a row first sets it, and holds a slot per row up
+/// to the last row that set it (nil: unset). A batch setting one relationship of every row
+/// keeps one column, not a slot for every relationship of every row, and starting a row writes
+/// nothing.
 @usableFromInline struct BatchSlots<Element> {
     @usableFromInline var columns: [[Element?]]
     /// Rows to make room for when a column is made (`BatchInsert.reserveCapacity`).

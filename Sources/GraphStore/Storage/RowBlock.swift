@@ -19,8 +19,8 @@ public final class RowBlock: Sendable {
     public let properties: [PropertyNumber]
     /// The rows written, in order.
     public let rows: [UInt64]
-    /// column → source row → value; nil (or a column shorter than the source row): unset.
-    private let columns: [[Value?]]
+    /// By column, each source row's value (nil: unset).
+    private let columns: [BatchColumn]
     /// Each row's source row in `columns`.
     private let sources: [Int]
     /// By column, for inserts: what an unset slot takes.
@@ -29,7 +29,7 @@ public final class RowBlock: Sendable {
     private let setColumns: [Int]
 
     /// `defaults` has a value per column for inserts (it is not read for updates).
-    init(kind: Kind, entity: EntityNumber, properties: [PropertyNumber], columns: [[Value?]],
+    init(kind: Kind, entity: EntityNumber, properties: [PropertyNumber], columns: [BatchColumn],
          defaults: [Value], rows: [UInt64], sources: [Int]) {
         precondition(properties.count == columns.count && rows.count == sources.count, "a property per column, a source per row")
         precondition(kind == .update || defaults.count == columns.count, "a default per column for inserts")
@@ -43,6 +43,17 @@ public final class RowBlock: Sendable {
         setColumns = columns.indices.filter { !columns[$0].isEmpty }
     }
 
+    /// A block of columns given as optional values (tests).
+    convenience init(kind: Kind, entity: EntityNumber, properties: [PropertyNumber], values: [[Value?]],
+                     defaults: [Value], rows: [UInt64], sources: [Int]) {
+        let columns = values.map { slots in
+            var column = BatchColumn()
+            for (row, value) in slots.enumerated() { column.setSlowly(value, row: row) }
+            return column
+        }
+        self.init(kind: kind, entity: entity, properties: properties, columns: columns, defaults: defaults, rows: rows, sources: sources)
+    }
+
     public var count: Int { rows.count }
 
     /// The `index`th row's values, column by column: every column for an insert (defaults for
@@ -52,14 +63,10 @@ public final class RowBlock: Sendable {
         let source = sources[index]
         switch kind {
         case .insert:
-            for column in columns.indices {
-                let slots = columns[column]
-                body(column, source < slots.count ? slots[source] ?? defaults[column] : defaults[column])
-            }
+            for column in columns.indices { body(column, columns[column][source] ?? defaults[column]) }
         case .update:
             for column in setColumns {
-                let slots = columns[column]
-                if source < slots.count, let value = slots[source] { body(column, value) }
+                if let value = columns[column][source] { body(column, value) }
             }
         }
     }
@@ -68,7 +75,7 @@ public final class RowBlock: Sendable {
     func valueCount(ofRow index: Int) -> Int {
         guard kind == .update else { return columns.count }
         let source = sources[index]
-        return setColumns.reduce(0) { $0 + (source < columns[$1].count && columns[$1][source] != nil ? 1 : 0) }
+        return setColumns.reduce(0) { $0 + (columns[$1][source] != nil ? 1 : 0) }
     }
 
     /// The columns the `index`th row writes.
