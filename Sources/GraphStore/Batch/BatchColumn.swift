@@ -26,7 +26,7 @@ import Foundation
     @usableFromInline init() {}
 
     /// Rows up to the last one set.
-    @usableFromInline var count: Int { states.count }
+    @inlinable var count: Int { states.count }
     var isEmpty: Bool { states.isEmpty }
 
     mutating func reserveCapacity(_ rows: Int) {

@@ -98,13 +98,33 @@ final class EntityTable {
         }
     }
 
-    /// Inserts the `item`th row of an insert block.
-    func insert(row: UInt64, item: Int, of block: RowBlock, bulk: Bool) {
-        insert(row: row, bulk: bulk) { set in
-            block.forEachValue(ofRow: item) { column, value in
-                if let index = positions[block.properties[column]] { set(index, value) }
+    /// Inserts an insert block's rows, column by column: each of the block's columns is read,
+    /// and each of the table's written, in one pass (row by row, a row's fifteen values came
+    /// from and went to fifteen places, and most of them missed the cache).
+    func insert(_ block: RowBlock, bulk: Bool) {
+        precondition(block.kind == .insert, "an insert block")
+        for row in block.rows {
+            let slot = Int(row - 1)
+            grow(to: slot + 1)
+            if live[slot] { removeFromIndexes(row: row, bulk: bulk) }
+            if !live[slot] { liveCount += 1 }
+            live[slot] = true
+            highestRow = max(highestRow, row)
+        }
+        var given = [Bool](repeating: false, count: columns.count)
+        for column in block.properties.indices {
+            guard let index = positions[block.properties[column]] else { continue }
+            given[index] = true
+            unretainedColumns[index]._withUnsafeGuaranteedRef { target in
+                block.forEachValue(inColumn: column) { item, value in target.set(value, at: Int(block.rows[item] - 1)) }
             }
         }
+        for index in columns.indices where !given[index] {
+            unretainedColumns[index]._withUnsafeGuaranteedRef { target in
+                for row in block.rows { target.set(target.defaultValue, at: Int(row - 1)) }
+            }
+        }
+        for row in block.rows { addToIndexes(row: row, bulk: bulk) }
     }
 
     /// `values` calls its argument with each given value's attribute position.

@@ -168,7 +168,7 @@ public final class Graph: @unchecked Sendable {
         guard let e = schema.entityIndexByNumber[block.entity] else { return }
         let table = tables[e]
         switch block.kind {
-        case .insert: for index in 0..<block.count { table.insert(row: block.rows[index], item: index, of: block, bulk: bulk[e]) }
+        case .insert: table.insert(block, bulk: bulk[e])
         case .update: for index in 0..<block.count { table.update(row: block.rows[index], item: index, of: block, bulk: bulk[e]) }
         }
     }

@@ -71,6 +71,20 @@ public final class RowBlock: Sendable {
         }
     }
 
+    /// One column's values, row by row (`index`, value): every row's for an insert (the default
+    /// where a row leaves it unset), the rows that set it for an update.
+    @inline(__always)
+    func forEachValue(inColumn column: Int, _ body: (_ index: Int, _ value: Value) -> Void) {
+        let slots = columns[column]
+        switch kind {
+        case .insert:
+            let fallback = defaults[column]
+            for index in sources.indices { body(index, slots[sources[index]] ?? fallback) }
+        case .update:
+            for index in sources.indices { if let value = slots[sources[index]] { body(index, value) } }
+        }
+    }
+
     /// How many values the `index`th row writes.
     func valueCount(ofRow index: Int) -> Int {
         guard kind == .update else { return columns.count }
