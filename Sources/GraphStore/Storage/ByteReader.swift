@@ -93,6 +93,9 @@ public struct ByteReader {
         let stride = MemoryLayout<T>.stride
         guard count >= 0, count <= remaining / max(stride, 1) else { throw fail("\(count) elements need more than the \(remaining) bytes left") }
         let raw = try take(count * stride)
+        // (No buffer for nothing: with a count of 0 the initialiser writes the count into the
+        // one shared empty array, which checkpoint tables decoded side by side raced on.)
+        guard count > 0 else { return [] }
         return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
             UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
             initialized = count
@@ -106,6 +109,7 @@ public struct ByteReader {
         var invalid: UInt8 = 0
         for byte in raw { invalid |= byte & 0xFE }
         guard invalid == 0 else { throw fail("a bool byte other than 0 or 1") }
+        guard count > 0 else { return [] }
         return [Bool](unsafeUninitializedCapacity: count) { buffer, initialized in
             UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
             initialized = count
