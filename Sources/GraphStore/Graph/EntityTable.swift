@@ -103,14 +103,7 @@ final class EntityTable {
     /// from and went to fifteen places, and most of them missed the cache).
     func insert(_ block: RowBlock, bulk: Bool) {
         precondition(block.kind == .insert, "an insert block")
-        for row in block.rows {
-            let slot = Int(row - 1)
-            grow(to: slot + 1)
-            if live[slot] { removeFromIndexes(row: row, bulk: bulk) }
-            if !live[slot] { liveCount += 1 }
-            live[slot] = true
-            highestRow = max(highestRow, row)
-        }
+        for row in block.rows { makeLive(row, bulk: bulk) }
         var given = [Bool](repeating: false, count: columns.count)
         for column in block.properties.indices {
             guard let index = positions[block.properties[column]] else { continue }
@@ -130,14 +123,20 @@ final class EntityTable {
     /// `values` calls its argument with each given value's attribute position.
     @inline(__always)
     private func insert(row: UInt64, bulk: Bool, values: ((Int, Value) -> Void) -> Void) {
+        makeLive(row, bulk: bulk)
+        setAll(Int(row - 1), values)
+        addToIndexes(row: row, bulk: bulk)
+    }
+
+    /// Marks an inserted row live (a row inserted again leaves its indexes first).
+    @inline(__always)
+    private func makeLive(_ row: UInt64, bulk: Bool) {
         let slot = Int(row - 1)
         grow(to: slot + 1)
         if live[slot] { removeFromIndexes(row: row, bulk: bulk) }
         if !live[slot] { liveCount += 1 }
         live[slot] = true
         highestRow = max(highestRow, row)
-        setAll(slot, values)
-        addToIndexes(row: row, bulk: bulk)
     }
 
     /// Gives the slot `values` and every other attribute its default, setting each column once.
