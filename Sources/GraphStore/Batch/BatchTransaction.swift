@@ -11,10 +11,10 @@ final class BatchTransaction {
     private var updates: [RowBlock] = []
     private var links: [LogOperation] = []
     private(set) var result = BatchInsertResult()
-    /// Rows of the batches encoded so far, by entity: each unique attribute's values and the
-    /// batch row that has them, and the batch rows' row numbers (what a later batch's
-    /// `toOne(_:by:)` keys find before committed rows). Made into tables by value only when a
-    /// later batch asks (a table of every flight's ident was a tenth of an import).
+    /// Rows of the batches encoded so far, by entity: each unique attribute's claims (value →
+    /// batch row) and the batch rows' row numbers — what a later batch's `toOne(_:by:)` keys
+    /// find before committed rows, read where they are (copying every flight's ident into a
+    /// table of row numbers was a tenth of an import).
     private var claimed: [Int: (claims: [UniqueIndex?], rowNumber: [UInt64])] = [:]
     private var entitiesDone: Set<Int> = []
 
@@ -39,14 +39,14 @@ final class BatchTransaction {
         }
         var values = batch.values, targets = batch.links
         // Only the columns some row sets are read (an upsert sets three of fifteen).
-        let valueColumns = values.setColumns, linkColumns = targets.setColumns        // Each row's final row number, and the batch row it was merged into (itself if none).
+        let valueColumns = values.setColumns, linkColumns = targets.setColumns
+        // Each row's final row number, and the batch row it was merged into (itself if none).
         var rowNumber = [UInt64](repeating: 0, count: batch.count)
         var mergedInto = Array(0..<batch.count)
         var isNew = [Bool](repeating: false, count: batch.count)
         let defaults = entity.attributes.map(\.defaultValue)
-        // Unique attribute → value → the batch row that has it.
-        // (The unique indexes' tables: one entry per row in a hashed array, strings hashed
-        // without going through `Value`.)
+        // By unique attribute: value → the batch row that has it (the unique indexes' own
+        // tables; strings are hashed without going through `Value`).
         let claims = entity.attributes.map { $0.isUnique ? UniqueIndex(keysAreStrings: $0.type.kind == .string) : nil }
         let uniques = entity.uniqueAttributes.map(\.index)
         // A row's committed owner of each of its unique values, once looked up; which values
