@@ -33,7 +33,9 @@ open class Model: PersistentModel, Codable {
     // These three are read or written on every property access; run-time exclusivity checks
     // (a thread-local access set per access) cost more than the accesses. They are only ever
     // touched in single, non-overlapping reads and writes.
-    @usableFromInline @exclusivity(unchecked) final var classMetadata: ClassMetadata?
+    /// Unretained: discovery keeps every class's metadata for good (ModelDiscovery.classes), and
+    /// a strong reference here was a retain and a release per object made.
+    @usableFromInline @exclusivity(unchecked) final unowned(unsafe) var classMetadata: ClassMetadata?
     /// Its attribute coders by slot, unretained (see ModelDiscovery.decode).
     @usableFromInline @exclusivity(unchecked) final var attributeCoderTable: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 
