@@ -10,9 +10,10 @@ extension ModelContext {
         if !pendingUnique.isEmpty, let pending = pendingUnique[key.entity]?[key.attribute]?[stored] as? T { return pending }
         guard let row = graph.read({ $0.row(entity: key.entity, uniqueAttribute: key.attribute, value: stored) }) else { return nil }
         let model = object(entity: key.entity, row: row)
-        guard model.persistentBacking.state != .deleted else { return nil }
+        let backing = model.persistentBacking
+        guard backing.state != .deleted else { return nil }
         // An unsaved change may have given this object another value.
-        if let changed = model.persistentBacking.attributeChanges[key.attribute], changed != stored { return nil }
+        if let changed = backing.attributeChanges[key.attribute], changed != stored { return nil }
         return model as? T
     }
 
@@ -42,24 +43,25 @@ extension ModelContext {
     func uniqueKey(_ keyPath: AnyKeyPath, in entity: Schema.Entity) -> UniqueKey? {
         if let known = knownUniqueKey(keyPath), known.entity == entity.index { return known }
         guard case let .attribute(attribute)? = entity.property(for: keyPath), attribute.isUnique else { return nil }
-        let key = UniqueKey(keyPath: keyPath, entity: entity.index, attribute: attribute.index,
-                            isExternal: attribute.options.contains(.externalStorage))
+        let key = UniqueKey(entity: entity.index, attribute: attribute.index, isExternal: attribute.options.contains(.externalStorage))
         // Bounded, in case key paths are made afresh for each call.
-        if uniqueKeys.count >= 64 { uniqueKeys = [:] }
+        if uniqueKeys.count >= 64 { (uniqueKeys, uniqueKeyPaths) = ([:], [:]) }
         uniqueKeys[ObjectIdentifier(keyPath)] = key
+        uniqueKeyPaths[ObjectIdentifier(keyPath)] = keyPath
         return key
     }
 
+    /// By identity alone: `uniqueKeyPaths` keeps every key path listed alive, so no other
+    /// object can have its identity while it is listed (and the key, plain numbers, is copied
+    /// without a retain).
     private func knownUniqueKey(_ keyPath: AnyKeyPath) -> UniqueKey? {
-        guard let known = uniqueKeys[ObjectIdentifier(keyPath)], known.keyPath === keyPath else { return nil }
-        return known
+        uniqueKeys[ObjectIdentifier(keyPath)]
     }
 }
 
 /// A unique attribute by position, and the key path that named it (kept, so that its identity
 /// is not reused while it is a key).
 struct UniqueKey {
-    let keyPath: AnyKeyPath
     let entity: Int
     let attribute: Int
     /// Held in blob files (`.externalStorage`): not looked up by value here.

@@ -66,6 +66,8 @@ public final class ModelContext {
     var queryPlanningEnabled = true
     /// `fetchUnique`'s key paths, resolved once (by key path identity; see `uniqueAttribute`).
     var uniqueKeys: [ObjectIdentifier: UniqueKey] = [:]
+    /// The key paths `uniqueKeys` lists, kept alive so that their identities stay theirs.
+    var uniqueKeyPaths: [ObjectIdentifier: AnyKeyPath] = [:]
     /// Scratch space the planner intersects rows in (RowMarks).
     let rowMarks = RowMarks()
     /// What warming columns before a compiled predicate read (kept so the reads stay; ColumnWarming).
