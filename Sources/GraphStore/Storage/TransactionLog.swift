@@ -45,6 +45,25 @@ public final class TransactionLog: @unchecked Sendable {
     /// reservation goes, `appendedBytes` counts only written ones.
     private var ticketsIssued: UInt64 = 0
     private var ticketsWritten: UInt64 = 0
+    /// Bytes of the records reserved so far (a reservation's `end` is this after it).
+    private var reservedBytes: UInt64 = 0
+    /// Records handed to `write` and not written yet, by ticket. Whoever writes next — the sync
+    /// leader, or a writer that must see its record written before it returns — writes the run
+    /// of them that follows the last one written, in ticket order, in one go. (Each writer
+    /// writing its own record in turn had later ones spin, yielding, until the one before was
+    /// written: with 16 writers on 2 cores a quarter of a save's time.)
+    private var handedIn: [UInt64: Reservation] = [:]
+    /// Commits handed in so far, written or not (what a sync leader waits for).
+    private var handedInCommits: UInt64 = 0
+    /// A thread is writing handed-in records (outside the lock).
+    private var writingHandedIn = false
+    /// Threads waiting for a record to be handed in or written (not those waiting for a sync):
+    /// only then do hand-ins and writes wake anyone (waking every waiting writer at each of
+    /// them had 16 writers on 2 cores spend their time waking up).
+    private var handInWaiters = 0
+    /// The tickets of the write that failed: records before them were written, records after
+    /// them were given up.
+    private var failedTickets: Range<UInt64>?
     /// Threads waiting for every reservation to be written (a roll, a seal, a sync, close).
     private var drainWaiters = 0
 
@@ -175,6 +194,8 @@ public final class TransactionLog: @unchecked Sendable {
         fileprivate let offset: UInt64
         fileprivate let ticket: UInt64
         fileprivate let handle: any FileHandleIO
+        /// `appendedBytes` once this record is written.
+        fileprivate let end: UInt64
     }
 
     /// Gives a transaction its number and its place in the log (in the order of the calls),
@@ -233,8 +254,9 @@ public final class TransactionLog: @unchecked Sendable {
         } catch {
             throw poisonWith(error)
         }
+        reservedBytes += UInt64(record.count)
         let reservation = Reservation(receipt: Receipt(number: number, timestampMicros: time, recordBytes: record.count),
-                                      record: record, offset: writeOffset, ticket: ticketsIssued, handle: active!)
+                                      record: record, offset: writeOffset, ticket: ticketsIssued, handle: active!, end: reservedBytes)
         ticketsIssued += 1
         writeOffset += UInt64(record.count)
         lastNumber = number
@@ -245,35 +267,28 @@ public final class TransactionLog: @unchecked Sendable {
     /// Writes a reserved record (after every record reserved before it), then returns once it
     /// is as durable as `options.durability` asks; see `append` for `waitForDurability`. A
     /// failed write poisons the log, and every reservation after it then throws.
+    ///
+    /// The record is handed in; with `.grouped` durability the sync leader writes it together
+    /// with the others handed in meanwhile, just before its sync. Otherwise this writer writes
+    /// the handed-in run up to its own record itself.
     @discardableResult
     public func write(_ reservation: Reservation, waitForDurability: Bool = true) throws -> Receipt {
         condition.lock()
         var locked = true
         defer { if locked { condition.unlock() } }
-        // Records reach the file in reservation order, so the bytes a sync covers never have a
-        // hole. Waiting is rare and short (the one before is mid-write): yield rather than sleep.
-        while ticketsWritten != reservation.ticket {
-            condition.unlock()
-            sched_yield()
-            condition.lock()
+        handedIn[reservation.ticket] = reservation
+        handedInCommits += 1
+        if handInWaiters > 0 { condition.broadcast() }  // a leader or a writer may wait for it
+        if options.durability == .grouped && waitForDurability {
+            locked = false
+            try waitForSync(covering: reservation.end, ticket: reservation.ticket)
+            return reservation.receipt
         }
-        if let poison {
-            finishTicket()
-            throw StorageError.writerPoisoned(cause: poison.description)
+        while ticketsWritten <= reservation.ticket {
+            if !writeHandedIn() { waitForHandIn() }  // one before it is not handed in yet
         }
-        // Written with the lock released: group-sync waiters woken by a finished sync take it
-        // without queueing behind the write, and a running sync covers only `appendedBytes`,
-        // which this record joins after its write.
-        condition.unlock()
-        var failure: (any Error)?
-        do { try reservation.handle.writeAll(reservation.record, at: reservation.offset) } catch { failure = error }
-        condition.lock()
-        finishTicket()
-        if let failure { throw poisonWith(failure) }
-        appendedBytes += UInt64(reservation.record.count)
-        appendedCommits += 1
+        if let failure = writeFailure(ofTicket: reservation.ticket) { throw failure }
         let receipt = reservation.receipt
-
         switch options.durability {
         case .none:
             return receipt
@@ -282,30 +297,89 @@ public final class TransactionLog: @unchecked Sendable {
             syncedBytes = appendedBytes
             return receipt
         case .grouped:
-            let target = appendedBytes
-            guard waitForDurability else {
-                var pending = receipt
-                pending.pendingSyncTarget = target
-                return pending
-            }
-            locked = false
-            try waitForSync(covering: target)
-            return receipt
+            var pending = receipt
+            pending.pendingSyncTarget = reservation.end
+            return pending
         }
     }
 
-    /// One more reservation written (or given up after a poisoning); wakes whoever waits for
-    /// the written ones to catch up. Called with the lock held.
-    private func finishTicket() {
-        ticketsWritten += 1
-        if drainWaiters > 0 && ticketsWritten == ticketsIssued { condition.broadcast() }
+    /// Writes the handed-in records that follow the last one written, in ticket order, with
+    /// the lock released; a run of them going to one file one after another is one write.
+    /// After a failure nothing more is written: later records are given up (their writers
+    /// throw). Called with the lock held, returns with it held; false when there was nothing
+    /// to write (the next record is not handed in yet).
+    @discardableResult
+    private func writeHandedIn() -> Bool {
+        if writingHandedIn {
+            waitForHandIn()  // another thread is writing: look again after
+            return true
+        }
+        var batch: [Reservation] = []
+        while let next = handedIn.removeValue(forKey: ticketsWritten + UInt64(batch.count)) { batch.append(next) }
+        guard !batch.isEmpty else { return false }
+        if poison == nil {
+            writingHandedIn = true
+            condition.unlock()
+            var failure: (any Error)?
+            do { try Self.writeRuns(batch) } catch { failure = error }
+            condition.lock()
+            writingHandedIn = false
+            if let failure {
+                failedTickets = batch[0].ticket..<(batch[0].ticket + UInt64(batch.count))
+                _ = poisonWith(failure)
+            } else {
+                appendedBytes = batch[batch.count - 1].end
+                appendedCommits += UInt64(batch.count)
+            }
+        }
+        ticketsWritten += UInt64(batch.count)
+        // Their writers waiting to see them written, whoever waits for the log to be quiet.
+        if handInWaiters > 0 || drainWaiters > 0 { condition.broadcast() }
+        return true
+    }
+
+    /// Waits for a record to be handed in or written. Called with the lock held.
+    private func waitForHandIn() {
+        handInWaiters += 1
+        condition.wait()
+        handInWaiters -= 1
+    }
+
+    /// What the writer of `ticket` throws when a write failed: the failure itself when its own
+    /// record was in the failed write (as if it had written it), the poisoning when its record
+    /// was given up after it; nil when its record was written before.
+    private func writeFailure(ofTicket ticket: UInt64) -> (any Error)? {
+        guard let failedTickets, let poison, ticket >= failedTickets.lowerBound else { return nil }
+        return failedTickets.contains(ticket) ? poison : StorageError.writerPoisoned(cause: poison.description)
+    }
+
+    /// Writes records in order, each run of them contiguous in one file as one write.
+    private static func writeRuns(_ records: [Reservation]) throws {
+        var start = 0
+        while start < records.count {
+            var end = start + 1
+            while end < records.count, records[end].handle === records[start].handle,
+                  records[end].offset == records[end - 1].offset + UInt64(records[end - 1].record.count) { end += 1 }
+            if end - start == 1 {
+                try records[start].handle.writeAll(records[start].record, at: records[start].offset)
+            } else {
+                var joined: [UInt8] = []
+                joined.reserveCapacity(records[start..<end].reduce(0) { $0 + $1.record.count })
+                for record in records[start..<end] { joined.append(contentsOf: record.record) }
+                try records[start].handle.writeAll(joined, at: records[start].offset)
+            }
+            start = end
+        }
     }
 
     /// Waits until no group sync runs and every reserved record is written; reservations wait
     /// meanwhile, so a steady stream of commits cannot keep it waiting. Called with the lock held.
     private func waitUntilQuiet() {
         drainWaiters += 1
-        while syncInProgress || ticketsWritten < ticketsIssued { condition.wait() }
+        while syncInProgress || ticketsWritten < ticketsIssued {
+            if !syncInProgress, writeHandedIn() { continue }
+            condition.wait()
+        }
         drainWaiters -= 1
         if drainWaiters == 0 { condition.broadcast() }  // the reservations held back
     }
@@ -320,11 +394,14 @@ public final class TransactionLog: @unchecked Sendable {
 
     /// Group commit: the first waiter to find no sync running becomes the leader and syncs
     /// everything appended so far; the others wait for a sync that covers them.
-    private func waitForSync(covering target: UInt64) throws {
+    private func waitForSync(covering target: UInt64, ticket: UInt64? = nil) throws {
         // Called with the lock held; returns or throws with it released.
         defer { condition.unlock() }
         while syncedBytes < target {
-            if let poison { throw StorageError.writerPoisoned(cause: poison.description) }
+            if let poison {
+                if let ticket, let failure = writeFailure(ofTicket: ticket) { throw failure }
+                throw StorageError.writerPoisoned(cause: poison.description)
+            }
             if syncInProgress {
                 condition.wait()
                 continue
@@ -344,9 +421,19 @@ public final class TransactionLog: @unchecked Sendable {
                 let expected = syncedCommits + lastBatchCommits + pendingAtLastSync
                 condition.unlock()
                 yieldProcessor(forMicroseconds: options.groupCommitDelayMicroseconds) {
-                    self.condition.withLock { self.appendedCommits >= expected }
+                    self.condition.withLock { self.handedInCommits >= expected }
                 }
                 condition.lock()
+            }
+            // The records handed in so far go out first, in one go.
+            while writeHandedIn() {}
+            if appendedBytes == syncedBytes || poison != nil {
+                // Nothing new to sync (a record before this one is not handed in yet), or a
+                // write failed: let others lead, and look again when something changes.
+                syncInProgress = false
+                condition.broadcast()
+                if poison == nil { waitForHandIn() }
+                continue
             }
             let upTo = appendedBytes
             let upToCommits = appendedCommits
@@ -357,7 +444,7 @@ public final class TransactionLog: @unchecked Sendable {
             condition.lock()
             lastBatchCommits = upToCommits - syncedCommits
             syncedCommits = max(syncedCommits, upToCommits)
-            pendingAtLastSync = appendedCommits - syncedCommits
+            pendingAtLastSync = handedInCommits - syncedCommits
             syncInProgress = false
             condition.broadcast()
             if let failure { throw poisonWith(failure) }

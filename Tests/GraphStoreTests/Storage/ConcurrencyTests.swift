@@ -9,7 +9,7 @@ import GraphStoreTestSupport
     @Test func groupedCommitsShareSyncs() throws {
         let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan(syncDelay: .milliseconds(2)))
         let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty))
-        let syncsBefore = faulty.syncCount
+        let syncsBefore = faulty.syncCount, writesBefore = faulty.writeCount
         let writers = 8, perWriter = 25
         let numbers = Locked<[UInt64]>([])
         // Real threads: concurrentPerform would run only as many writers as there are cores.
@@ -25,10 +25,12 @@ import GraphStoreTestSupport
             }.start()
         }
         group.wait()
-        let syncs = faulty.syncCount - syncsBefore
+        let syncs = faulty.syncCount - syncsBefore, writes = faulty.writeCount - writesBefore
         log.close()
         #expect(numbers.withLock { $0.sorted() } == Array(1...UInt64(writers * perWriter)))
         #expect(syncs <= writers * perWriter / 2, "\(syncs) syncs for \(writers * perWriter) commits")
+        // The sync leader writes the records handed in meanwhile together.
+        #expect(writes <= writers * perWriter / 2, "\(writes) writes for \(writers * perWriter) commits")
         let (transactions, _) = try readAll("/s", fileIO: faulty.base)
         #expect(transactions.allSatisfy { CrashWorkload.identify($0) != nil })
         #expect(transactions.count == writers * perWriter)
@@ -125,6 +127,39 @@ import GraphStoreTestSupport
         #expect(throws: StorageError.self) { try log.write(failing) }
         #expect(throws: StorageError.self) { try log.write(after) }
         #expect(log.poisonedBy != nil)
+        log.close()
+        #expect(try readAll("/s", fileIO: faulty.base).0.map(\.number) == [1])
+    }
+
+    /// Records handed in together are written together: when that write fails, each of its
+    /// commits throws the failure itself (none is acknowledged), later ones are refused, and
+    /// the log keeps what was written before.
+    @Test func aFailedCombinedWriteFailsEachOfItsCommits() throws {
+        let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan())
+        let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty))
+        try log.append(CrashWorkload.operations(writer: 0, sequence: 0))
+        let first = try log.reserve(CrashWorkload.operations(writer: 0, sequence: 1))
+        let later = try (2...3).map { try log.reserve(CrashWorkload.operations(writer: 0, sequence: $0)) }
+        let errors = Locked<[String]>([])
+        let group = DispatchGroup()
+        for reservation in later {
+            group.enter()
+            Thread {
+                do { try log.write(reservation) } catch { errors.withLock { $0.append("\(error)") } }
+                group.leave()
+            }.start()
+        }
+        usleep(20_000)  // both handed in, waiting for the first
+        #expect(try readAll("/s", fileIO: faulty.base).0.map(\.number) == [1])
+        let writesBefore = faulty.writeCount
+        faulty.setPlan(FaultPlan(failWrite: (index: writesBefore, errno: 28)))
+        var failure = ""
+        do { try log.write(first) } catch { failure = "\(error)" }
+        group.wait()
+        #expect(!failure.isEmpty)
+        #expect(faulty.writeCount - writesBefore == 1, "the three records in one write")
+        #expect(errors.value == [failure, failure], "each writer throws the write's failure, not a refusal")
+        #expect(throws: StorageError.self) { try log.reserve(CrashWorkload.operations(writer: 0, sequence: 4)) }
         log.close()
         #expect(try readAll("/s", fileIO: faulty.base).0.map(\.number) == [1])
     }
