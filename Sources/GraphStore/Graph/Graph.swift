@@ -204,15 +204,13 @@ public final class Graph: @unchecked Sendable {
         unretainedTables[e]._withUnsafeGuaranteedRef(body)
     }
 
-    @inline(__always) private func table(_ e: Int) -> EntityTable { tables[e] }
-
     private func link(_ side: RelationshipSide, source: UInt64, target: UInt64) {
         guard withTable(side.entity, { $0.isLive(source) }), withTable(side.target, { $0.isLive(target) }) else { return }
         guard attachOneSide(side, source: source, target: target) else { return }  // already linked
         if let inverse = side.inverse {
             attachOneSide(sides[inverse.entity][inverse.index], source: target, target: source)
         } else {
-            table(side.entity).reverse[side.index][UInt32(target), default: []].append(UInt32(source))
+            tables[side.entity].reverse[side.index][UInt32(target), default: []].append(UInt32(source))
         }
     }
 
@@ -261,7 +259,7 @@ public final class Graph: @unchecked Sendable {
     }
 
     private func detachOneSide(_ side: RelationshipSide, source: UInt64, target: UInt64) {
-        let table = table(side.entity)
+        let table = tables[side.entity]
         guard source > 0, Int(source) <= table.slotCount else { return }
         let slot = Int(source - 1)
         if side.isToMany {
@@ -274,7 +272,7 @@ public final class Graph: @unchecked Sendable {
     }
 
     private func removeReverse(_ side: RelationshipSide, source: UInt64, target: UInt64) {
-        let table = table(side.entity)
+        let table = tables[side.entity]
         guard var sources = table.reverse[side.index][UInt32(target)],
               let i = sources.firstIndex(of: UInt32(source)) else { return }
         sources.remove(at: i)

@@ -71,18 +71,13 @@ public final class RowBlock: Sendable {
         }
     }
 
-    /// One column's values, row by row (`index`, value): every row's for an insert (the default
-    /// where a row leaves it unset), the rows that set it for an update.
+    /// An insert block's column, row by row (`index`, value; the default where a row leaves it
+    /// unset). Update blocks are applied row by row.
     @inline(__always)
     func forEachValue(inColumn column: Int, _ body: (_ index: Int, _ value: Value) -> Void) {
-        let slots = columns[column]
-        switch kind {
-        case .insert:
-            let fallback = defaults[column]
-            for index in sources.indices { body(index, slots[sources[index]] ?? fallback) }
-        case .update:
-            for index in sources.indices { if let value = slots[sources[index]] { body(index, value) } }
-        }
+        precondition(kind == .insert, "an insert block")
+        let slots = columns[column], fallback = defaults[column]
+        for index in sources.indices { body(index, slots[sources[index]] ?? fallback) }
     }
 
     /// How many values the `index`th row writes.

@@ -14,8 +14,6 @@ public struct TransactionChanges: Sendable {
     /// How many operations the log records.
     public var operationCount: Int { blocks.reduce(operations.count) { $0 + $1.count } }
 
-    public var isEmpty: Bool { operationCount == 0 }
-
     /// Every change as an operation, as the log holds them.
     public var expandedOperations: [LogOperation] {
         guard !blocks.isEmpty else { return operations }

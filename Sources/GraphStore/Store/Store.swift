@@ -159,10 +159,6 @@ public final class Store: @unchecked Sendable {
     /// returns, other contexts may read the commit, as they may read a grouped commit before its
     /// sync; a failed write poisons the store like a failed sync (every later save throws until
     /// it is reopened), so nothing is built on a commit that is lost.
-    public func commitDeferringWrite(_ operations: [LogOperation], author: String) throws -> DeferredCommit {
-        try commitDeferringWrite(TransactionChanges(operations: operations), author: author)
-    }
-
     public func commitDeferringWrite(_ changes: TransactionChanges, author: String) throws -> DeferredCommit {
         var changes = changes
         changes.operations = try externalizeBlobs(changes.operations)
