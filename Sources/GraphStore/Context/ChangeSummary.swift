@@ -90,21 +90,22 @@ extension ChangeSummary.Computed {
         // (hashing an identifier hashes its entity's name).
         var insertedRows = [RowFlags](repeating: RowFlags(), count: schema.entities.count)
         var anyInserted = false
+        func noteInserted(_ entity: Schema.Entity, _ row: UInt64) {
+            inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
+            insertedRows[entity.index].insert(row)
+            anyInserted = true
+        }
         for block in transaction.blocks where block.kind == .insert {
             guard let entity = entity(block.entity) else { continue }
             inserted.reserveCapacity(inserted.count + block.count)
-            for row in block.rows {
-                inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
-                insertedRows[entity.index].insert(row)
-            }
-            anyInserted = anyInserted || block.count > 0
+            for row in block.rows { noteInserted(entity, row) }
         }
         for case let .insert(number, row, _) in operations {
-            if let entity = entity(number) {
-                inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
-                insertedRows[entity.index].insert(row)
-                anyInserted = true
-            }
+            if let entity = entity(number) { noteInserted(entity, row) }
+        }
+        /// The names of the attributes these numbers name.
+        func attributeNames(_ numbers: [PropertyNumber]) -> Set<String> {
+            Set(numbers.compactMap { number in schema.attributeByNumber[number].map { schema.entities[$0.0].attributes[$0.1].name } })
         }
         var namesByProperties: [[PropertyNumber]: Set<String>] = [:]
         /// The last update's property numbers and their names: an upsert's updates all name the
@@ -132,11 +133,7 @@ extension ChangeSummary.Computed {
         // per combination of columns, shared by its rows.
         for block in transaction.blocks where block.kind == .update {
             guard let entity = entity(block.entity) else { continue }
-            func names(_ columns: [Int]) -> Set<String> {
-                Set(columns.compactMap { column in
-                    schema.attributeByNumber[block.properties[column]].map { schema.entities[$0.0].attributes[$0.1].name }
-                })
-            }
+            func names(_ columns: [Int]) -> Set<String> { attributeNames(columns.map { block.properties[$0] }) }
             var namesByBits: [UInt64: Set<String>] = [:]
             for index in 0..<block.count {
                 let rowNames: Set<String>
@@ -169,9 +166,7 @@ extension ChangeSummary.Computed {
                     if let known = namesByProperties[properties] {
                         names = known
                     } else {
-                        names = Set(properties.compactMap { number in
-                            schema.attributeByNumber[number].map { schema.entities[$0.0].attributes[$0.1].name }
-                        })
+                        names = attributeNames(properties)
                         namesByProperties[properties] = names
                     }
                     (lastProperties, lastNames) = (properties, names)

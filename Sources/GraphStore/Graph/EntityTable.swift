@@ -93,9 +93,14 @@ final class EntityTable {
     /// Inserts a row with the stored values of a log record (properties this table does not
     /// have are skipped: attributes removed from the models).
     func insert(row: UInt64, values: [PropertyValue], bulk: Bool) {
-        insert(row: row, bulk: bulk) { set in
-            for stored in values { if let index = positions[stored.property] { set(index, stored.value) } }
-        }
+        insert(row: row, bulk: bulk) { forEachPosition(of: values, $0) }
+    }
+
+    /// A record's values with their attributes' positions (values of attributes this table no
+    /// longer has are skipped).
+    @inline(__always)
+    private func forEachPosition(of values: [PropertyValue], _ body: (Int, Value) -> Void) {
+        for stored in values { if let index = positions[stored.property] { body(index, stored.value) } }
     }
 
     /// Inserts an insert block's rows, column by column: each of the block's columns is read,
@@ -160,9 +165,7 @@ final class EntityTable {
     }
 
     func update(row: UInt64, values: [PropertyValue], bulk: Bool) {
-        update(row: row, bulk: bulk) { set in
-            for stored in values { if let index = positions[stored.property] { set(index, stored.value) } }
-        }
+        update(row: row, bulk: bulk) { forEachPosition(of: values, $0) }
     }
 
     /// Updates the row with the `item`th row of an update block.
