@@ -24,31 +24,28 @@ final class BatchPassport: Model {
         try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
     }
 
-    /// Airports, airlines and flights in one execute, flights linked by the others' codes:
-    /// what the objects read back is what the rows said, unset attributes at their defaults,
-    /// inverse lists in row order.
+    /// A batch of rows each setting a string key and a number.
+    static func keyedNumbers<Model: PersistentModel>(_ rows: [(String, Int)], _ key: ReferenceWritableKeyPath<Model, String>,
+                                                    _ number: ReferenceWritableKeyPath<Model, Int>,
+                                                    in container: ModelContainer) throws -> BatchInsert<Model> {
+        var batch = try BatchInsert(Model.self, in: container)
+        let keyAttribute = try batch.attribute(key), numberAttribute = try batch.attribute(number)
+        for (name, value) in rows {
+            batch.appendRow()
+            batch.set(keyAttribute, name)
+            batch.set(numberAttribute, value)
+        }
+        return batch
+    }
+
     /// Flights by ident with a route distance each.
     static func distances(_ rows: [(String, Int)], in container: ModelContainer) throws -> BatchInsert<Flight> {
-        var flights = try BatchInsert(Flight.self, in: container)
-        let ident = try flights.attribute(\.ident), distance = try flights.attribute(\.routeDistance)
-        for (name, miles) in rows {
-            flights.appendRow()
-            flights.set(ident, name)
-            flights.set(distance, miles)
-        }
-        return flights
+        try keyedNumbers(rows, \.ident, \.routeDistance, in: container)
     }
 
     /// Badges by code and serial.
     static func badges(_ rows: [(String, Int)], in container: ModelContainer) throws -> BatchInsert<BatchBadge> {
-        var badges = try BatchInsert(BatchBadge.self, in: container)
-        let code = try badges.attribute(\.code), serial = try badges.attribute(\.serial)
-        for (name, number) in rows {
-            badges.appendRow()
-            badges.set(code, name)
-            badges.set(serial, number)
-        }
-        return badges
+        try keyedNumbers(rows, \.code, \.serial, in: container)
     }
 
     @discardableResult
@@ -82,6 +79,9 @@ final class BatchPassport: Model {
         return try context.execute(airports, airlines, flights)
     }
 
+    /// Airports, airlines and flights in one execute, flights linked by the others' codes:
+    /// what the objects read back is what the rows said, unset attributes at their defaults,
+    /// inverse lists in row order.
     @Test func rowsReadBackAsObjects() throws {
         let container = try makeContainer()
         let context = ModelContext(container)
