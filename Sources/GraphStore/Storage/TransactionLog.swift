@@ -34,12 +34,13 @@ public final class TransactionLog: @unchecked Sendable {
     private var appendedBytes: UInt64 = 0
     private var syncedBytes: UInt64 = 0
     private var syncInProgress = false
-    /// Commits appended so far, and how many the last group sync covered: when syncs have been
-    /// shared lately, a new leader waits a moment for the commits on their way (see waitForSync).
+    /// Commits written so far, and how many the last group sync covered: when syncs have been
+    /// shared lately, a new leader waits a moment for the commits on their way to be handed in
+    /// (see waitForSync).
     private var appendedCommits: UInt64 = 0
     private var syncedCommits: UInt64 = 0
     private var lastBatchCommits: UInt64 = 0
-    /// Commits appended but not covered when the last sync ended (they wait for the next).
+    /// Commits handed in but not covered when the last sync ended (they wait for the next).
     private var pendingAtLastSync: UInt64 = 0
     /// Reservations handed out and written (see `reserve`); `writeOffset` is where the next
     /// reservation goes, `appendedBytes` counts only written ones.
