@@ -1,9 +1,16 @@
-// The header holds the inline functions; the recording counter and the CRC-32C instruction
+// The header holds the inline functions; the recording counter, the observation probe's
+// thread-local flag and the CRC-32C instruction
 // (compiled for it alone, behind a check of the CPU) live here.
 #include "CSwiftRuntime.h"
 #include <string.h>
 
 _Atomic long graphstore_recording_sessions = 0;
+
+static _Thread_local bool observation_probe_hashed = false;
+
+void graphstore_observation_probe_clear(void) { observation_probe_hashed = false; }
+void graphstore_observation_probe_note_hashed(void) { observation_probe_hashed = true; }
+bool graphstore_observation_probe_was_hashed(void) { return observation_probe_hashed; }
 
 #if defined(__x86_64__)
 #include <cpuid.h>

@@ -158,11 +158,7 @@ public struct Attribute<Value>: AttributeWrapper {
                 instance.persistentBacking.recordEncodingFailure(at: slot, reason: "\(error)", of: instance)
                 return
             }
-            guard instance.mayBeObserved else {
-                instance.persistentBacking.setAttributeValue(stored, at: slot, of: instance)
-                return
-            }
-            instance.observationRegistrar.withMutation(of: instance, keyPath: wrappedKeyPath) {
+            Model.noteMutation(instance, keyPath: wrappedKeyPath) {
                 instance.persistentBacking.setAttributeValue(stored, at: slot, of: instance)
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Observation
+import Synchronization
 
 /// The base class of every model. Subclass it with a `final class`, declare persistent
 /// properties with `@Attribute` and `@Relationship` (each with an initial value), and use
@@ -22,11 +23,12 @@ import Observation
 /// and Codable through their schema.
 open class Model: PersistentModel, Codable {
     public final let persistentBacking = ModelBacking(unregistersWhenFreed: true)
-    @usableFromInline final let observationRegistrar = ObservationRegistrar()
-    /// Set by the first read of a persistent property. Observation only ever tracks what was
-    /// read, so until then nobody can observe this object and writes skip the registrar (whose
-    /// bookkeeping was a third of a bulk insert's time).
-    @usableFromInline @exclusivity(unchecked) final var mayBeObserved = false
+    public final var unretainedBacking: Unmanaged<ModelBacking> { .passUnretained(persistentBacking) }
+    /// The object's Observation registrar (a retained `RegistrarBox`), or 0 until its first read
+    /// under observation tracking (ObservationProbe): nothing can observe the object before that,
+    /// so until then reads and writes skip Observation, and no registrar is made or freed.
+    /// Atomic: another context's save notifies observers from its own thread.
+    @usableFromInline final let registrarBox = Atomic<UInt>(0)
     /// Set on a type's prototype while schema discovery asks which property a key path reads.
     @usableFromInline @exclusivity(unchecked) final var accessRecorder: AccessRecorder?
     /// The class's discovery facts, cached on first property access.
@@ -43,7 +45,9 @@ open class Model: PersistentModel, Codable {
 
     deinit {
         // The context's registry holds this object without retaining it (ObjectRegistry).
-        persistentBacking.modelWillBeFreed(ObjectIdentifier(self))
+        unretainedBacking._withUnsafeGuaranteedRef { $0.modelWillBeFreed(ObjectIdentifier(self)) }
+        let box = registrarBox.load(ordering: .acquiring)
+        if box != 0 { Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: box)!).release() }
     }
 
     public static func == (lhs: Model, rhs: Model) -> Bool { lhs === rhs }
@@ -61,15 +65,14 @@ open class Model: PersistentModel, Codable {
     }
 
     public func persistentPropertyDidChange(named name: String) {
-        // Observation tracks only what was read: an object nobody has read has no observers.
-        guard mayBeObserved else { return }
+        // Without a registrar nothing observes the object.
+        guard registrarBox.load(ordering: .acquiring) != 0 else { return }
         ModelDiscovery.metadata(for: type(of: self)).notify(self, property: name)
     }
 
     public func committedPropertyDidChange(named name: String) {
-        // From another thread: `mayBeObserved` is the owner's (written by every read), so it is
-        // not consulted here; the registrar is safe from any thread.
-        ModelDiscovery.metadata(for: type(of: self)).notify(self, property: name)
+        // From another thread: the registrar (once made) is safe from any thread.
+        persistentPropertyDidChange(named: name)
     }
 
     public func persistentInitialValues() -> [String: Value] {
@@ -93,4 +96,56 @@ open class Model: PersistentModel, Codable {
 @usableFromInline
 final class AccessRecorder {
     @usableFromInline var name: String?
+}
+
+// MARK: Observation
+
+extension Model {
+    /// Records a read of `keyPath` with Observation, if it is tracking this thread's reads (the
+    /// registrar is made by the first such read).
+    @inlinable @inline(__always)
+    static func noteAccess<M: Model, Member>(_ instance: M, keyPath: KeyPath<M, Member>) {
+        let box = instance.registrarBox.load(ordering: .acquiring)
+        if box != 0 {
+            RegistrarBox.at(box) { $0.access(instance, keyPath: keyPath) }
+        } else if ObservationProbe.shared.isTracking() {
+            instance.makeRegistrar().access(instance, keyPath: keyPath)
+        }
+    }
+
+    /// Runs `mutation` as a change of `keyPath` that observers hear of (directly, when the object
+    /// has no registrar and so no observers).
+    @inlinable @inline(__always)
+    static func noteMutation<M: Model, Member, T>(_ instance: M, keyPath: KeyPath<M, Member>, _ mutation: () -> T) -> T {
+        let box = instance.registrarBox.load(ordering: .acquiring)
+        guard box != 0 else { return mutation() }
+        return RegistrarBox.at(box) { $0.withMutation(of: instance, keyPath: keyPath, mutation) }
+    }
+
+    /// The registrar, made now unless another thread made it first.
+    @usableFromInline
+    final func makeRegistrar() -> ObservationRegistrar {
+        let made = RegistrarBox()
+        let word = UInt(bitPattern: Unmanaged.passRetained(made).toOpaque())
+        let (exchanged, existing) = registrarBox.compareExchange(expected: 0, desired: word, ordering: .acquiringAndReleasing)
+        guard exchanged else {
+            Unmanaged.passUnretained(made).release()
+            return RegistrarBox.at(existing) { $0 }
+        }
+        return made.registrar
+    }
+}
+
+/// A model's registrar, in a class so that a word can hold it (Model.registrarBox).
+@usableFromInline
+final class RegistrarBox {
+    @usableFromInline let registrar = ObservationRegistrar()
+
+    @usableFromInline init() {}
+
+    /// `body` with the registrar of the box at `word`, which its model keeps alive.
+    @inlinable @inline(__always)
+    static func at<T>(_ word: UInt, _ body: (ObservationRegistrar) -> T) -> T {
+        Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: word)!)._withUnsafeGuaranteedRef { body($0.registrar) }
+    }
 }

@@ -27,6 +27,14 @@ enum ModelDiscovery {
         return metadata
     }
 
+    /// The same without a retain (`classes` keeps every class's facts for good).
+    static func unretainedMetadata(for type: Model.Type) -> Unmanaged<ClassMetadata> {
+        if let address = known.value(for: ObjectIdentifier(type)), let pointer = UnsafeRawPointer(bitPattern: address) {
+            return Unmanaged<ClassMetadata>.fromOpaque(pointer)
+        }
+        return .passUnretained(metadata(for: type))
+    }
+
     static func declaration(for type: Model.Type) throws -> EntityDeclaration {
         try metadata(for: type).declaration.get()
     }
@@ -102,8 +110,7 @@ extension ModelDiscovery {
             recorder.name = nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: isRelationship)
             return nil
         }
-        instance.mayBeObserved = true
-        instance.observationRegistrar.access(instance, keyPath: wrapped)
+        Model.noteAccess(instance, keyPath: wrapped)
         return slot
     }
 
@@ -131,30 +138,32 @@ extension ModelDiscovery {
         // The class's facts, found once per object rather than once per property.
         // (Only when the object is exactly of the declaring class: a subclass's properties may be
         // declared at several levels.)
-        let classMetadata: ClassMetadata
+        // Unretained: every object made passes here (its wrappers start without their slots),
+        // and retaining the class facts was a retain and a release per object.
+        let classMetadata: Unmanaged<ClassMetadata>
         let exact = type(of: instance) == M.self
         if exact, let cached = instance.classMetadata {
-            classMetadata = cached
+            classMetadata = .passUnretained(cached)
         } else {
-            classMetadata = metadata(for: M.self)
+            classMetadata = unretainedMetadata(for: M.self)
             if exact {
-                instance.classMetadata = classMetadata
-                instance.attributeCoderTable = classMetadata.attributeCoderTable
+                instance.classMetadata = classMetadata.takeUnretainedValue()
+                instance.attributeCoderTable = classMetadata._withUnsafeGuaranteedRef(\.attributeCoderTable)
             }
         }
-        if let known = classMetadata.knownSlot(for: storage) { return known }
-        let resolved = classMetadata.slot(for: storage, isRelationship: isRelationship, identify: {
-            // Mark this wrapper, reflect the object, and see which property carries the mark.
-            instance[keyPath: storage].slot = markerSlot
-            defer { instance[keyPath: storage].slot = -1 }
-            return nameOfMarkedWrapper(in: instance)
-        }, observe: { model in
-            // Not gated on `mayBeObserved`: this may run on another context's thread, and the
-            // owner-side callers check it themselves (Model.persistentPropertyDidChange).
-            guard let model = model as? M else { return }
-            model.observationRegistrar.withMutation(of: model, keyPath: wrapped) {}
-        })
-        return resolved
+        return classMetadata._withUnsafeGuaranteedRef { classMetadata in
+            if let known = classMetadata.knownSlot(for: storage) { return known }
+            return classMetadata.slot(for: storage, isRelationship: isRelationship, identify: {
+                // Mark this wrapper, reflect the object, and see which property carries the mark.
+                instance[keyPath: storage].slot = markerSlot
+                defer { instance[keyPath: storage].slot = -1 }
+                return nameOfMarkedWrapper(in: instance)
+            }, observe: { model in
+                // From any thread (another context's save): noteMutation reads the registrar atomically.
+                guard let model = model as? M else { return }
+                Model.noteMutation(model, keyPath: wrapped) {}
+            })
+        }
     }
 }
 

@@ -59,9 +59,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
                     instance.persistentBacking.setToOne(members.first, at: slot, of: instance)
                 }
             }
-            // Nobody has read this object yet, so nobody observes it (see Model.mayBeObserved).
-            guard instance.mayBeObserved else { return assign() }
-            instance.observationRegistrar.withMutation(of: instance, keyPath: wrappedKeyPath, assign)
+            Model.noteMutation(instance, keyPath: wrappedKeyPath, assign)
         }
     }
 }

@@ -67,4 +67,72 @@ import Testing
         flight.destination = sfo
         #expect(arrivals.count == 1)
     }
+
+    // MARK: Registrars made by the first tracked read
+
+    /// `Model.registrarBox`: whether the object has made its registrar.
+    func hasRegistrar(_ model: Model) -> Bool { model.registrarBox.load(ordering: .acquiring) != 0 }
+
+    @Test func theProbeSeesTrackingOnlyInsideIt() {
+        #expect(!ObservationProbe.shared.isTracking())
+        var inside = false, nested = false
+        withObservationTracking {
+            inside = ObservationProbe.shared.isTracking()
+            withObservationTracking { nested = ObservationProbe.shared.isTracking() } onChange: {}
+        } onChange: {}
+        #expect(inside && nested)
+        #expect(!ObservationProbe.shared.isTracking())
+    }
+
+    @Test func readsOutsideTrackingMakeNoRegistrarAndALaterTrackedReadIsObserved() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(container)
+        let flight = Flight(ident: "UAL1")
+        writer.insert(flight)
+        try writer.save()
+
+        let reader = ModelContext(container)
+        let seen = try #require(try reader.fetchUnique(\Flight.ident, equals: "UAL1"))
+        _ = (seen.routeDistance, seen.status, seen.origin)
+        seen.actualOff = .distantPast  // a write of an unobserved object
+        #expect(!hasRegistrar(seen))
+        flight.routeDistance = 5
+        try writer.save()  // merged into an object without observers
+        #expect(seen.routeDistance == 5)
+
+        let distance = observe { _ = seen.routeDistance }
+        #expect(hasRegistrar(seen))
+        flight.routeDistance = 6
+        try writer.save()
+        #expect(distance.count == 1)
+        let off = observe { _ = seen.actualOff }
+        seen.actualOff = nil
+        #expect(off.count == 1)
+    }
+
+    @Test func aTrackedObjectFreesItsRegistrarWithIt() throws {
+        var flight: Flight? = Flight(ident: "UAL1")
+        _ = observe { [flight] in _ = flight?.routeDistance }
+        let word = flight!.registrarBox.load(ordering: .acquiring)
+        let address = try #require(UnsafeRawPointer(bitPattern: word))
+        weak let box = Unmanaged<RegistrarBox>.fromOpaque(address).takeUnretainedValue()
+        #expect(box != nil)
+        flight = nil
+        #expect(box == nil)
+    }
+
+    @Test func threadsTrackingOneObjectAtOnceShareItsRegistrar() async {
+        // An unmanaged object may be read from any thread. Every thread's first tracked read
+        // races to make the registrar; all must end up observing the one that won.
+        let flight = Flight(ident: "UAL1")
+        nonisolated(unsafe) let shared = flight
+        let flags = await withTaskGroup(of: Flag.self) { group in
+            for _ in 0..<8 {
+                group.addTask { self.observe { _ = shared.routeDistance } }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        flight.routeDistance = 1
+        #expect(flags.map(\.count) == Array(repeating: 1, count: 8))
+    }
 }

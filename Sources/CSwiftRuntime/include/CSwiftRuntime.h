@@ -1,6 +1,7 @@
 // The one Swift runtime entry point GraphStore calls directly (Swift code may not name runtime
 // symbols itself), see Sources/GraphStore/Context/ObjectRegistry.swift; a C atomic for
-// schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; and the CPU's
+// schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; a thread-local
+// flag for ObservationProbe (Swift has no thread-local variables of its own); and the CPU's
 // CRC-32C instruction, see Sources/GraphStore/Storage/CRC32C.swift.
 #ifndef CSWIFTRUNTIME_H
 #define CSWIFTRUNTIME_H
@@ -40,6 +41,14 @@ static inline uintptr_t graphstore_load_acquire(const uintptr_t *address) {
 static inline void graphstore_store_release(uintptr_t *address, uintptr_t value) {
     __atomic_store_n(address, value, __ATOMIC_RELEASE);
 }
+
+/// Clears, and reads, this thread's "probe was hashed" flag: whether Observation hashed the
+/// probe key path (which it does only while it is tracking accesses), see
+/// Sources/GraphStoreMacrosFree/ObservationProbe.swift. Thread-local, so probes on other threads
+/// do not answer for this one.
+extern void graphstore_observation_probe_clear(void);
+extern void graphstore_observation_probe_note_hashed(void);
+extern bool graphstore_observation_probe_was_hashed(void);
 
 /// Whether this CPU has a CRC-32C instruction (SSE 4.2 on x86-64, the CRC extension on AArch64).
 extern bool graphstore_crc32c_hardware_available(void);

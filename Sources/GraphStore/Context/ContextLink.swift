@@ -27,6 +27,10 @@ final class ContextLink: @unchecked Sendable {
     /// context itself is gone). Its lock also guards `liveQueries` and the inbox: a merge takes
     /// one lock (with 16 writers every commit is merged into 15 other contexts).
     let registry: ObjectRegistry
+    /// The container's schema and committed graph, which the context's objects reach through
+    /// their link: one reference per object to keep, not three (ModelBacking).
+    let schema: Schema
+    let graph: Graph
     /// The context's live queries, told about every commit (guarded by the registry's lock).
     private var liveQueries: [WeakLiveQuery] = []
     /// The model executor that owns the context, if an actor's.
@@ -38,9 +42,11 @@ final class ContextLink: @unchecked Sendable {
     private var inbox: [ChangeSummary] = []
     private var inboxWanted = false
 
-    init(owner: ContextOwner, registry: ObjectRegistry) {
+    init(owner: ContextOwner, registry: ObjectRegistry, schema: Schema, graph: Graph) {
         self.owner = owner
         self.registry = registry
+        self.schema = schema
+        self.graph = graph
     }
 
     /// The context, unless it is gone or going.

@@ -23,24 +23,28 @@ public final class ModelBacking {
         get { link?.context }
         set { link = newValue?.link }
     }
+    /// The only reference the backing keeps: through it the schema and the committed graph,
+    /// which the link holds (it holds no objects or contexts), so an object's stored attributes
+    /// stay readable even after its context is gone. One reference rather than three: each was
+    /// a retain when the object was made and a release when it was freed.
     @exclusivity(unchecked) var link: ContextLink? {
         didSet { unretainedLink = link.map(Unmanaged.passUnretained) }
     }
-    @exclusivity(unchecked) var entity: Schema.Entity? {
-        didSet { entityIndex = entity?.index ?? -1 }
-    }
-    /// The committed graph the row lives in: kept strongly (it holds no objects or contexts), so
-    /// an object's stored attributes stay readable even after its context is gone.
-    @exclusivity(unchecked) var graph: Graph? {
-        didSet { unretainedGraph = graph.map(Unmanaged.passUnretained) }
-    }
+    /// The entity's position in the schema, once the object is managed (else -1).
+    @exclusivity(unchecked) var entityIndex = -1
     @exclusivity(unchecked) var row: UInt64 = 0
-    // What every property read uses, without retaining: the link, graph and entity above (which
-    // keep them alive) as unretained references and a position. Retaining and releasing the
-    // three was a quarter of a read.
+    // What every property read uses, without retaining: the link above (which keeps it alive).
+    // Retaining and releasing the link, graph and entity was a quarter of a read.
     @exclusivity(unchecked) private var unretainedLink: Unmanaged<ContextLink>?
-    @exclusivity(unchecked) private var unretainedGraph: Unmanaged<Graph>?
-    @exclusivity(unchecked) private var entityIndex = -1
+
+    /// The object's entity, while a context manages it.
+    var entity: Schema.Entity? {
+        guard entityIndex >= 0, let link else { return nil }
+        return link.schema.entities[entityIndex]
+    }
+
+    /// The committed graph the row lives in, while the object has a link.
+    var graph: Graph? { link?.graph }
     private var temporaryIdentifier: PersistentIdentifier?
     /// Unsaved attribute values (all values set so far, for an unmanaged object).
     @exclusivity(unchecked) var attributeChanges = PropertyChanges<Value>()
@@ -97,10 +101,10 @@ public final class ModelBacking {
         // row only (the unsaved changes belong to the owner and are not touched from here).
         let offOwner = isOffOwner("reading an attribute")
         if !readsCommittedState, !offOwner, let value = attributeChanges[index] { return value }
-        guard row > 0, state != .inserted, entityIndex >= 0, let unretainedGraph else { return nil }
+        guard row > 0, state != .inserted, entityIndex >= 0, let unretainedLink else { return nil }
         let entityIndex = self.entityIndex, row = self.row
-        let stored = unretainedGraph._withUnsafeGuaranteedRef { graph in
-            graph.read { view in
+        let stored = unretainedLink._withUnsafeGuaranteedRef { link in
+            link.graph.read { view in
                 view.isLive(entity: entityIndex, row: row) ? view.value(entity: entityIndex, row: row, attribute: index) : nil
             }
         }

@@ -8,13 +8,13 @@ extension ModelContext {
         let key = try uniqueAttribute(keyPath, of: T.self)
         let stored = value.storedValue
         if !pendingUnique.isEmpty, let pending = pendingUnique[key.entity]?[key.attribute]?[stored] as? T { return pending }
-        guard let row = graph.read({ $0.row(entity: key.entity, uniqueAttribute: key.attribute, value: stored) }) else { return nil }
+        guard let row = readGraph({ $0.row(entity: key.entity, uniqueAttribute: key.attribute, value: stored) }) else { return nil }
         let model = object(entity: key.entity, row: row)
-        let backing = model.persistentBacking
-        guard backing.state != .deleted else { return nil }
-        // An unsaved change may have given this object another value.
-        if let changed = backing.attributeChanges[key.attribute], changed != stored { return nil }
-        return model as? T
+        let found = model.unretainedBacking._withUnsafeGuaranteedRef { backing in
+            // An unsaved change may have given this object another value.
+            backing.state != .deleted && (backing.attributeChanges[key.attribute].map { $0 == stored } ?? true)
+        }
+        return found ? model as? T : nil
     }
 
     /// The object whose unique attribute equals `value`, or a new one from `create` (inserted

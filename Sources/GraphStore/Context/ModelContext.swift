@@ -40,6 +40,9 @@ public final class ModelContext {
     }
     /// What this context's objects hold of it (see ContextLink).
     let link: ContextLink
+    /// The schema's model types by entity (metatypes: reading one retains nothing, unlike
+    /// reading it from its entity description).
+    private let modelTypes: [(any PersistentModel.Type)?]
     /// The last use from the wrong thread or actor, refused. (Kept in the link: it is set from that thread.)
     public internal(set) var lastMisuse: ModelContextError? {
         get { link.lastMisuse }
@@ -79,8 +82,9 @@ public final class ModelContext {
         self.container = container
         self.schema = container.schema
         registry = ObjectRegistry(entityCount: container.schema.entities.count)
+        modelTypes = container.schema.entities.map(\.type)
         autosaveEnabled = false
-        link = ContextLink(owner: ContextOwner.current, registry: registry)
+        link = ContextLink(owner: ContextOwner.current, registry: registry, schema: container.schema, graph: container.graph)
         link.attach(self)
         container.register(link)
     }
@@ -112,16 +116,20 @@ public final class ModelContext {
 
     /// A new object for a stored row, managed by this context (not yet registered).
     func makeStoredObject(entity: Int, row: UInt64) -> any PersistentModel {
-        let description = schema.entities[entity]
         // Contexts exist only for model schemas; a recorded schema (no types) has none.
-        let model = description.type!.init()
-        let backing = model.persistentBacking
-        backing.link = link
-        backing.entity = description
-        backing.graph = graph
-        backing.row = row
-        backing.state = .persistent
+        let model = modelTypes[entity]!.init()
+        model.unretainedBacking._withUnsafeGuaranteedRef { backing in
+            backing.link = link
+            backing.entityIndex = entity
+            backing.row = row
+            backing.state = .persistent
+        }
         return model
+    }
+
+    /// Reads the committed graph, which the container keeps, without retaining it.
+    func readGraph<R>(_ body: (GraphView) throws -> R) rethrows -> R {
+        try Unmanaged.passUnretained(container.graph)._withUnsafeGuaranteedRef { try $0.read(body) }
     }
 
     func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
@@ -214,8 +222,7 @@ public final class ModelContext {
             }
         }
         backing.context = self
-        backing.entity = entity
-        backing.graph = graph
+        backing.entityIndex = entity.index
         backing.attributeChanges.reserveCapacity(entity.attributes.count)
         backing.row = graph.reserveRow(entity: entity.index)
         backing.state = .inserted

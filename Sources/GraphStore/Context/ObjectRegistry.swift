@@ -74,7 +74,7 @@ private struct Entry {
     init(_ object: any PersistentModel) {
         self.object = object
         identity = ObjectIdentifier(object)
-        weak = object.persistentBacking.unregistersWhenFreed ? nil : WeakModel(object)
+        weak = object.unretainedBacking._withUnsafeGuaranteedRef(\.unregistersWhenFreed) ? nil : WeakModel(object)
     }
 
     /// A strong reference, unless the object's deinit has begun.

@@ -8,6 +8,10 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     init()
     /// The engine's state for this object (context, row, unsaved changes).
     var persistentBacking: ModelBacking { get }
+    /// The same backing without a reference count: the engine's hot paths (materialising and
+    /// freeing objects) use it while they hold the object, which keeps its backing alive. A
+    /// getter returns its value retained, and that retain and release were a tenth of a lookup.
+    var unretainedBacking: Unmanaged<ModelBacking> { get }
     /// The type's persistent properties, as declared.
     static func entityDeclaration() throws -> EntityDeclaration
     /// Called by the engine when it changes a property behind the object's back (a merged save,
@@ -24,6 +28,7 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
 }
 
 extension PersistentModel {
+    public var unretainedBacking: Unmanaged<ModelBacking> { .passUnretained(persistentBacking) }
     public func persistentInitialValues() -> [String: Value] { [:] }
     public func committedPropertyDidChange(named name: String) { persistentPropertyDidChange(named: name) }
 }

@@ -79,8 +79,7 @@ extension ModelContext {
         let id = ObjectIdentifier(model)
         if live {
             backing.context = self
-            backing.entity = entity
-            backing.graph = graph
+            backing.entityIndex = entity.index
             deleted[id] = nil
             if graph.read({ $0.isLive(entity: entity.index, row: backing.row) }) {
                 backing.state = .persistent
