@@ -1,11 +1,20 @@
-// The header holds the inline functions; the recording counter, the observation probe's
-// thread-local flag and the CRC-32C instruction
+// The header holds the inline functions; the recording counter, the thread-locals (the
+// observation probe's flag, ContextOwner's facts) and the CRC-32C instruction
 // (compiled for it alone, behind a check of the CPU) live here.
 #include "CSwiftRuntime.h"
 #include <string.h>
 
 _Atomic long graphstore_recording_sessions = 0;
 
+static _Thread_local int thread_is_main = 0;
+static _Thread_local void *running_executor = NULL;
+
+int graphstore_thread_is_main(void) { return thread_is_main; }
+void graphstore_set_thread_is_main(int known) { thread_is_main = known; }
+void *graphstore_running_executor(void) { return running_executor; }
+void graphstore_set_running_executor(void *executor) { running_executor = executor; }
+
+uintptr_t graphstore_observation_probe = 0;
 static _Thread_local bool observation_probe_hashed = false;
 
 void graphstore_observation_probe_clear(void) { observation_probe_hashed = false; }

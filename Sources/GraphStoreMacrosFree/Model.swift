@@ -108,7 +108,7 @@ extension Model {
         let box = instance.registrarBox.load(ordering: .acquiring)
         if box != 0 {
             RegistrarBox.at(box) { $0.access(instance, keyPath: keyPath) }
-        } else if ObservationProbe.shared.isTracking() {
+        } else if ObservationProbe.isTracking() {
             instance.makeRegistrar().access(instance, keyPath: keyPath)
         }
     }

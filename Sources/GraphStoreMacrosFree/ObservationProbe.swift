@@ -22,7 +22,20 @@ import Observation
 @usableFromInline
 final class ObservationProbe: Observable, @unchecked Sendable {
     /// The one probe (its registrar holds nothing between trackings).
-    @usableFromInline static let shared = ObservationProbe()
+    static let shared: ObservationProbe = {
+        let probe = ObservationProbe()
+        graphstore_observation_probe_store(UInt(bitPattern: Unmanaged.passUnretained(probe).toOpaque()))
+        return probe
+    }()
+
+    /// Whether accesses on this thread are being tracked: what every property read asks.
+    @usableFromInline
+    static func isTracking() -> Bool {
+        // `shared` kept, once made, where reading it costs no check of its initialiser.
+        let address = graphstore_observation_probe_load()
+        guard address != 0 else { return shared.isTracking() }
+        return Unmanaged<ObservationProbe>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)._withUnsafeGuaranteedRef { $0.isTracking() }
+    }
 
     private let registrar = ObservationRegistrar()
     private let keyPath: KeyPath<ObservationProbe, Int> = \ObservationProbe.[marker: Marker()]
@@ -42,7 +55,6 @@ final class ObservationProbe: Observable, @unchecked Sendable {
     subscript(marker marker: Marker) -> Int { 0 }
 
     /// Whether accesses on this thread are being tracked (always true if probing does not work).
-    @usableFromInline
     func isTracking() -> Bool {
         works ? hashesWhileTracked() : true
     }

@@ -74,14 +74,14 @@ import Testing
     func hasRegistrar(_ model: Model) -> Bool { model.registrarBox.load(ordering: .acquiring) != 0 }
 
     @Test func theProbeSeesTrackingOnlyInsideIt() {
-        #expect(!ObservationProbe.shared.isTracking())
+        #expect(!ObservationProbe.isTracking())
         var inside = false, nested = false
         withObservationTracking {
-            inside = ObservationProbe.shared.isTracking()
-            withObservationTracking { nested = ObservationProbe.shared.isTracking() } onChange: {}
+            inside = ObservationProbe.isTracking()
+            withObservationTracking { nested = ObservationProbe.isTracking() } onChange: {}
         } onChange: {}
         #expect(inside && nested)
-        #expect(!ObservationProbe.shared.isTracking())
+        #expect(!ObservationProbe.isTracking())
     }
 
     @Test func readsOutsideTrackingMakeNoRegistrarAndALaterTrackedReadIsObserved() throws {

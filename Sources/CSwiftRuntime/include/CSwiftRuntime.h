@@ -47,8 +47,28 @@ static inline void graphstore_store_release(uintptr_t *address, uintptr_t value)
 /// Sources/GraphStoreMacrosFree/ObservationProbe.swift. Thread-local, so probes on other threads
 /// do not answer for this one.
 extern void graphstore_observation_probe_clear(void);
+/// The probe object once made (0 before): read on every property read, so a plain atomic word
+/// instead of a Swift global, whose every read checks its one-time initialiser.
+extern uintptr_t graphstore_observation_probe;
+
+static inline uintptr_t graphstore_observation_probe_load(void) {
+    return __atomic_load_n(&graphstore_observation_probe, __ATOMIC_ACQUIRE);
+}
+
+static inline void graphstore_observation_probe_store(uintptr_t probe) {
+    __atomic_store_n(&graphstore_observation_probe, probe, __ATOMIC_RELEASE);
+}
 extern void graphstore_observation_probe_note_hashed(void);
 extern bool graphstore_observation_probe_was_hashed(void);
+
+/// This thread's facts for ContextOwner (Sources/GraphStore/Context/ContextOwner.swift), asked
+/// on every property access: whether it is the main thread (0 not yet known, 1 no, 2 yes), and
+/// the model executor running a job on it (NULL when none). C thread-locals: a Swift global
+/// checks its one-time initialiser on every read, and pthread keys cost a call each.
+extern int graphstore_thread_is_main(void);
+extern void graphstore_set_thread_is_main(int known);
+extern void *graphstore_running_executor(void);
+extern void graphstore_set_running_executor(void *executor);
 
 /// Whether this CPU has a CRC-32C instruction (SSE 4.2 on x86-64, the CRC extension on AArch64).
 extern bool graphstore_crc32c_hardware_available(void);

@@ -1,3 +1,4 @@
+import CSwiftRuntime
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -41,16 +42,11 @@ enum ContextOwner: Equatable {
 
     /// Whether this is the main thread, remembered per thread: on Linux `Thread.isMainThread`
     /// makes system calls, and it is asked on every property access of a main-thread context.
-    private static let mainThreadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
     private static var isMainThread: Bool {
-        if let known = pthread_getspecific(mainThreadKey) { return Int(bitPattern: known) == 2 }
+        let known = graphstore_thread_is_main()
+        if known != 0 { return known == 2 }
         let isMain = Thread.isMainThread
-        pthread_setspecific(mainThreadKey, UnsafeRawPointer(bitPattern: isMain ? 2 : 1))
+        graphstore_set_thread_is_main(isMain ? 2 : 1)
         return isMain
     }
 
@@ -73,21 +69,15 @@ enum ContextOwner: Equatable {
 
 /// Which model executor is running a job on this thread (a thread-local).
 enum RunningModelExecutor {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
     static var current: ObjectIdentifier? {
-        guard let raw = pthread_getspecific(key) else { return nil }
+        guard let raw = graphstore_running_executor() else { return nil }
         return ObjectIdentifier(Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue())
     }
 
     static func run<R>(as executor: AnyObject, _ body: () -> R) -> R {
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(executor).toOpaque())
-        defer { pthread_setspecific(key, previous) }
+        let previous = graphstore_running_executor()
+        graphstore_set_running_executor(Unmanaged.passUnretained(executor).toOpaque())
+        defer { graphstore_set_running_executor(previous) }
         return body()
     }
 }

@@ -19,8 +19,9 @@ public final class ModelContext {
     /// Whether `changed` is non-empty, as last seen (see `editsChanged`).
     private var hasEdits = false
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
-    /// Unsaved inserted objects by unique value: entity → attribute → value → object.
-    var pendingUnique: [Int: [Int: [Value: any PersistentModel]]] = [:]
+    /// Unsaved inserted objects by unique value: entity → attribute → value → object. Read by
+    /// every `fetchUnique`; the owner's alone, and never accessed in overlapping ways.
+    @exclusivity(unchecked) var pendingUnique: [Int: [Int: [Value: any PersistentModel]]] = [:]
 
     /// The name recorded as the author of this context's transactions.
     public var author: String?
@@ -68,9 +69,9 @@ public final class ModelContext {
     var transactionDepth = 0
     var queryPlanningEnabled = true
     /// `fetchUnique`'s key paths, resolved once (by key path identity; see `uniqueAttribute`).
-    var uniqueKeys: [ObjectIdentifier: UniqueKey] = [:]
+    @exclusivity(unchecked) var uniqueKeys: [ObjectIdentifier: UniqueKey] = [:]
     /// The key paths `uniqueKeys` lists, kept alive so that their identities stay theirs.
-    var uniqueKeyPaths: [ObjectIdentifier: AnyKeyPath] = [:]
+    @exclusivity(unchecked) var uniqueKeyPaths: [ObjectIdentifier: AnyKeyPath] = [:]
     /// Scratch space the planner intersects rows in (RowMarks).
     let rowMarks = RowMarks()
     /// What warming columns before a compiled predicate read (kept so the reads stay; ColumnWarming).
