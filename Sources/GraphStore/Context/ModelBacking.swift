@@ -51,9 +51,9 @@ public final class ModelBacking {
     /// Unsaved relationship values.
     var relationshipChanges = PropertyChanges<PendingRelationship>()
     /// Attributes whose last assigned value could not be encoded (save reports them).
-    var encodingFailures: [Int: String] = [:]
+    var encodingFailures = [Int: String]()
     /// To-one relationships decoded by identifier, resolved when the object is inserted.
-    var unresolvedToOne: [Int: PersistentIdentifier] = [:]
+    var unresolvedToOne = [Int: PersistentIdentifier]()
     /// A private copy that shows only the committed row (fetches with `includePendingChanges: false`).
     @exclusivity(unchecked) var readsCommittedState = false
 
@@ -103,11 +103,7 @@ public final class ModelBacking {
         if !readsCommittedState, !offOwner, let value = attributeChanges[index] { return value }
         guard row > 0, state != .inserted, entityIndex >= 0, let unretainedLink else { return nil }
         let entityIndex = self.entityIndex, row = self.row
-        let stored = unretainedLink._withUnsafeGuaranteedRef { link in
-            link.graph.read { view in
-                view.isLive(entity: entityIndex, row: row) ? view.value(entity: entityIndex, row: row, attribute: index) : nil
-            }
-        }
+        let stored = unretainedLink._withUnsafeGuaranteedRef { $0.graph.liveValue(entity: entityIndex, row: row, attribute: index) }
         guard case let .blob(reference)? = stored, let graph, let entity else { return stored }
         return graph.resolveBlob(reference, entity: entity, attribute: index, row: row)
     }

@@ -8,7 +8,7 @@ extension ModelContext {
         let key = try uniqueAttribute(keyPath, of: T.self)
         let stored = value.storedValue
         if !pendingUnique.isEmpty, let pending = pendingUnique[key.entity]?[key.attribute]?[stored] as? T { return pending }
-        guard let row = readGraph({ $0.row(entity: key.entity, uniqueAttribute: key.attribute, value: stored) }) else { return nil }
+        guard let row = committedGraph({ $0.row(entity: key.entity, uniqueAttribute: key.attribute, value: stored) }) else { return nil }
         let model = object(entity: key.entity, row: row)
         let found = model.unretainedBacking._withUnsafeGuaranteedRef { backing in
             // An unsaved change may have given this object another value.

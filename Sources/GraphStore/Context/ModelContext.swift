@@ -128,9 +128,9 @@ public final class ModelContext {
         return model
     }
 
-    /// Reads the committed graph, which the container keeps, without retaining it.
-    func readGraph<R>(_ body: (GraphView) throws -> R) rethrows -> R {
-        try Unmanaged.passUnretained(container.graph)._withUnsafeGuaranteedRef { try $0.read(body) }
+    /// The committed graph, which the container keeps, without retaining it.
+    func committedGraph<R>(_ body: (Graph) throws -> R) rethrows -> R {
+        try Unmanaged.passUnretained(container.graph)._withUnsafeGuaranteedRef(body)
     }
 
     func register(_ model: any PersistentModel, entity: Int, row: UInt64) {

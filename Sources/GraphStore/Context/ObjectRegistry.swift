@@ -73,7 +73,9 @@ private struct Entry {
     unowned(unsafe) let object: any PersistentModel
     let weak: WeakModel?
 
-    init(_ object: any PersistentModel) {
+    // Borrowed: an initialiser otherwise takes its argument retained, a retain and release
+    // per registration.
+    init(_ object: __shared any PersistentModel) {
         self.object = object
         identity = ObjectIdentifier(object)
         weak = object.unretainedBacking._withUnsafeGuaranteedRef(\.unregistersWhenFreed) ? nil : WeakModel(object)

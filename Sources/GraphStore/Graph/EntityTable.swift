@@ -58,6 +58,15 @@ final class EntityTable {
 
     var slotCount: Int { live.count }
 
+    /// The row whose unique `attribute` holds `value`.
+    func uniqueRow(attribute: Int, value: Value) -> UInt64? {
+        // The index unretained (`unique` keeps it): retaining it around the call was a retain
+        // and a release per point lookup.
+        unique.withUnsafeBufferPointer { indexes in
+            indexes[attribute].map { Unmanaged.passUnretained($0) }
+        }?._withUnsafeGuaranteedRef { $0[value] }.map(UInt64.init)
+    }
+
     func isLive(_ row: UInt64) -> Bool { row > 0 && row <= UInt64(live.count) && live[Int(row - 1)] }
 
     /// All live rows, ascending.

@@ -36,6 +36,6 @@ struct GraphView {
 
     /// The row holding `value` in a unique attribute.
     func row(entity: Int, uniqueAttribute: Int, value: Value) -> UInt64? {
-        tables[entity].unique[uniqueAttribute]?[value].map(UInt64.init)
+        tables[entity].uniqueRow(attribute: uniqueAttribute, value: value)
     }
 }

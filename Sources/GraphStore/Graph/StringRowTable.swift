@@ -19,6 +19,8 @@ final class StringRowTable {
     private var entries: UnsafeMutablePointer<Entry>
     private var mask: Int
     private(set) var count = 0
+    /// Per table, so that no one set of keys collides in every process (see StringKeyHash).
+    private let seed = UInt64.random(in: .min ... .max)
 
     init(minimumCapacity: Int = 0) {
         let size = Self.size(for: minimumCapacity)
@@ -33,7 +35,7 @@ final class StringRowTable {
 
     /// The row holding `key`.
     func row(for key: String) -> UInt32? {
-        let hash = Self.hash(key)
+        let hash = hash(key)
         var index = Int(hash) & mask
         while true {
             let entry = entries + index
@@ -46,7 +48,7 @@ final class StringRowTable {
     /// Gives `key` to `row` (replacing the row it had).
     func set(_ row: UInt32, for key: String) {
         precondition(row != Self.empty, "row \(row) is out of range")
-        let hash = Self.hash(key)
+        let hash = hash(key)
         var index = Int(hash) & mask
         while entries[index].row != Self.empty {
             if entries[index].hash == hash && entries[index].key == key {
@@ -63,7 +65,7 @@ final class StringRowTable {
 
     /// Takes `key` out, if present.
     func remove(_ key: String) {
-        let hash = Self.hash(key)
+        let hash = hash(key)
         var index = Int(hash) & mask
         while true {
             if entries[index].row == Self.empty { return }
@@ -110,7 +112,7 @@ final class StringRowTable {
         var contents: [String: UInt32] = [:]
         for i in 0...mask where entries[i].row != Self.empty {
             let entry = entries[i]
-            guard entry.hash == Self.hash(entry.key), contents[entry.key] == nil else { return nil }
+            guard entry.hash == hash(entry.key), contents[entry.key] == nil else { return nil }
             var index = Int(entry.hash) & mask
             while index != i {
                 if entries[index].row == Self.empty { return nil }
@@ -135,7 +137,7 @@ final class StringRowTable {
     }
 
     @inline(__always)
-    private static func hash(_ key: String) -> UInt32 {
-        UInt32(truncatingIfNeeded: key.hashValue)
+    private func hash(_ key: String) -> UInt32 {
+        UInt32(truncatingIfNeeded: StringKeyHash.hash(key, seed: seed))
     }
 }
