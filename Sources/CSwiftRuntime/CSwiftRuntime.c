@@ -15,6 +15,36 @@ void *graphstore_running_executor(void) { return running_executor; }
 void graphstore_set_running_executor(void *executor) { running_executor = executor; }
 
 uintptr_t graphstore_observation_probe = 0;
+
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#else
+#include <sched.h>
+#endif
+
+// Drepper's mutex ("Futexes Are Tricky", mutex 2): a waiter marks the word 2, so the holder's
+// unlock knows to wake one.
+void graphstore_mutex_lock_contended(graphstore_mutex *mutex) {
+    uint32_t state = __atomic_exchange_n(&mutex->state, 2, __ATOMIC_ACQUIRE);
+    while (state != 0) {
+#if defined(__linux__)
+        syscall(SYS_futex, &mutex->state, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+#else
+        sched_yield();
+#endif
+        state = __atomic_exchange_n(&mutex->state, 2, __ATOMIC_ACQUIRE);
+    }
+}
+
+void graphstore_mutex_wake(graphstore_mutex *mutex) {
+#if defined(__linux__)
+    syscall(SYS_futex, &mutex->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+#else
+    (void)mutex;
+#endif
+}
 static _Thread_local bool observation_probe_hashed = false;
 
 void graphstore_observation_probe_clear(void) { observation_probe_hashed = false; }

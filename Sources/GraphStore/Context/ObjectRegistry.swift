@@ -14,7 +14,7 @@ import Foundation
 /// Objects of a `PersistentModel` that is not a `Model` (no such deinit) are held weakly.
 final class ObjectRegistry: @unchecked Sendable {
     /// Guards the tables, and the link's live queries and merge inbox (a merge takes one lock).
-    let lock = NSLock()
+    let lock = WordLock()
     // Touched only under `lock`, so without run-time exclusivity checks (a thread-local access
     // set per access; three lookups, registrations and removals each paid two).
     @exclusivity(unchecked) private var tables: [RowTable<Entry>]
