@@ -45,17 +45,18 @@ extension ModelContext {
         guard case let .attribute(attribute)? = entity.property(for: keyPath), attribute.isUnique else { return nil }
         let key = UniqueKey(entity: entity.index, attribute: attribute.index, isExternal: attribute.options.contains(.externalStorage))
         // Bounded, in case key paths are made afresh for each call.
-        if uniqueKeys.count >= 64 { (uniqueKeys, uniqueKeyPaths) = ([:], [:]) }
-        uniqueKeys[ObjectIdentifier(keyPath)] = key
-        uniqueKeyPaths[ObjectIdentifier(keyPath)] = keyPath
+        if uniqueKeys.count >= 64 { uniqueKeys = [] }
+        uniqueKeys.append((ObjectIdentifier(keyPath), key, keyPath))
         return key
     }
 
-    /// By identity alone: `uniqueKeyPaths` keeps every key path listed alive, so no other
-    /// object can have its identity while it is listed (and the key, plain numbers, is copied
-    /// without a retain).
+    /// By identity alone: `uniqueKeys` keeps every key path it lists alive, so no other object
+    /// can have its identity while it is listed (and identities and keys, plain numbers, are
+    /// read without a retain).
     private func knownUniqueKey(_ keyPath: AnyKeyPath) -> UniqueKey? {
-        uniqueKeys[ObjectIdentifier(keyPath)]
+        let identity = ObjectIdentifier(keyPath)
+        for index in uniqueKeys.indices where uniqueKeys[index].identity == identity { return uniqueKeys[index].key }
+        return nil
     }
 }
 

@@ -68,10 +68,11 @@ public final class ModelContext {
     }
     var transactionDepth = 0
     var queryPlanningEnabled = true
-    /// `fetchUnique`'s key paths, resolved once (by key path identity; see `uniqueAttribute`).
-    @exclusivity(unchecked) var uniqueKeys: [ObjectIdentifier: UniqueKey] = [:]
-    /// The key paths `uniqueKeys` lists, kept alive so that their identities stay theirs.
-    @exclusivity(unchecked) var uniqueKeyPaths: [ObjectIdentifier: AnyKeyPath] = [:]
+    /// `fetchUnique`'s key paths, resolved once (by key path identity; see `uniqueAttribute`),
+    /// each kept alive beside its key so that its identity stays its own. A short list, searched
+    /// from the front: a context looks up by one or two unique attributes, and hashing the
+    /// identity (SipHash, in a dictionary) cost more than scanning them.
+    @exclusivity(unchecked) var uniqueKeys: [(identity: ObjectIdentifier, key: UniqueKey, keyPath: AnyKeyPath)] = []
     /// Scratch space the planner intersects rows in (RowMarks).
     let rowMarks = RowMarks()
     /// What warming columns before a compiled predicate read (kept so the reads stay; ColumnWarming).
