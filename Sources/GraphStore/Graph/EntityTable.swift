@@ -67,7 +67,12 @@ final class EntityTable {
         }?._withUnsafeGuaranteedRef { $0[value] }.map(UInt64.init)
     }
 
-    func isLive(_ row: UInt64) -> Bool { row > 0 && row <= UInt64(live.count) && live[Int(row - 1)] }
+    func isLive(_ row: UInt64) -> Bool {
+        guard row > 0 && row <= UInt64(live.count) else { return false }
+        // With every slot live (no deletions, no slot waiting for its insert) the flag need not be
+        // read: in a large table it is a cache miss per random row.
+        return liveCount == live.count || live[Int(row - 1)]
+    }
 
     /// All live rows, ascending.
     var liveRows: [UInt64] {
