@@ -34,14 +34,18 @@ import Testing
         #expect(status.count == 1)
     }
 
-    @Test func aSaveMergedFromAnotherContextFires() throws {
+    /// A flight saved by one context, and another context of the same container to read it in.
+    func savedFlight() throws -> (flight: Flight, writer: ModelContext, reader: ModelContext) {
         let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let writer = ModelContext(container)
         let flight = Flight(ident: "UAL1")
         writer.insert(flight)
         try writer.save()
+        return (flight, writer, ModelContext(container))
+    }
 
-        let reader = ModelContext(container)
+    @Test func aSaveMergedFromAnotherContextFires() throws {
+        let (flight, writer, reader) = try savedFlight()
         let seen = try #require(try reader.fetch(FetchDescriptor<Flight>()).first)
         let distance = observe { _ = seen.routeDistance }
         let origin = observe { _ = seen.origin }
@@ -85,13 +89,7 @@ import Testing
     }
 
     @Test func readsOutsideTrackingMakeNoRegistrarAndALaterTrackedReadIsObserved() throws {
-        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let writer = ModelContext(container)
-        let flight = Flight(ident: "UAL1")
-        writer.insert(flight)
-        try writer.save()
-
-        let reader = ModelContext(container)
+        let (flight, writer, reader) = try savedFlight()
         let seen = try #require(try reader.fetchUnique(\Flight.ident, equals: "UAL1"))
         _ = (seen.routeDistance, seen.status, seen.origin)
         seen.actualOff = .distantPast  // a write of an unobserved object
