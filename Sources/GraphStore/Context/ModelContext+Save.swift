@@ -80,7 +80,7 @@ extension ModelContext {
                 if value == .null { continue }
                 if let earlier = claimed[entity.index]?[attribute.index]?[value] {
                     target = earlier
-                } else if let committed = graph.read({ $0.row(entity: entity.index, uniqueAttribute: attribute.index, value: value) }),
+                } else if let committed = graph.row(entity: entity.index, uniqueAttribute: attribute.index, value: value),
                           !isDeletedOrChangedAway(entity: entity.index, row: committed, attribute: attribute.index, value: value) {
                     target = committed
                 }
@@ -169,7 +169,7 @@ extension ModelContext {
                     throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
                 }
                 claimed[entity.index, default: [:]][attribute.index, default: [:]][value] = backing.row
-                if let owner = graph.read({ $0.row(entity: entity.index, uniqueAttribute: attribute.index, value: value) }), owner != backing.row,
+                if let owner = graph.row(entity: entity.index, uniqueAttribute: attribute.index, value: value), owner != backing.row,
                    !isDeletedOrChangedAway(entity: entity.index, row: owner, attribute: attribute.index, value: value) {
                     throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
                 }
