@@ -76,7 +76,7 @@ final class Column {
         let inOrder = zip(rows, rows.dropFirst()).allSatisfy { $0 < $1 }
         for row in inOrder ? rows : rows.sorted() {
             let slot = Int(row) - 1
-            if nulls[slot] {
+            if isNull(slot) {
                 nullRows.append(row)
             } else {
                 keyedRows.append(row)
@@ -120,7 +120,7 @@ final class Column {
     }
 
     func value(at slot: Int) -> Value {
-        if nullCount > 0 && nulls[slot] { return .null }
+        if isNull(slot) { return .null }
         switch layout {
         case .bool: return .bool(bools[slot])
         case .int: return .int(ints[slot])
@@ -137,8 +137,7 @@ final class Column {
     /// column or, for typed columns, converted where lossless and otherwise kept as null.
     func set(_ value: Value, at slot: Int) {
         if case .null = value {
-            if !nulls[slot] { nullCount += 1 }
-            nulls[slot] = true
+            setNull(true, at: slot)
             switch layout {
             case .string: strings[slot] = ""
             case .value: values[slot] = .null
@@ -146,8 +145,7 @@ final class Column {
             }
             return
         }
-        if nulls[slot] { nullCount -= 1 }
-        nulls[slot] = false
+        setNull(false, at: slot)
         switch (layout, value) {
         case let (.bool, .bool(v)): bools[slot] = v
         case let (.int, .int(v)): ints[slot] = v
@@ -161,10 +159,14 @@ final class Column {
         case let (.date, .date(v)): doubles[slot] = v.timeIntervalSinceReferenceDate
         case let (.string, .string(v)): strings[slot] = v
         case (.value, _): values[slot] = value
-        default:
-            nulls[slot] = true
-            nullCount += 1
+        default: setNull(true, at: slot)
         }
+    }
+
+    /// Sets a slot's null flag, keeping `nullCount`.
+    private func setNull(_ isNull: Bool, at slot: Int) {
+        if nulls[slot] != isNull { nullCount += isNull ? 1 : -1 }
+        nulls[slot] = isNull
     }
 
     /// Frees a deleted row's heap storage.
@@ -172,7 +174,7 @@ final class Column {
 
     // Typed fast paths for queries and sorting.
     func double(at slot: Int) -> Double? {
-        guard !nulls[slot] else { return nil }
+        guard !isNull(slot) else { return nil }
         switch layout {
         case .double, .float, .date: return doubles[slot]
         case .int: return Double(ints[slot])
@@ -181,11 +183,12 @@ final class Column {
     }
 
     func string(at slot: Int) -> String? {
-        guard !nulls[slot], layout == .string else { return nil }
+        guard !isNull(slot), layout == .string else { return nil }
         return strings[slot]
     }
 
-    func isNull(_ slot: Int) -> Bool { nulls[slot] }
+    /// Whether the slot is null (its flag is read only while some slot is).
+    func isNull(_ slot: Int) -> Bool { nullCount > 0 && nulls[slot] }
 
     // MARK: Images (checkpoints)
 
