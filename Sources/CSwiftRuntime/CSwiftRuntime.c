@@ -1,6 +1,6 @@
 // The header holds the inline functions; the recording counter, the thread-locals (the
-// observation probe's flag, ContextOwner's facts) and the CRC-32C instruction
-// (compiled for it alone, behind a check of the CPU) live here.
+// observation probe's flag, ContextOwner's facts), the mutex's contended path and the CRC-32C
+// instruction (compiled for it alone, behind a check of the CPU) live here.
 #include "CSwiftRuntime.h"
 #include <string.h>
 
@@ -15,6 +15,11 @@ void *graphstore_running_executor(void) { return running_executor; }
 void graphstore_set_running_executor(void *executor) { running_executor = executor; }
 
 uintptr_t graphstore_observation_probe = 0;
+static _Thread_local bool observation_probe_hashed = false;
+
+void graphstore_observation_probe_clear(void) { observation_probe_hashed = false; }
+void graphstore_observation_probe_note_hashed(void) { observation_probe_hashed = true; }
+bool graphstore_observation_probe_was_hashed(void) { return observation_probe_hashed; }
 
 #if defined(__linux__)
 #include <linux/futex.h>
@@ -45,11 +50,6 @@ void graphstore_mutex_wake(graphstore_mutex *mutex) {
     (void)mutex;
 #endif
 }
-static _Thread_local bool observation_probe_hashed = false;
-
-void graphstore_observation_probe_clear(void) { observation_probe_hashed = false; }
-void graphstore_observation_probe_note_hashed(void) { observation_probe_hashed = true; }
-bool graphstore_observation_probe_was_hashed(void) { return observation_probe_hashed; }
 
 #if defined(__x86_64__)
 #include <cpuid.h>

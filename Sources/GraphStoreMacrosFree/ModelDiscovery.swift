@@ -14,17 +14,7 @@ enum ModelDiscovery {
 
     @usableFromInline
     static func metadata(for type: Model.Type) -> ClassMetadata {
-        if let address = known.value(for: ObjectIdentifier(type)), let pointer = UnsafeRawPointer(bitPattern: address) {
-            return Unmanaged<ClassMetadata>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        lock.lock()
-        defer { lock.unlock() }
-        if let existing = classes[ObjectIdentifier(type)] { return existing }
-        let metadata = ClassMetadata(type: type)
-        // `classes` keeps it for good, so the table may hold its address unretained.
-        classes[ObjectIdentifier(type)] = metadata
-        known.insert(UInt(bitPattern: Unmanaged.passUnretained(metadata).toOpaque()), for: ObjectIdentifier(type), keeping: nil)
-        return metadata
+        unretainedMetadata(for: type).takeUnretainedValue()
     }
 
     /// The same without a retain (`classes` keeps every class's facts for good).
@@ -32,7 +22,14 @@ enum ModelDiscovery {
         if let address = known.value(for: ObjectIdentifier(type)), let pointer = UnsafeRawPointer(bitPattern: address) {
             return Unmanaged<ClassMetadata>.fromOpaque(pointer)
         }
-        return .passUnretained(metadata(for: type))
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = classes[ObjectIdentifier(type)] { return .passUnretained(existing) }
+        let metadata = ClassMetadata(type: type)
+        // `classes` keeps it for good, so the table may hold its address unretained.
+        classes[ObjectIdentifier(type)] = metadata
+        known.insert(UInt(bitPattern: Unmanaged.passUnretained(metadata).toOpaque()), for: ObjectIdentifier(type), keeping: nil)
+        return .passUnretained(metadata)
     }
 
     static func declaration(for type: Model.Type) throws -> EntityDeclaration {

@@ -1,8 +1,9 @@
 // The one Swift runtime entry point GraphStore calls directly (Swift code may not name runtime
 // symbols itself), see Sources/GraphStore/Context/ObjectRegistry.swift; a C atomic for
-// schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; a thread-local
-// flag for ObservationProbe (Swift has no thread-local variables of its own); and the CPU's
-// CRC-32C instruction, see Sources/GraphStore/Storage/CRC32C.swift.
+// schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; thread-locals
+// for ObservationProbe and ContextOwner (Swift has no thread-local variables of its own); a
+// one-word mutex for the identity map (WordLock); and the CPU's CRC-32C instruction, see
+// Sources/GraphStore/Storage/CRC32C.swift.
 #ifndef CSWIFTRUNTIME_H
 #define CSWIFTRUNTIME_H
 
@@ -42,13 +43,9 @@ static inline void graphstore_store_release(uintptr_t *address, uintptr_t value)
     __atomic_store_n(address, value, __ATOMIC_RELEASE);
 }
 
-/// Clears, and reads, this thread's "probe was hashed" flag: whether Observation hashed the
-/// probe key path (which it does only while it is tracking accesses), see
-/// Sources/GraphStoreMacrosFree/ObservationProbe.swift. Thread-local, so probes on other threads
-/// do not answer for this one.
-extern void graphstore_observation_probe_clear(void);
-/// The probe object once made (0 before): read on every property read, so a plain atomic word
-/// instead of a Swift global, whose every read checks its one-time initialiser.
+/// The observation probe (Sources/GraphStoreMacrosFree/ObservationProbe.swift), once made (0
+/// before): read on every property read, so a plain atomic word instead of a Swift global, whose
+/// every read checks its one-time initialiser.
 extern uintptr_t graphstore_observation_probe;
 
 static inline uintptr_t graphstore_observation_probe_load(void) {
@@ -58,6 +55,11 @@ static inline uintptr_t graphstore_observation_probe_load(void) {
 static inline void graphstore_observation_probe_store(uintptr_t probe) {
     __atomic_store_n(&graphstore_observation_probe, probe, __ATOMIC_RELEASE);
 }
+
+/// This thread's "probe was hashed" flag: cleared, set (by the probe's marker, when Observation
+/// hashes it, which it does only while tracking accesses) and read. Thread-local, so probes on
+/// other threads do not answer for this one.
+extern void graphstore_observation_probe_clear(void);
 extern void graphstore_observation_probe_note_hashed(void);
 extern bool graphstore_observation_probe_was_hashed(void);
 

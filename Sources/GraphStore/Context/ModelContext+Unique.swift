@@ -60,8 +60,7 @@ extension ModelContext {
     }
 }
 
-/// A unique attribute by position, and the key path that named it (kept, so that its identity
-/// is not reused while it is a key).
+/// A unique attribute by position (`ModelContext.uniqueKeys` keeps the key path that named it).
 struct UniqueKey {
     let entity: Int
     let attribute: Int

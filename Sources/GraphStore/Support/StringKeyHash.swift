@@ -35,7 +35,7 @@ enum StringKeyHash {
         return bytes
     }
 
-    private static func isASCII<C: Collection<UInt8>>(_ bytes: C) -> Bool {
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var high: UInt8 = 0
         for byte in bytes { high |= byte }
         return high < 0x80
