@@ -1,8 +1,21 @@
 // The header holds the inline functions; the recording counter, the thread-locals (the
-// observation probe's flag, ContextOwner's facts), the mutex's contended path and the CRC-32C
-// instruction (compiled for it alone, behind a check of the CPU) live here.
+// observation probe's flag, ContextOwner's facts), the mutex's contended path, an allocation's
+// size and the CRC-32C instruction (compiled for it alone, behind a check of the CPU) live here.
 #include "CSwiftRuntime.h"
 #include <string.h>
+#if defined(__APPLE__)
+#include <malloc/malloc.h>
+#else
+#include <malloc.h>
+#endif
+
+size_t graphstore_allocation_size(const void *block) {
+#if defined(__APPLE__)
+    return malloc_size(block);
+#else
+    return malloc_usable_size((void *)block);
+#endif
+}
 
 _Atomic long graphstore_recording_sessions = 0;
 

@@ -137,28 +137,37 @@ public struct Attribute<Value>: AttributeWrapper {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<M, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
     ) -> Value {
+        // The key paths are only projected through (each becomes a field access): passed anywhere,
+        // they would be made, retained and released on every access (see ModelDiscovery.fillSlots).
         @inline(__always) get {
-            // Only the fields needed are read (the key paths are literals here): copying the whole
-            // wrapper would copy its initial value on every read.
+            var slot = instance[keyPath: storageKeyPath].slot
+            if slot < 0 {
+                guard ModelDiscovery.fillSlots(of: instance, missingSlot: slot) else { return instance[keyPath: storageKeyPath].initialValue }
+                slot = instance[keyPath: storageKeyPath].slot
+            }
+            Model.noteAccess(instance, slot: slot, isRelationship: false)
             // A stored value that no longer decodes stays in the store untouched; the property
-            // reads as its initial value.
-            guard let slot = ModelDiscovery.beginRead(instance, wrappedKeyPath, storageKeyPath, isRelationship: false,
-                                                      storedSlot: instance[keyPath: storageKeyPath].slot),
-                  slot >= 0, let stored = instance.persistentBacking.attributeValue(at: slot),
+            // reads as its initial value. (Only the fields needed are read: copying the whole
+            // wrapper would copy its initial value on every read.)
+            guard slot >= 0, let stored = instance.persistentBacking.attributeValue(at: slot),
                   let value = ModelDiscovery.decode(stored, of: instance, slot: slot, as: Value.self) else {
                 return instance[keyPath: storageKeyPath].initialValue
             }
             return value
         }
         @inline(__always) set {
-            let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: false)
+            var slot = instance[keyPath: storageKeyPath].slot
+            if slot < 0 {
+                guard ModelDiscovery.fillSlots(of: instance, missingSlot: slot) else { return }
+                slot = instance[keyPath: storageKeyPath].slot
+            }
             guard slot >= 0, let coder = ModelDiscovery.attributeCoder(of: instance, slot: slot, as: Value.self) else { return }
             let stored: GraphStore.Value
             do { stored = try coder.encode(newValue) } catch {
                 instance.persistentBacking.recordEncodingFailure(at: slot, reason: "\(error)", of: instance)
                 return
             }
-            Model.noteMutation(instance, keyPath: wrappedKeyPath) {
+            Model.noteMutation(instance, slot: slot, isRelationship: false) {
                 instance.persistentBacking.setAttributeValue(stored, at: slot, of: instance)
             }
         }
@@ -170,12 +179,4 @@ public struct Attribute<Value>: AttributeWrapper {
 public struct Transient<Value> {
     public var wrappedValue: Value
     public init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
-}
-
-extension ModelDiscovery {
-    @usableFromInline
-    static func nameOfMarkedWrapperOrSlot(_ instance: Model, slot: Int, isRelationship: Bool) -> String? {
-        guard slot >= 0, let declaration = try? declaration(for: type(of: instance)) else { return nil }
-        return isRelationship ? declaration.relationships[slot].name : declaration.attributes[slot].name
-    }
 }

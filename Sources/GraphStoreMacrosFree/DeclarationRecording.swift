@@ -15,7 +15,9 @@ import GraphStore
 @usableFromInline
 enum DeclarationRecording {
     /// Slots at or below this are tokens: record `firstToken - slot` of the running session.
-    static let firstToken = -1_000
+    /// Far from any number a model is likely to store, since SlotLocator looks for tokens in a
+    /// prototype's memory (it confirms what it finds, but each false find costs a reflection).
+    static let firstToken = -(1 << 40)
 
     /// Guards `session`; `sessionLock` is held for a whole session, so sessions run one at a time.
     private static let lock = NSLock()
@@ -36,6 +38,12 @@ enum DeclarationRecording {
         current.records.append(record)
         session = current
         return firstToken - (current.records.count - 1)
+    }
+
+    /// Whether this thread is running a recording session (discovering a class).
+    static var isRecordingOnThisThread: Bool {
+        guard graphstore_recording_sessions_running() else { return false }
+        return lock.withLock { session.map { pthread_equal($0.thread, pthread_self()) != 0 } ?? false }
     }
 
     /// Runs `body` (which makes prototypes) as this thread's recording session and returns what

@@ -3,9 +3,8 @@ import Foundation
 
 /// An insert-only map from an object's identity to a word, read without a lock.
 ///
-/// Every property access of a new object asks which slot its wrapper is (and, first, which
-/// class facts its object has): under a lock with a dictionary that cost a lock, a hash and a
-/// probe each time. Here a reader probes a fixed array, loading each key with acquire ordering;
+/// Every new object asks for its class's facts (ClassMetadata, by class identity): under a lock
+/// with a dictionary that cost a lock, a hash and a probe each time. Here a reader probes a fixed array, loading each key with acquire ordering;
 /// a writer (under the lock) stores the value, then publishes the key with release ordering.
 /// Entries are never removed or moved, and each key object is kept alive, so its address is
 /// never reused for another key. When the table is half full it refuses inserts, and callers

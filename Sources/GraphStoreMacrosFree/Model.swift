@@ -41,7 +41,13 @@ open class Model: PersistentModel, Codable {
     /// Its attribute coders by slot, unretained (see ModelDiscovery.decode).
     @usableFromInline @exclusivity(unchecked) final var attributeCoderTable: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 
-    public required init() {}
+    public required init() {
+        // Every wrapper its slot (and the object its class's facts), when the class is known;
+        // otherwise the first access does it (ModelDiscovery.fillSlots). Not while this thread
+        // records a discovery: its objects' wrappers keep their tokens.
+        guard let metadata = ModelDiscovery.knownMetadata(for: type(of: self)), !DeclarationRecording.isRecordingOnThisThread else { return }
+        metadata._withUnsafeGuaranteedRef { $0.prepare(self) }
+    }
 
     deinit {
         // The context's registry holds this object without retaining it (ObjectRegistry).
@@ -92,34 +98,44 @@ open class Model: PersistentModel, Codable {
     }
 }
 
-/// Records which property a key path read on a prototype.
+/// Records which property a key path read on a prototype (whose wrappers hold recording tokens).
 @usableFromInline
 final class AccessRecorder {
-    @usableFromInline var name: String?
+    private(set) var name: String?
+    private let names: [Int: String]
+
+    init(names: [Int: String]) { self.names = names }
+
+    func noteRead(token: Int) { name = names[token] }
 }
 
 // MARK: Observation
 
 extension Model {
-    /// Records a read of `keyPath` with Observation, if it is tracking this thread's reads (the
-    /// registrar is made by the first such read).
+    /// Records a read of the property at `slot` with Observation, if it is tracking this thread's
+    /// reads (the registrar is made by the first such read).
     @inlinable @inline(__always)
-    static func noteAccess<M: Model, Member>(_ instance: M, keyPath: KeyPath<M, Member>) {
-        let box = instance.registrarBox.load(ordering: .acquiring)
-        if box != 0 {
-            RegistrarBox.at(box) { $0.access(instance, keyPath: keyPath) }
-        } else if ObservationProbe.isTracking() {
-            instance.makeRegistrar().access(instance, keyPath: keyPath)
+    static func noteAccess(_ instance: Model, slot: Int, isRelationship: Bool) {
+        if instance.registrarBox.load(ordering: .acquiring) != 0 || ObservationProbe.isTracking() {
+            instance.noteObservedAccess(ObservationKey.of(slot: slot, isRelationship: isRelationship))
         }
     }
 
-    /// Runs `mutation` as a change of `keyPath` that observers hear of (directly, when the object
-    /// has no registrar and so no observers).
+    /// Runs `mutation` as a change of the property at `slot` that observers hear of (directly,
+    /// when the object has no registrar and so no observers).
     @inlinable @inline(__always)
-    static func noteMutation<M: Model, Member, T>(_ instance: M, keyPath: KeyPath<M, Member>, _ mutation: () -> T) -> T {
+    static func noteMutation<T>(_ instance: Model, slot: Int, isRelationship: Bool, _ mutation: () -> T) -> T {
         let box = instance.registrarBox.load(ordering: .acquiring)
         guard box != 0 else { return mutation() }
-        return RegistrarBox.at(box) { $0.withMutation(of: instance, keyPath: keyPath, mutation) }
+        let key = ObservationKey.of(slot: slot, isRelationship: isRelationship)
+        return RegistrarBox.at(box) { $0.withMutation(of: instance, keyPath: key, mutation) }
+    }
+
+    @usableFromInline
+    final func noteObservedAccess(_ key: KeyPath<Model, Int>) {
+        let box = registrarBox.load(ordering: .acquiring)
+        let registrar = box != 0 ? RegistrarBox.at(box) { $0 } : makeRegistrar()
+        registrar.access(self, keyPath: key)
     }
 
     /// The registrar, made now unless another thread made it first.
@@ -148,4 +164,25 @@ final class RegistrarBox {
     static func at<T>(_ word: UInt, _ body: (ObservationRegistrar) -> T) -> T {
         Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: word)!)._withUnsafeGuaranteedRef { body($0.registrar) }
     }
+}
+
+/// The key Observation knows a persistent property by: a key path naming the property's slot
+/// (`\Model[observationKey: n]`), equal for equal slots. The accessors' own key paths would
+/// name it too, but an accessor that passes its key paths anywhere makes them on every access.
+@usableFromInline
+enum ObservationKey {
+    // Key paths are immutable once made.
+    nonisolated(unsafe) private static let made: [KeyPath<Model, Int>] = (0..<256).map { \Model[observationKey: $0] }
+
+    @usableFromInline
+    static func of(slot: Int, isRelationship: Bool) -> KeyPath<Model, Int> {
+        // Relationships after attributes: 0, 2, 4… and 1, 3, 5…
+        let key = 2 * slot + (isRelationship ? 1 : 0)
+        return key < made.count ? made[key] : \Model[observationKey: key]
+    }
+}
+
+extension Model {
+    /// What an ObservationKey's key path reads (never read: only its identity matters).
+    final subscript(observationKey key: Int) -> Int { key }
 }

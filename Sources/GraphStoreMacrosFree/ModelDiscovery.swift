@@ -19,9 +19,7 @@ enum ModelDiscovery {
 
     /// The same without a retain (`classes` keeps every class's facts for good).
     static func unretainedMetadata(for type: Model.Type) -> Unmanaged<ClassMetadata> {
-        if let address = known.value(for: ObjectIdentifier(type)), let pointer = UnsafeRawPointer(bitPattern: address) {
-            return Unmanaged<ClassMetadata>.fromOpaque(pointer)
-        }
+        if let known = knownMetadata(for: type) { return known }
         lock.lock()
         defer { lock.unlock() }
         if let existing = classes[ObjectIdentifier(type)] { return .passUnretained(existing) }
@@ -82,85 +80,37 @@ enum ModelDiscovery {
     }
 }
 
-/// Lets discovery find which wrapper a storage key path is, without knowing its generic type.
+/// Lets discovery read a wrapper's slot without knowing its generic type.
 @usableFromInline
 protocol PropertyWrapperSlot {
     var slot: Int { get set }
 }
 
 extension ModelDiscovery {
-    /// What every wrapper's getter does first: find its slot, and either report the property to
-    /// schema discovery's recorder (then nil: the getter returns its initial value) or register
-    /// the read with Observation.
-    // Inlinable (as is resolveSlot's fast path), so that in a model's property accessors the
-    // wrapper's key paths are literals the optimiser turns into direct field access, instead
-    // of key path projections through the runtime on every read and write.
-    @inlinable @inline(__always)
-    static func beginRead<M: Model, Value, Wrapper: PropertyWrapperSlot>(
-        _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
-        _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool, storedSlot: Int = -1
-    ) -> Int? {
-        // `storedSlot`: the slot from the copy of the wrapper the caller already made, so the
-        // wrapper is read once per access, not twice.
-        let slot = storedSlot >= 0 ? storedSlot : resolveSlot(instance, wrapped, storage, isRelationship: isRelationship)
-        if let recorder = instance.accessRecorder {
-            recorder.name = nameOfMarkedWrapperOrSlot(instance, slot: slot, isRelationship: isRelationship)
-            return nil
-        }
-        Model.noteAccess(instance, keyPath: wrapped)
-        return slot
-    }
-
-    /// The position of the wrapper at `storage` among its class's attributes (or relationships),
-    /// found once per class and then kept in the wrapper itself.
-    @inlinable @inline(__always)
-    static func resolveSlot<M: Model, Value, Wrapper: PropertyWrapperSlot>(
-        _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
-        _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool
-    ) -> Int {
-        let slot = instance[keyPath: storage].slot
-        if slot >= 0 { return slot }
-        // Kept in the wrapper here, where the key path is a literal the optimiser turns into a
-        // field store (in the out-of-line function it is a runtime key path projection).
-        let resolved = resolveSlotFirstTime(instance, wrapped, storage, isRelationship: isRelationship)
-        if resolved >= 0 { instance[keyPath: storage].slot = resolved }
-        return resolved
-    }
-
+    /// Every object's wrappers are given their slots when it is made (see `ClassMetadata.prepare`);
+    /// this is the accessors' way out when a wrapper has none: an object made before its class
+    /// was discovered (its slots are filled in now), or a discovery prototype (whose slots are
+    /// recording tokens: its recorder, if any, notes the property read). True when the wrapper
+    /// now has its slot; false when the accessor is to use the initial value (or do nothing).
+    // Out of line, and without the accessor's key paths: a key path an accessor passes anywhere
+    // is made (and retained and released) on every access, while one only projected through
+    // is folded into a field access.
     @usableFromInline
-    static func resolveSlotFirstTime<M: Model, Value, Wrapper: PropertyWrapperSlot>(
-        _ instance: M, _ wrapped: ReferenceWritableKeyPath<M, Value>,
-        _ storage: ReferenceWritableKeyPath<M, Wrapper>, isRelationship: Bool
-    ) -> Int {
-        // The class's facts, found once per object rather than once per property.
-        // (Only when the object is exactly of the declaring class: a subclass's properties may be
-        // declared at several levels.)
-        // Unretained: every object made passes here (its wrappers start without their slots),
-        // and retaining the class facts was a retain and a release per object.
-        let classMetadata: Unmanaged<ClassMetadata>
-        let exact = type(of: instance) == M.self
-        if exact, let cached = instance.classMetadata {
-            classMetadata = .passUnretained(cached)
-        } else {
-            classMetadata = unretainedMetadata(for: M.self)
-            if exact {
-                instance.classMetadata = classMetadata.takeUnretainedValue()
-                instance.attributeCoderTable = classMetadata._withUnsafeGuaranteedRef(\.attributeCoderTable)
-            }
+    static func fillSlots(of instance: Model, missingSlot slot: Int) -> Bool {
+        if slot <= DeclarationRecording.firstToken {
+            instance.accessRecorder?.noteRead(token: slot)
+            return false
         }
-        return classMetadata._withUnsafeGuaranteedRef { classMetadata in
-            if let known = classMetadata.knownSlot(for: storage) { return known }
-            return classMetadata.slot(for: storage, isRelationship: isRelationship, identify: {
-                // Mark this wrapper, reflect the object, and see which property carries the mark.
-                instance[keyPath: storage].slot = markerSlot
-                defer { instance[keyPath: storage].slot = -1 }
-                return nameOfMarkedWrapper(in: instance)
-            }, observe: { model in
-                // From any thread (another context's save): noteMutation reads the registrar atomically.
-                guard let model = model as? M else { return }
-                Model.noteMutation(model, keyPath: wrapped) {}
-            })
-        }
+        // Discovering the class here would start a recording session inside this thread's own.
+        guard !DeclarationRecording.isRecordingOnThisThread else { return false }
+        unretainedMetadata(for: type(of: instance))._withUnsafeGuaranteedRef { $0.prepare(instance) }
+        return true
+    }
+
+    /// The class's facts if already discovered (nil otherwise: this never discovers), unretained.
+    static func knownMetadata(for type: Model.Type) -> Unmanaged<ClassMetadata>? {
+        guard let address = known.value(for: ObjectIdentifier(type)), let pointer = UnsafeRawPointer(bitPattern: address) else { return nil }
+        return Unmanaged<ClassMetadata>.fromOpaque(pointer)
     }
 }
 
@@ -174,16 +124,8 @@ protocol RelationshipWrapper: PropertyWrapperSlot {}
 /// Facts about one model class, shared by all its objects.
 @usableFromInline
 final class ClassMetadata: @unchecked Sendable {
-    // `declaration` and `prototype` never change after init; the tables are guarded by `lock`.
+    // Nothing here changes after init.
     let declaration: Result<EntityDeclaration, any Error>
-    private let lock = NSLock()
-    private var slots: [AnyKeyPath: Int] = [:]
-    /// The same answers by key path identity, read without the lock: the key path objects the
-    /// compiler passes for a property are normally one and the same, and comparing identity is
-    /// far cheaper than hashing a key path. The table keeps its key paths alive, so an identity
-    /// is never reused while it is a key; it is bounded in case key paths are not uniqued.
-    private let slotsByIdentity: IdentityTable
-    private var notifiers: [String: (Model) -> Void] = [:]
     private let attributeIndex: [String: Int]
     private let relationshipIndex: [String: Int]
     /// Attributes whose initial value differs from object to object (`= UUID()`, `= Date()`):
@@ -195,6 +137,12 @@ final class ClassMetadata: @unchecked Sendable {
     /// The same coders, unretained, by slot: what objects' accessors read (a class's facts
     /// live as long as the process, so this table is never freed).
     let attributeCoderTable: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    /// Where each wrapper's slot lives in an object of this class, and the slot it gets: byte
+    /// offset, slot, offset, slot… (`slotFillCount` pairs; never freed, like the coder table).
+    private let slotFill: UnsafeMutablePointer<Int>
+    private let slotFillCount: Int
+    /// The property each recording token of the prototype stands for (AccessRecorder).
+    private let tokenNames: [Int: String]
 
     init(type: Model.Type) {
         // Three prototypes, made while their wrappers record their declarations: the first is
@@ -226,10 +174,31 @@ final class ClassMetadata: @unchecked Sendable {
         attributeCoders = coders
         attributeCoderTable = .allocate(capacity: max(1, coders.count))
         for (slot, coder) in coders.enumerated() { attributeCoderTable[slot] = coder.map { Unmanaged.passUnretained($0).toOpaque() } }
-        slotsByIdentity = IdentityTable(capacity: 4 * (attributes.count + relationships.count))
         let index = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
+        let relationshipPositions = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
         attributeIndex = index
-        relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
+        relationshipIndex = relationshipPositions
+        // Each wrapper's slot, and where objects keep it (found on the prototype by its token).
+        var fill: [(offset: Int, slot: Int)] = []
+        var names: [Int: String] = [:]
+        for (name, value) in ModelDiscovery.wrapperChildren(of: prototype) {
+            guard let token = (value as? any PropertyWrapperSlot)?.slot,
+                  let slot = value is any AttributeWrapper ? index[name] : relationshipPositions[name] else { continue }
+            names[token] = name
+            guard let offset = SlotLocator.offset(ofWrapper: name, holding: token, in: prototype) else {
+                failure = failure ?? SchemaError.unsupportedType(entity: entityName, property: name,
+                                                                 type: "\(Swift.type(of: value)) (its storage in the object was not found)")
+                continue
+            }
+            fill.append((offset, slot))
+        }
+        tokenNames = names
+        slotFillCount = fill.count
+        slotFill = .allocate(capacity: max(1, 2 * fill.count))
+        for (i, entry) in fill.enumerated() {
+            slotFill[2 * i] = entry.offset
+            slotFill[2 * i + 1] = entry.slot
+        }
         // The prototype's initial values are the declarations' defaults.
         let first = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0.defaultValue) })
         let others = prototypes.dropFirst().map { Self.storedInitialValues(of: $0, only: nil, index: index, coders: coders) }
@@ -243,7 +212,7 @@ final class ClassMetadata: @unchecked Sendable {
                 propertyName: { keyPath in
                     prototypeLock.lock()
                     defer { prototypeLock.unlock() }
-                    let recorder = AccessRecorder()
+                    let recorder = AccessRecorder(names: names)
                     prototype.accessRecorder = recorder
                     defer { prototype.accessRecorder = nil }
                     _ = prototype[keyPath: keyPath]
@@ -268,47 +237,23 @@ final class ClassMetadata: @unchecked Sendable {
         return values
     }
 
-    /// The slot of a storage key path this class has already identified (no closures made: the
-    /// common case, every new object's first access to each property).
-    func knownSlot(for storageKeyPath: AnyKeyPath) -> Int? {
-        slotsByIdentity.value(for: ObjectIdentifier(storageKeyPath)).map { Int(bitPattern: $0) }
-    }
-
-    /// The position of the wrapper at `storageKeyPath` among the class's attributes or
-    /// relationships. `identify` names the wrapper (by marking it and reflecting the object) the
-    /// first time this class sees the key path; `observe` is kept to notify observers of it later.
-    func slot(for storageKeyPath: AnyKeyPath, isRelationship: Bool, identify: () -> String?,
-              observe: @escaping (Model) -> Void) -> Int {
-        if let known = knownSlot(for: storageKeyPath) { return known }
-        lock.lock()
-        if let slot = slots[storageKeyPath] {
-            lock.unlock()
-            slotsByIdentity.insert(UInt(bitPattern: slot), for: ObjectIdentifier(storageKeyPath), keeping: storageKeyPath)
-            return slot
+    /// Gives a new object of exactly this class its facts and every wrapper its slot: one store
+    /// per property, instead of each accessor finding its slot on the object's first access.
+    func prepare(_ instance: Model) {
+        instance.classMetadata = self
+        instance.attributeCoderTable = attributeCoderTable
+        let base = Unmanaged.passUnretained(instance).toOpaque()
+        for i in 0..<slotFillCount {
+            base.storeBytes(of: slotFill[2 * i + 1], toByteOffset: slotFill[2 * i], as: Int.self)
         }
-        lock.unlock()
-        guard let name = identify(), let slot = isRelationship ? relationshipIndex[name] : attributeIndex[name] else { return -1 }
-        lock.lock()
-        slots[storageKeyPath] = slot
-        notifiers[name] = observe
-        lock.unlock()
-        slotsByIdentity.insert(UInt(bitPattern: slot), for: ObjectIdentifier(storageKeyPath), keeping: storageKeyPath)
-        return slot
     }
 
+    /// Tells observers of `model` that its property `name` changed.
     func notify(_ model: Model, property name: String) {
-        lock.lock()
-        let notifier = notifiers[name]
-        lock.unlock()
-        notifier?(model)
+        if let slot = attributeIndex[name] {
+            Model.noteMutation(model, slot: slot, isRelationship: false) {}
+        } else if let slot = relationshipIndex[name] {
+            Model.noteMutation(model, slot: slot, isRelationship: true) {}
+        }
     }
-}
-
-extension ModelDiscovery {
-    /// The name of the wrapper child whose slot holds the marker value.
-    static func nameOfMarkedWrapper(in instance: Model) -> String? {
-        wrapperChildren(of: instance).first { ($0.value as? any PropertyWrapperSlot)?.slot == markerSlot }?.name
-    }
-
-    static let markerSlot = -2
 }

@@ -40,16 +40,25 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<M, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
     ) -> Value {
+        // As Attribute's: the key paths are only projected through.
         @inline(__always) get {
-            guard let slot = ModelDiscovery.beginRead(instance, wrappedKeyPath, storageKeyPath, isRelationship: true), slot >= 0 else {
-                return instance[keyPath: storageKeyPath].initialValue
+            var slot = instance[keyPath: storageKeyPath].slot
+            if slot < 0 {
+                guard ModelDiscovery.fillSlots(of: instance, missingSlot: slot) else { return instance[keyPath: storageKeyPath].initialValue }
+                slot = instance[keyPath: storageKeyPath].slot
             }
+            guard slot >= 0 else { return instance[keyPath: storageKeyPath].initialValue }
+            Model.noteAccess(instance, slot: slot, isRelationship: true)
             let backing = instance.persistentBacking
             if Value.isToMany { return Value.make(backing.toMany(at: slot)) }
             return Value.make(backing.toOne(at: slot).map { [$0] } ?? [])
         }
         @inline(__always) set {
-            let slot = ModelDiscovery.resolveSlot(instance, wrappedKeyPath, storageKeyPath, isRelationship: true)
+            var slot = instance[keyPath: storageKeyPath].slot
+            if slot < 0 {
+                guard ModelDiscovery.fillSlots(of: instance, missingSlot: slot) else { return }
+                slot = instance[keyPath: storageKeyPath].slot
+            }
             guard slot >= 0 else { return }
             let members = newValue.members
             let assign = {
@@ -59,7 +68,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
                     instance.persistentBacking.setToOne(members.first, at: slot, of: instance)
                 }
             }
-            Model.noteMutation(instance, keyPath: wrappedKeyPath, assign)
+            Model.noteMutation(instance, slot: slot, isRelationship: true, assign)
         }
     }
 }

@@ -18,6 +18,21 @@ final class RecordedStop: Model {
     @Relationship var leg: RecordedLeg?
 }
 
+/// Initial values equal to the prototype's recording tokens (first's, second's and third's are
+/// firstToken, -1 and -2): each token is in the prototype twice, `third`'s first in `first`, and
+/// only the wrapper's slot is where objects keep it (SlotLocator).
+final class TokenDecoys: Model {
+    @Attribute var first: Int = DeclarationRecording.firstToken - 2
+    @Attribute var second: Int = DeclarationRecording.firstToken
+    @Attribute var third: Int = DeclarationRecording.firstToken - 1
+}
+
+/// Made only before any discovery of it (fillSlots).
+final class MadeBeforeDiscovery: Model {
+    @Attribute var count: Int = 3
+    @Relationship var next: MadeBeforeDiscovery?
+}
+
 final class RecordedDuringObjects: Model {
     @Attribute var count: Int = 7
     @Attribute var label: String = "x"
@@ -76,7 +91,8 @@ final class RecordedOptions: Model {
     }
 
     /// Objects made on other threads while a class is being discovered take no part in its
-    /// recording: their wrappers start unresolved, and they read and save like any other.
+    /// recording: their wrappers hold no tokens but their slots (their class was discovered
+    /// first), and they read and save like any other.
     @Test func objectsMadeElsewhereDuringDiscoveryAreOrdinary() throws {
         let stop = LockedFlag()
         let made = LockedCounter()
@@ -84,7 +100,7 @@ final class RecordedOptions: Model {
             while !stop.isSet {
                 let object = RecordedDuringObjects()
                 let slots = ModelDiscovery.wrapperChildren(of: object).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot }
-                if slots.contains(where: { $0 != -1 }) { made.fail() }
+                if slots != [0, 1] { made.fail() }
                 object.count += 1
                 if object.count != 8 || object.label != "x" { made.fail() }
                 made.add()
@@ -116,8 +132,58 @@ final class RecordedOptions: Model {
         #expect(try fresh.fetch(FetchDescriptor<RecordedMarker>()).map(\.value) == [1.5])
     }
 
-    /// While this thread records, another thread's new objects get no tokens; this thread's do.
+    /// Each wrapper's slot is found in the prototype's memory by its token, even where stored
+    /// values equal tokens: new objects get slots 0, 1, 2 and keep their initial values.
+    @Test func slotsAreFoundWhereStoredValuesLookLikeTokens() throws {
+        _ = ModelDiscovery.metadata(for: TokenDecoys.self)
+        let object = TokenDecoys()
+        #expect(ModelDiscovery.wrapperChildren(of: object).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot } == [0, 1, 2])
+        let token = DeclarationRecording.firstToken
+        #expect(object.first == token - 2 && object.second == token && object.third == token - 1)
+        object.second = 5
+        #expect(object.first == token - 2 && object.second == 5 && object.third == token - 1)
+
+        let store = TemporaryStore()
+        let container = try store.container(TokenDecoys.self)
+        defer { container.close() }
+        let context = ModelContext(container)
+        context.insert(object)
+        try context.save()
+        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<TokenDecoys>()).first)
+        #expect(fetched.first == token - 2 && fetched.second == 5 && fetched.third == token - 1)
+    }
+
+    /// An object made before its class is known has no slots yet; its first access (a read or a
+    /// write, of an attribute or a relationship) discovers the class and fills them all in.
+    @Test func objectsMadeBeforeDiscoveryGetTheirSlotsOnFirstAccess() throws {
+        func slots(_ object: MadeBeforeDiscovery) -> [Int] {
+            ModelDiscovery.wrapperChildren(of: object).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot }
+        }
+        let read = MadeBeforeDiscovery(), written = MadeBeforeDiscovery(), linked = MadeBeforeDiscovery()
+        #expect(slots(read) == [-1, -1] && slots(written) == [-1, -1] && slots(linked) == [-1, -1])
+        #expect(read.count == 3)
+        #expect(slots(read) == [0, 0])
+        written.count = 9
+        #expect(slots(written) == [0, 0] && written.count == 9)
+        linked.next = written
+        #expect(slots(linked) == [0, 0] && linked.next === written && linked.count == 3)
+        // Made now, with the class known: slots from the start.
+        #expect(slots(MadeBeforeDiscovery()) == [0, 0])
+
+        let store = TemporaryStore()
+        let container = try store.container(MadeBeforeDiscovery.self)
+        defer { container.close() }
+        let context = ModelContext(container)
+        context.insert(linked)
+        try context.save()
+        let counts = try ModelContext(container).fetch(FetchDescriptor<MadeBeforeDiscovery>()).map(\.count).sorted()
+        #expect(counts == [3, 9])
+    }
+
+    /// While this thread records, another thread's new objects get no tokens (but their slots,
+    /// their class being known); this thread's do, and keep them.
     @Test func onlyTheRecordingThreadsWrappersRecord() {
+        _ = ModelDiscovery.metadata(for: RecordedMarker.self)
         let (slots, records) = DeclarationRecording.record { () -> (elsewhere: [Int], here: [Int]) in
             let done = DispatchSemaphore(value: 0)
             let elsewhere = LockedSlots()
@@ -129,7 +195,7 @@ final class RecordedOptions: Model {
             let here = ModelDiscovery.wrapperChildren(of: RecordedMarker()).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot }
             return (elsewhere.value, here)
         }
-        #expect(slots.elsewhere == [-1])
+        #expect(slots.elsewhere == [0])
         #expect(slots.here == [DeclarationRecording.firstToken])
         #expect(records.count == 1)
         #expect(records.first is AttributeRecord<Double>)

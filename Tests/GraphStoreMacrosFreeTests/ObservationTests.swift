@@ -34,6 +34,24 @@ import Testing
         #expect(status.count == 1)
     }
 
+    /// Observation knows a property by its slot: attribute 0 (`ident`) and relationship 0
+    /// (`origin`) are different properties, and each change fires only its own observers, from
+    /// this context or merged from another's save.
+    @Test func attributesAndRelationshipsOfTheSameSlotAreKeptApart() throws {
+        #expect(ObservationKey.of(slot: 0, isRelationship: false) != ObservationKey.of(slot: 0, isRelationship: true))
+        #expect(ObservationKey.of(slot: 300, isRelationship: true) == ObservationKey.of(slot: 300, isRelationship: true))
+        let (flight, writer, reader) = try savedFlight()
+        let ident = observe { _ = flight.ident }
+        let origin = observe { _ = flight.origin }
+        flight.origin = Airport(icao: "KSFO")
+        #expect(origin.count == 1 && ident.count == 0)
+        let seen = try #require(try reader.fetch(FetchDescriptor<Flight>()).first)
+        let seenIdent = observe { _ = seen.ident }
+        let seenOrigin = observe { _ = seen.origin }
+        try writer.save()
+        #expect(seenOrigin.count == 1 && seenIdent.count == 0)
+    }
+
     /// A flight saved by one context, and another context of the same container to read it in.
     func savedFlight() throws -> (flight: Flight, writer: ModelContext, reader: ModelContext) {
         let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))

@@ -2,7 +2,8 @@
 // symbols itself), see Sources/GraphStore/Context/ObjectRegistry.swift; a C atomic for
 // schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; thread-locals
 // for ObservationProbe and ContextOwner (Swift has no thread-local variables of its own); a
-// one-word mutex for the identity map (WordLock); and the CPU's CRC-32C instruction, see
+// one-word mutex for the identity map (WordLock); the size of an object's allocation (see
+// Sources/GraphStoreMacrosFree/SlotLocator.swift); and the CPU's CRC-32C instruction, see
 // Sources/GraphStore/Storage/CRC32C.swift.
 #ifndef CSWIFTRUNTIME_H
 #define CSWIFTRUNTIME_H
@@ -18,6 +19,9 @@ extern void *swift_tryRetain(void *object);
 
 /// Whether `object` was retained.
 static inline bool graphstore_try_retain(void *object) { return swift_tryRetain(object) != 0; }
+
+/// The usable size of a block from malloc: at least what was asked for, all of it readable.
+size_t graphstore_allocation_size(const void *block);
 
 /// How many schema discoveries are recording wrapper declarations right now (any thread).
 extern _Atomic long graphstore_recording_sessions;
