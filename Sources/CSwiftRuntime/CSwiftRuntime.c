@@ -37,23 +37,36 @@ bool graphstore_observation_probe_was_hashed(void) { return observation_probe_ha
 #if defined(__linux__)
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #else
 #include <sched.h>
 #endif
 
-// Drepper's mutex ("Futexes Are Tricky", mutex 2): a waiter marks the word 2, so the holder's
-// unlock knows to wake one.
+static inline bool graphstore_mutex_try(graphstore_mutex *mutex) {
+    uint32_t expected = 0;
+    return __atomic_load_n(&mutex->state, __ATOMIC_RELAXED) == 0
+        && __atomic_compare_exchange_n(&mutex->state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+// See graphstore_mutex: spin a little (holds are short), then sleep until woken or 1 ms passes.
 void graphstore_mutex_lock_contended(graphstore_mutex *mutex) {
-    uint32_t state = __atomic_exchange_n(&mutex->state, 2, __ATOMIC_ACQUIRE);
-    while (state != 0) {
+    for (int spin = 0; spin < 64; spin++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (graphstore_mutex_try(mutex)) return;
+    }
+    __atomic_fetch_add(&mutex->waiters, 1, __ATOMIC_SEQ_CST);
+    while (!graphstore_mutex_try(mutex)) {
 #if defined(__linux__)
-        syscall(SYS_futex, &mutex->state, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+        struct timespec timeout = { 0, 1000000 };
+        syscall(SYS_futex, &mutex->state, FUTEX_WAIT_PRIVATE, 1, &timeout, NULL, 0);
 #else
         sched_yield();
 #endif
-        state = __atomic_exchange_n(&mutex->state, 2, __ATOMIC_ACQUIRE);
     }
+    __atomic_fetch_sub(&mutex->waiters, 1, __ATOMIC_RELAXED);
 }
 
 void graphstore_mutex_wake(graphstore_mutex *mutex) {

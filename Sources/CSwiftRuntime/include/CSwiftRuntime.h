@@ -76,12 +76,20 @@ extern void graphstore_set_thread_is_main(int known);
 extern void *graphstore_running_executor(void);
 extern void graphstore_set_running_executor(void *executor);
 
-/// A mutex in one word (0 free, 1 held, 2 held with waiters), for the identity map's lock, which
-/// every object made and freed takes (WordLock). Uncontended, locking is one compare-and-swap and
-/// unlocking one exchange, inline; glibc's mutex reaches the same two through calls and checks
-/// of its kind, which were a tenth of a point lookup. Waiters sleep on a futex on Linux (and
-/// yield elsewhere); handoff is first come, as with a default pthread mutex.
-typedef struct { uint32_t state; } graphstore_mutex;
+/// A mutex in two words (`state`: 0 free, 1 held; `waiters`: threads asleep or about to sleep),
+/// for the identity map's lock, which every object made and freed takes (WordLock). Uncontended,
+/// locking is one compare-and-swap and unlocking a plain store and a load, inline: an atomic
+/// read-modify-write costs tens of cycles here, and a point lookup takes the lock three times.
+/// (glibc's mutex, reached through calls and checks of its kind, was a tenth of a lookup; a
+/// futex mutex that unlocks with an exchange, as Drepper's does, pays a second atomic.)
+/// Waiters spin briefly, then sleep on a futex on Linux (yield elsewhere). The unlocker's load
+/// of `waiters` may pass its store of `state` (x86 lets a load overtake an earlier store), so a
+/// waiter that registers in that instant can miss its wake-up: it sleeps with a 1 ms timeout and
+/// checks again, so at worst it waits that long; it never waits forever.
+typedef struct {
+    uint32_t state;
+    uint32_t waiters;
+} graphstore_mutex;
 
 extern void graphstore_mutex_lock_contended(graphstore_mutex *mutex);
 extern void graphstore_mutex_wake(graphstore_mutex *mutex);
@@ -94,7 +102,8 @@ static inline void graphstore_mutex_lock(graphstore_mutex *mutex) {
 }
 
 static inline void graphstore_mutex_unlock(graphstore_mutex *mutex) {
-    if (__atomic_exchange_n(&mutex->state, 0, __ATOMIC_RELEASE) == 2) graphstore_mutex_wake(mutex);
+    __atomic_store_n(&mutex->state, 0, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&mutex->waiters, __ATOMIC_RELAXED) != 0) graphstore_mutex_wake(mutex);
 }
 
 /// Whether this CPU has a CRC-32C instruction (SSE 4.2 on x86-64, the CRC extension on AArch64).

@@ -1,13 +1,13 @@
 import CSwiftRuntime
 
 /// The identity map's lock (ObjectRegistry): every object a context makes or frees takes it, so
-/// it is a one-word mutex locked and unlocked inline (see `graphstore_mutex`), not an NSLock.
+/// it is a two-word mutex locked and unlocked inline (see `graphstore_mutex`), not an NSLock.
 final class WordLock: @unchecked Sendable {
     private let word: UnsafeMutablePointer<graphstore_mutex>
 
     init() {
         word = .allocate(capacity: 1)
-        word.initialize(to: graphstore_mutex(state: 0))
+        word.initialize(to: graphstore_mutex(state: 0, waiters: 0))
     }
 
     deinit { word.deallocate() }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import GraphStore
 
-/// The identity map's one-word mutex: mutual exclusion under contention (threads that must sleep
+/// The identity map's mutex: mutual exclusion under contention (threads that must sleep
 /// on it and be woken), with a critical section long enough for lost updates to show.
 @Suite struct WordLockTests {
     final class Counter: @unchecked Sendable {
