@@ -13,14 +13,16 @@ public enum DeleteRule: String, Sendable, Codable, CaseIterable {
 /// Schema.Attribute options, as SwiftData spells them, plus `.indexed`.
 public struct AttributeOptions: OptionSet, Hashable, Sendable {
     public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    // Computed and inlinable, not stored: every object made evaluates its wrappers' options
+    // (`@Attribute(.unique)`), and a stored static is a one-time-initialisation check each time.
     /// One object per value: inserting another with the same value updates the existing one (upsert).
-    public static let unique = AttributeOptions(rawValue: 1 << 0)
+    @inlinable public static var unique: AttributeOptions { AttributeOptions(rawValue: 1 << 0) }
     /// Kept in a hash index and a sorted index, for equality, IN, ranges and order.
-    public static let indexed = AttributeOptions(rawValue: 1 << 1)
+    @inlinable public static var indexed: AttributeOptions { AttributeOptions(rawValue: 1 << 1) }
     /// Data kept in a blob file beside the log rather than inline.
-    public static let externalStorage = AttributeOptions(rawValue: 1 << 2)
+    @inlinable public static var externalStorage: AttributeOptions { AttributeOptions(rawValue: 1 << 2) }
 }
 
 /// An attribute as a model type declares it; the declaring layer (GraphStoreMacrosFree) produces these.
