@@ -89,16 +89,17 @@ protocol PropertyWrapperSlot {
 extension ModelDiscovery {
     /// Every object's wrappers are given their slots when it is made (see `ClassMetadata.prepare`);
     /// this is the accessors' way out when a wrapper has none: an object made before its class
-    /// was discovered (its slots are filled in now), or a discovery prototype (whose slots are
-    /// recording tokens: its recorder, if any, notes the property read). True when the wrapper
-    /// now has its slot; false when the accessor is to use the initial value (or do nothing).
+    /// was discovered, or made while its thread recorded a discovery (its wrappers hold recording
+    /// tokens), gets its slots now; a discovery prototype being asked which property a key path
+    /// reads has its recorder note the read instead. True when the wrapper now has its slot;
+    /// false when the accessor is to use the initial value (or do nothing).
     // Out of line, and without the accessor's key paths: a key path an accessor passes anywhere
     // is made (and retained and released) on every access, while one only projected through
     // is folded into a field access.
     @usableFromInline
     static func fillSlots(of instance: Model, missingSlot slot: Int) -> Bool {
-        if slot <= DeclarationRecording.firstToken {
-            instance.accessRecorder?.noteRead(token: slot)
+        if slot <= DeclarationRecording.firstToken, let recorder = instance.accessRecorder {
+            recorder.noteRead(token: slot)
             return false
         }
         // Discovering the class here would start a recording session inside this thread's own.

@@ -180,6 +180,19 @@ final class RecordedOptions: Model {
         #expect(counts == [3, 9])
     }
 
+    /// An object a model's initialiser makes while its class is discovered holds recording
+    /// tokens; used afterwards, it gets its slots on its first access and reads and writes as
+    /// any other (a prototype asking which property a key path reads is the only reader of tokens).
+    @Test func objectsMadeDuringARecordingWorkAfterIt() {
+        _ = ModelDiscovery.metadata(for: RecordedMarker.self)
+        let (made, _) = DeclarationRecording.record { RecordedMarker() }
+        #expect(ModelDiscovery.wrapperChildren(of: made).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot } == [DeclarationRecording.firstToken])
+        #expect(made.value == 1.5)
+        made.value = 2.5
+        #expect(made.value == 2.5)
+        #expect(ModelDiscovery.wrapperChildren(of: made).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot } == [0])
+    }
+
     /// While this thread records, another thread's new objects get no tokens (but their slots,
     /// their class being known); this thread's do, and keep them.
     @Test func onlyTheRecordingThreadsWrappersRecord() {
