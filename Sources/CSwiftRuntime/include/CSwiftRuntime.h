@@ -3,7 +3,8 @@
 // schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; thread-locals
 // for ObservationProbe and ContextOwner (Swift has no thread-local variables of its own); a
 // one-word mutex for the identity map (WordLock); the size of an object's allocation (see
-// Sources/GraphStoreMacrosFree/SlotLocator.swift); and the CPU's CRC-32C instruction, see
+// Sources/GraphStoreMacrosFree/SlotLocator.swift); a prefetch and relaxed atomics for
+// AttributeReadAhead; and the CPU's CRC-32C instruction, see
 // Sources/GraphStore/Storage/CRC32C.swift.
 #ifndef CSWIFTRUNTIME_H
 #define CSWIFTRUNTIME_H
@@ -105,6 +106,14 @@ static inline void graphstore_mutex_unlock(graphstore_mutex *mutex) {
     __atomic_store_n(&mutex->state, 0, __ATOMIC_RELEASE);
     if (__atomic_load_n(&mutex->waiters, __ATOMIC_RELAXED) != 0) graphstore_mutex_wake(mutex);
 }
+
+/// Asks the CPU to start loading the cache line at `address` into the cache; never faults
+/// (Column.prefetch).
+static inline void graphstore_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
+
+/// Relaxed atomic loads and stores of a word (AttributeReadAhead's hints: plain moves, no lock).
+static inline uint64_t graphstore_load_relaxed_u64(const uint64_t *word) { return __atomic_load_n(word, __ATOMIC_RELAXED); }
+static inline void graphstore_store_relaxed_u64(uint64_t *word, uint64_t value) { __atomic_store_n(word, value, __ATOMIC_RELAXED); }
 
 /// Whether this CPU has a CRC-32C instruction (SSE 4.2 on x86-64, the CRC extension on AArch64).
 extern bool graphstore_crc32c_hardware_available(void);

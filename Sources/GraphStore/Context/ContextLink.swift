@@ -31,6 +31,8 @@ final class ContextLink: @unchecked Sendable {
     /// their link: one reference per object to keep, not three (ModelBacking).
     let schema: Schema
     let graph: Graph
+    /// Which attributes the context's objects are read for, so that lookups load them early.
+    let readAhead: AttributeReadAhead
     /// The context's live queries, told about every commit (guarded by the registry's lock).
     private var liveQueries: [WeakLiveQuery] = []
     /// The model executor that owns the context, if an actor's.
@@ -47,7 +49,10 @@ final class ContextLink: @unchecked Sendable {
         self.registry = registry
         self.schema = schema
         self.graph = graph
+        readAhead = AttributeReadAhead(entityCount: schema.entities.count)
     }
+
+    deinit { readAhead.deallocate() }
 
     /// The context, unless it is gone or going.
     var context: ModelContext? {

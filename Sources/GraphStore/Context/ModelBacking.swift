@@ -103,7 +103,10 @@ public final class ModelBacking {
         if !readsCommittedState, !offOwner, let value = attributeChanges[index] { return value }
         guard row > 0, state != .inserted, entityIndex >= 0, let unretainedLink else { return nil }
         let entityIndex = self.entityIndex, row = self.row
-        let stored = unretainedLink._withUnsafeGuaranteedRef { $0.graph.liveValue(entity: entityIndex, row: row, attribute: index) }
+        let stored = unretainedLink._withUnsafeGuaranteedRef { link in
+            link.readAhead.noteRead(entity: entityIndex, attribute: index)
+            return link.graph.liveValue(entity: entityIndex, row: row, attribute: index)
+        }
         guard case let .blob(reference)? = stored, let graph, let entity else { return stored }
         return graph.resolveBlob(reference, entity: entity, attribute: index, row: row)
     }

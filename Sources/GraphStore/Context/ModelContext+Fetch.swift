@@ -45,7 +45,8 @@ extension ModelContext {
               let value = QueryPlanner.storedValue(lookup.constant), value != .null else { return nil }
         // Plain conditionals, not Optional.map/flatMap: in this generic function (unspecialised
         // for the app's model types) those closures cost generic metadata lookups per call.
-        guard let row = graph.row(entity: entity.index, uniqueAttribute: key.attribute, value: value),
+        let loading = link.readAhead.attributesToLoad(entity: entity.index)
+        guard let row = graph.row(entity: entity.index, uniqueAttribute: key.attribute, value: value, loading: loading),
               let model = object(entity: entity.index, row: row) as? T else { return [] }
         return [model]
     }

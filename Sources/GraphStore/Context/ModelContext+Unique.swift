@@ -8,7 +8,12 @@ extension ModelContext {
         let key = try uniqueAttribute(keyPath, of: T.self)
         let stored = value.storedValue
         if !pendingUnique.isEmpty, let pending = pendingUnique[key.entity]?[key.attribute]?[stored] as? T { return pending }
-        guard let row = committedGraph({ $0.row(entity: key.entity, uniqueAttribute: key.attribute, value: stored) }) else { return nil }
+        // The attributes this context's objects are usually read for start loading as soon as the
+        // row is known, while the object is made (AttributeReadAhead).
+        let loading = link.readAhead.attributesToLoad(entity: key.entity)
+        guard let row = committedGraph({ $0.row(entity: key.entity, uniqueAttribute: key.attribute, value: stored, loading: loading) }) else {
+            return nil
+        }
         let model = object(entity: key.entity, row: row)
         let found = model.unretainedBacking._withUnsafeGuaranteedRef { backing in
             // An unsaved change may have given this object another value.

@@ -1,3 +1,4 @@
+import CSwiftRuntime
 import Foundation
 
 /// One attribute's values for every row slot of an entity, stored by kind so that a million
@@ -189,6 +190,27 @@ final class Column {
 
     /// Whether the slot is null (its flag is read only while some slot is).
     func isNull(_ slot: Int) -> Bool { nullCount > 0 && nulls[slot] }
+
+    /// Starts loading `slot`'s value (and its null flag, while any are set) into the cache, for a
+    /// read expected soon (AttributeReadAhead).
+    // The arrays' addresses are read without `withUnsafeBufferPointer`, which retained and
+    // released the array each time.
+    func prefetch(_ slot: Int) {
+        guard slot >= 0, slot < nulls.count else { return }
+        if nullCount > 0 { Self.prefetch(nulls._baseAddressIfContiguous, slot) }
+        switch layout {
+        case .bool: Self.prefetch(bools._baseAddressIfContiguous, slot)
+        case .int, .uint: Self.prefetch(ints._baseAddressIfContiguous, slot)
+        case .double, .float, .date: Self.prefetch(doubles._baseAddressIfContiguous, slot)
+        case .string: Self.prefetch(strings._baseAddressIfContiguous, slot)
+        case .value: Self.prefetch(values._baseAddressIfContiguous, slot)
+        }
+    }
+
+    @inline(__always)
+    private static func prefetch<T>(_ base: UnsafeMutablePointer<T>?, _ slot: Int) {
+        if let base { graphstore_prefetch(base + slot) }
+    }
 
     // MARK: Images (checkpoints)
 

@@ -67,6 +67,17 @@ final class EntityTable {
         }?._withUnsafeGuaranteedRef { $0[value] }.map(UInt64.init)
     }
 
+    /// Starts loading the values of `row` for the attributes in `attributes` (positions as bits).
+    func prefetch(row: UInt64, attributes: UInt64) {
+        var remaining = attributes
+        while remaining != 0 {
+            let attribute = remaining.trailingZeroBitCount
+            remaining &= remaining &- 1
+            guard attribute < unretainedColumns.count else { return }
+            unretainedColumns[attribute]._withUnsafeGuaranteedRef { $0.prefetch(Int(row) - 1) }
+        }
+    }
+
     func isLive(_ row: UInt64) -> Bool {
         guard row > 0 && row <= UInt64(live.count) else { return false }
         // With every slot live (no deletions, no slot waiting for its insert) the flag need not be

@@ -54,9 +54,16 @@ public final class Graph: @unchecked Sendable {
         }
     }
 
-    /// The row whose unique `attribute` of `entity` holds `value`.
-    func row(entity: Int, uniqueAttribute attribute: Int, value: Value) -> UInt64? {
-        lock.withReadLock { withTable(entity) { $0.uniqueRow(attribute: attribute, value: value) } }
+    /// The row whose unique `attribute` of `entity` holds `value`; with `loading` (attribute
+    /// positions as bits), those values of the row start loading into the cache.
+    func row(entity: Int, uniqueAttribute attribute: Int, value: Value, loading: UInt64 = 0) -> UInt64? {
+        lock.withReadLock {
+            withTable(entity) { table in
+                let row = table.uniqueRow(attribute: attribute, value: value)
+                if loading != 0, let row { table.prefetch(row: row, attributes: loading) }
+                return row
+            }
+        }
     }
 
     /// Reads the graph under the read lock.
