@@ -138,30 +138,23 @@ public struct Attribute<Value>: AttributeWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<M, Self>
     ) -> Value {
         // The key paths are only projected through (each becomes a field access): passed anywhere,
-        // they would be made, retained and released on every access (see ModelDiscovery.fillSlots).
+        // they would be made, retained and released on every access (see ModelDiscovery.slot).
         @inline(__always) get {
-            var slot = instance[keyPath: storageKeyPath].slot
-            if slot < 0 {
-                guard ModelDiscovery.fillSlots(of: instance, missingSlot: slot) else { return instance[keyPath: storageKeyPath].initialValue }
-                slot = instance[keyPath: storageKeyPath].slot
-            }
+            // (Only the fields needed are read: copying the whole wrapper would copy its initial
+            // value on every read.)
+            guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath) else { return instance[keyPath: storageKeyPath].initialValue }
             Model.noteAccess(instance, slot: slot, isRelationship: false)
             // A stored value that no longer decodes stays in the store untouched; the property
-            // reads as its initial value. (Only the fields needed are read: copying the whole
-            // wrapper would copy its initial value on every read.)
-            guard slot >= 0, let stored = instance.persistentBacking.attributeValue(at: slot),
+            // reads as its initial value.
+            guard let stored = instance.persistentBacking.attributeValue(at: slot),
                   let value = ModelDiscovery.decode(stored, of: instance, slot: slot, as: Value.self) else {
                 return instance[keyPath: storageKeyPath].initialValue
             }
             return value
         }
         @inline(__always) set {
-            var slot = instance[keyPath: storageKeyPath].slot
-            if slot < 0 {
-                guard ModelDiscovery.fillSlots(of: instance, missingSlot: slot) else { return }
-                slot = instance[keyPath: storageKeyPath].slot
-            }
-            guard slot >= 0, let coder = ModelDiscovery.attributeCoder(of: instance, slot: slot, as: Value.self) else { return }
+            guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath),
+                  let coder = ModelDiscovery.attributeCoder(of: instance, slot: slot, as: Value.self) else { return }
             let stored: GraphStore.Value
             do { stored = try coder.encode(newValue) } catch {
                 instance.persistentBacking.recordEncodingFailure(at: slot, reason: "\(error)", of: instance)

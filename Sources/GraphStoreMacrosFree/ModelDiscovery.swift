@@ -87,6 +87,20 @@ protocol PropertyWrapperSlot {
 }
 
 extension ModelDiscovery {
+    /// The slot of the wrapper at `storage`, its object's slots filled in first if it has none
+    /// (`fillSlots`); nil when the accessor is to use the initial value (or do nothing).
+    // Inlined into every accessor, where `storage` is a literal only projected through: the
+    // projection becomes a field access and no key path object is made.
+    @inlinable @inline(__always)
+    static func slot<M: Model, Wrapper: PropertyWrapperSlot>(of instance: M, at storage: ReferenceWritableKeyPath<M, Wrapper>) -> Int? {
+        var slot = instance[keyPath: storage].slot
+        if slot < 0 {
+            guard fillSlots(of: instance, missingSlot: slot) else { return nil }
+            slot = instance[keyPath: storage].slot
+        }
+        return slot >= 0 ? slot : nil
+    }
+
     /// Every object's wrappers are given their slots when it is made (see `ClassMetadata.prepare`);
     /// this is the accessors' way out when a wrapper has none: an object made before its class
     /// was discovered, or made while its thread recorded a discovery (its wrappers hold recording

@@ -42,24 +42,14 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
     ) -> Value {
         // As Attribute's: the key paths are only projected through.
         @inline(__always) get {
-            var slot = instance[keyPath: storageKeyPath].slot
-            if slot < 0 {
-                guard ModelDiscovery.fillSlots(of: instance, missingSlot: slot) else { return instance[keyPath: storageKeyPath].initialValue }
-                slot = instance[keyPath: storageKeyPath].slot
-            }
-            guard slot >= 0 else { return instance[keyPath: storageKeyPath].initialValue }
+            guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath) else { return instance[keyPath: storageKeyPath].initialValue }
             Model.noteAccess(instance, slot: slot, isRelationship: true)
             let backing = instance.persistentBacking
             if Value.isToMany { return Value.make(backing.toMany(at: slot)) }
             return Value.make(backing.toOne(at: slot).map { [$0] } ?? [])
         }
         @inline(__always) set {
-            var slot = instance[keyPath: storageKeyPath].slot
-            if slot < 0 {
-                guard ModelDiscovery.fillSlots(of: instance, missingSlot: slot) else { return }
-                slot = instance[keyPath: storageKeyPath].slot
-            }
-            guard slot >= 0 else { return }
+            guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath) else { return }
             let members = newValue.members
             let assign = {
                 if Value.isToMany {

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Testing
 @testable import GraphStoreMacrosFree
 @testable import GraphStore
@@ -85,6 +86,17 @@ enum Second { final class Thing: Model { @Attribute var b: Int = 0 } }
         #expect(throws: SchemaError.unsupportedType(entity: "BadType", property: "handle", type: "Unstorable")) {
             try ModelContainer(for: BadType.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         }
+    }
+
+    /// An object of a class the schema refuses still reads, even under observation tracking: the
+    /// refused property (which has no slot) as its initial value, the others as usual.
+    @Test func anObjectOfARefusedClassStillReads() {
+        let object = BadType()
+        let handle = object.handle
+        object.name = "x"
+        var read: (name: String, handle: Unstorable)?
+        withObservationTracking { read = (object.name, object.handle) } onChange: {}
+        #expect(read?.name == "x" && read?.handle === handle)
     }
 
     @Test func anAmbiguousInverseIsAnError() {
