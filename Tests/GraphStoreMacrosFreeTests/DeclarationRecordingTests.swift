@@ -99,7 +99,7 @@ final class RecordedOptions: Model {
         let worker = Thread {
             while !stop.isSet {
                 let object = RecordedDuringObjects()
-                let slots = ModelDiscovery.wrapperChildren(of: object).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot }
+                let slots = wrapperSlots(object)
                 if slots != [0, 1] { made.fail() }
                 object.count += 1
                 if object.count != 8 || object.label != "x" { made.fail() }
@@ -137,47 +137,31 @@ final class RecordedOptions: Model {
     @Test func slotsAreFoundWhereStoredValuesLookLikeTokens() throws {
         _ = ModelDiscovery.metadata(for: TokenDecoys.self)
         let object = TokenDecoys()
-        #expect(ModelDiscovery.wrapperChildren(of: object).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot } == [0, 1, 2])
+        #expect(wrapperSlots(object) == [0, 1, 2])
         let token = DeclarationRecording.firstToken
         #expect(object.first == token - 2 && object.second == token && object.third == token - 1)
         object.second = 5
         #expect(object.first == token - 2 && object.second == 5 && object.third == token - 1)
 
-        let store = TemporaryStore()
-        let container = try store.container(TokenDecoys.self)
-        defer { container.close() }
-        let context = ModelContext(container)
-        context.insert(object)
-        try context.save()
-        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<TokenDecoys>()).first)
-        #expect(fetched.first == token - 2 && fetched.second == 5 && fetched.third == token - 1)
+        let fetched = try savedAndFetched(object) { $0.map { [$0.first, $0.second, $0.third] } }
+        #expect(fetched == [[token - 2, 5, token - 1]])
     }
 
     /// An object made before its class is known has no slots yet; its first access (a read or a
     /// write, of an attribute or a relationship) discovers the class and fills them all in.
     @Test func objectsMadeBeforeDiscoveryGetTheirSlotsOnFirstAccess() throws {
-        func slots(_ object: MadeBeforeDiscovery) -> [Int] {
-            ModelDiscovery.wrapperChildren(of: object).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot }
-        }
         let read = MadeBeforeDiscovery(), written = MadeBeforeDiscovery(), linked = MadeBeforeDiscovery()
-        #expect(slots(read) == [-1, -1] && slots(written) == [-1, -1] && slots(linked) == [-1, -1])
+        #expect(wrapperSlots(read) == [-1, -1] && wrapperSlots(written) == [-1, -1] && wrapperSlots(linked) == [-1, -1])
         #expect(read.count == 3)
-        #expect(slots(read) == [0, 0])
+        #expect(wrapperSlots(read) == [0, 0])
         written.count = 9
-        #expect(slots(written) == [0, 0] && written.count == 9)
+        #expect(wrapperSlots(written) == [0, 0] && written.count == 9)
         linked.next = written
-        #expect(slots(linked) == [0, 0] && linked.next === written && linked.count == 3)
+        #expect(wrapperSlots(linked) == [0, 0] && linked.next === written && linked.count == 3)
         // Made now, with the class known: slots from the start.
-        #expect(slots(MadeBeforeDiscovery()) == [0, 0])
+        #expect(wrapperSlots(MadeBeforeDiscovery()) == [0, 0])
 
-        let store = TemporaryStore()
-        let container = try store.container(MadeBeforeDiscovery.self)
-        defer { container.close() }
-        let context = ModelContext(container)
-        context.insert(linked)
-        try context.save()
-        let counts = try ModelContext(container).fetch(FetchDescriptor<MadeBeforeDiscovery>()).map(\.count).sorted()
-        #expect(counts == [3, 9])
+        #expect(try savedAndFetched(linked) { $0.map(\.count).sorted() } == [3, 9])
     }
 
     /// An object a model's initialiser makes while its class is discovered holds recording
@@ -186,11 +170,11 @@ final class RecordedOptions: Model {
     @Test func objectsMadeDuringARecordingWorkAfterIt() {
         _ = ModelDiscovery.metadata(for: RecordedMarker.self)
         let (made, _) = DeclarationRecording.record { RecordedMarker() }
-        #expect(ModelDiscovery.wrapperChildren(of: made).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot } == [DeclarationRecording.firstToken])
+        #expect(wrapperSlots(made) == [DeclarationRecording.firstToken])
         #expect(made.value == 1.5)
         made.value = 2.5
         #expect(made.value == 2.5)
-        #expect(ModelDiscovery.wrapperChildren(of: made).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot } == [0])
+        #expect(wrapperSlots(made) == [0])
     }
 
     /// While this thread records, another thread's new objects get no tokens (but their slots,
@@ -201,11 +185,11 @@ final class RecordedOptions: Model {
             let done = DispatchSemaphore(value: 0)
             let elsewhere = LockedSlots()
             Thread {
-                elsewhere.set(ModelDiscovery.wrapperChildren(of: RecordedMarker()).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot })
+                elsewhere.set(wrapperSlots(RecordedMarker()))
                 done.signal()
             }.start()
             done.wait()
-            let here = ModelDiscovery.wrapperChildren(of: RecordedMarker()).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot }
+            let here = wrapperSlots(RecordedMarker())
             return (elsewhere.value, here)
         }
         #expect(slots.elsewhere == [0])
@@ -249,4 +233,21 @@ private final class LockedSlots: @unchecked Sendable {
     private var slots: [Int] = []
     var value: [Int] { lock.withLock { slots } }
     func set(_ new: [Int]) { lock.withLock { slots = new } }
+}
+
+/// Each wrapper's slot of `object`, as reflection shows it.
+private func wrapperSlots(_ object: Model) -> [Int] {
+    ModelDiscovery.wrapperChildren(of: object).compactMap { ($0.value as? any PropertyWrapperSlot)?.slot }
+}
+
+/// `object` (with what it links to) saved to a new store of `T`, and `read` of what a fresh
+/// context fetches back (read while the store is open).
+private func savedAndFetched<T: Model, R>(_ object: T, read: ([T]) throws -> R) throws -> R {
+    let store = TemporaryStore()
+    let container = try store.container(T.self)
+    defer { container.close() }
+    let context = ModelContext(container)
+    context.insert(object)
+    try context.save()
+    return try read(ModelContext(container).fetch(FetchDescriptor<T>()))
 }

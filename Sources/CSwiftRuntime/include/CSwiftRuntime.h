@@ -2,7 +2,7 @@
 // symbols itself), see Sources/GraphStore/Context/ObjectRegistry.swift; a C atomic for
 // schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; thread-locals
 // for ObservationProbe and ContextOwner (Swift has no thread-local variables of its own); a
-// one-word mutex for the identity map (WordLock); the size of an object's allocation (see
+// two-word mutex for the identity map (WordLock); the size of an object's allocation (see
 // Sources/GraphStoreMacrosFree/SlotLocator.swift); a prefetch and relaxed atomics for
 // AttributeReadAhead; and the CPU's CRC-32C instruction, see
 // Sources/GraphStore/Storage/CRC32C.swift.

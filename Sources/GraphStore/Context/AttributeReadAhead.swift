@@ -7,7 +7,7 @@ import CSwiftRuntime
 /// In a large store a lookup is mostly two cache misses, one after the other: the unique index's
 /// entry, then (once the object is made and returned) the value the caller reads, each attribute
 /// being a column of its own. Loading the values the caller will read as soon as the row is known
-/// overlaps the second miss with making the object (a probe at 1M flights: 0.58 → 0.51 µs per
+/// overlaps the second miss with making the object (a probe at 1M flights: 0.56 → 0.48 µs per
 /// lookup). Loading every attribute instead cost more than it saved (a dozen more lines per
 /// lookup), so only the attributes this context's objects were recently read for are loaded, and
 /// at most `limit` of them.
@@ -67,7 +67,8 @@ struct AttributeReadAhead: @unchecked Sendable {
             graphstore_store_relaxed_u64(loading + entity, graphstore_load_relaxed_u64(learning + entity))
             graphstore_store_relaxed_u64(learning + entity, 0)
         }
-        // Before the first turn, what has been read so far.
+        // Nothing to load yet (before the first turn, or after a turn with no reads): what has
+        // been read so far.
         var wanted = graphstore_load_relaxed_u64(loading + entity)
         if wanted == 0 { wanted = graphstore_load_relaxed_u64(learning + entity) }
         var kept: UInt64 = 0
