@@ -226,11 +226,13 @@ extension Schema {
         private let relationshipByName: [String: Int]
         private let propertyNamer: (AnyKeyPath) -> String?
         private let cacheLock = NSLock()
-        private var keyPathCache: [AnyKeyPath: PropertyReference] = [:]
+        /// Answers by key path equality, nil ones (computed properties) included.
+        private var keyPathCache: [AnyKeyPath: PropertyReference?] = [:]
         /// The same answers by key path identity (the compiler passes one object per key path
-        /// literal, and comparing identity is far cheaper than hashing a key path). Each entry
-        /// keeps its key path alive, so an identity is never reused while it is a key here.
-        private var keyPathIdentityCache: [ObjectIdentifier: (keyPath: AnyKeyPath, property: PropertyReference)] = [:]
+        /// literal, and comparing identity is far cheaper than hashing a key path: hashing was a
+        /// tenth of a small fetch). Each entry keeps its key path alive, so an identity is never
+        /// reused while it is a key here.
+        private var keyPathIdentityCache: [ObjectIdentifier: (keyPath: AnyKeyPath, property: PropertyReference?)] = [:]
 
         init(name: String, index: Int, number: EntityNumber, type: (any PersistentModel.Type)?, attributes: [Schema.Attribute],
              relationships: [Schema.Relationship], originalName: String?, propertyNamer: @escaping (AnyKeyPath) -> String?) {
@@ -261,10 +263,18 @@ extension Schema {
         /// attribute), or nil when it reads something else (a computed or transient property).
         public func property(for keyPath: AnyKeyPath) -> PropertyReference? {
             let identity = ObjectIdentifier(keyPath)
-            if let cached = cacheLock.withLock({ keyPathIdentityCache[identity]?.property ?? keyPathCache[keyPath] }) { return cached }
-            guard let name = propertyNamer(keyPath), let property = property(named: name) else { return nil }
+            let known: PropertyReference?? = cacheLock.withLock {
+                if let entry = keyPathIdentityCache[identity] { return .some(entry.property) }
+                // An equal key path from another literal: answer, and remember this object too.
+                guard let property = keyPathCache[keyPath] else { return .none }
+                if keyPathIdentityCache.count < 4_096 { keyPathIdentityCache[identity] = (keyPath, property) }
+                return .some(property)
+            }
+            if let known { return known }
+            var property: PropertyReference?
+            if let name = propertyNamer(keyPath) { property = self.property(named: name) }
             cacheLock.withLock {
-                keyPathCache[keyPath] = property
+                if keyPathCache.count < 4_096 { keyPathCache[keyPath] = property }
                 if keyPathIdentityCache.count < 4_096 { keyPathIdentityCache[identity] = (keyPath, property) }
             }
             return property
