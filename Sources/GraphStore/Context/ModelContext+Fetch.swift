@@ -7,13 +7,16 @@ extension ModelContext {
         try checkOwner("fetch")
         runPendingAutosave()
         guard descriptor.includePendingChanges || !hasChanges else { return try fetchCommitted(descriptor) }
-        var results = try candidates(descriptor)
-        if !descriptor.sortBy.isEmpty {
-            results = try stableSorted(results, by: descriptor.sortBy)
-        }
-        let offset = min(descriptor.fetchOffset ?? 0, results.count)
-        let end = descriptor.fetchLimit.map { min(results.count, offset + max(0, $0)) } ?? results.count
-        return Array(results[offset..<end])
+        return try sortedAndPaged(try candidates(descriptor), sortBy: descriptor.sortBy,
+                                  offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+    }
+
+    /// A fetch's matches in its order, from its offset, at most its limit of them.
+    func sortedAndPaged<T>(_ matches: [T], sortBy: [SortDescriptor<T>], offset: Int?, limit: Int?) throws -> [T] {
+        let results = sortBy.isEmpty || matches.count < 2 ? matches : try stableSorted(matches, by: sortBy)
+        let start = min(offset ?? 0, results.count)
+        let end = limit.map { min(results.count, start + max(0, $0)) } ?? results.count
+        return start == 0 && end == results.count ? results : Array(results[start..<end])
     }
 
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {

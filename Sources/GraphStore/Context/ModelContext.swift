@@ -77,6 +77,9 @@ public final class ModelContext {
     let rowMarks = RowMarks()
     /// What warming columns before a compiled predicate read (kept so the reads stay; ColumnWarming).
     var warmedChecksum: UInt64 = 0
+    /// Prepared fetches compiled for this context, by their predicate's identity (each entry
+    /// keeps its predicate alive, so an identity is never reused while it is a key here).
+    var compiledPreparedFetches: [ObjectIdentifier: CompiledPreparedFetch] = [:]
     /// The model executor that owns this context, if an actor's.
     var modelExecutor: DefaultSerialModelExecutor? { link.modelExecutor }
 

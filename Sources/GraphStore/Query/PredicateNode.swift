@@ -15,7 +15,10 @@ indirect enum PredicateNode {
     case constant(Any)
     case nilLiteral
     /// The predicate's input, or the value an optional flat map unwrapped.
-    case variable
+    case variable(PredicateExpressions.VariableID)
+    /// A value of a prepared fetch's parameters, by its slot (see `PreparedPredicate`): a
+    /// constant whose value is known only when the fetch runs.
+    case parameter(Int)
     case keyPath(root: PredicateNode, AnyKeyPath)
     /// `a?.b`: `transform` reads from the unwrapped `wrapped`.
     case optionalFlatMap(wrapped: PredicateNode, transform: PredicateNode)
@@ -53,10 +56,34 @@ indirect enum PredicateNode {
         }
     }
 
-    /// The value of a constant node.
-    var constant: Any? {
-        if case let .constant(value) = self { return value }
-        return nil
+    /// The tree with each node `replacement` answers for replaced by its answer (whose children
+    /// are not visited); other nodes keep their kind, with their children replaced the same way.
+    func replacing(_ replacement: (PredicateNode) -> PredicateNode?) -> PredicateNode {
+        if let replaced = replacement(self) { return replaced }
+        switch self {
+        case .constant, .nilLiteral, .variable, .parameter, .other: return self
+        case let .keyPath(root, keyPath): return .keyPath(root: root.replacing(replacement), keyPath)
+        case let .optionalFlatMap(wrapped, transform):
+            return .optionalFlatMap(wrapped: wrapped.replacing(replacement), transform: transform.replacing(replacement))
+        case let .equal(l, r): return .equal(l.replacing(replacement), r.replacing(replacement))
+        case let .notEqual(l, r): return .notEqual(l.replacing(replacement), r.replacing(replacement))
+        case let .comparison(op, l, r): return .comparison(op, l.replacing(replacement), r.replacing(replacement))
+        case let .and(l, r): return .and(l.replacing(replacement), r.replacing(replacement))
+        case let .or(l, r): return .or(l.replacing(replacement), r.replacing(replacement))
+        case let .not(wrapped): return .not(wrapped.replacing(replacement))
+        case let .nilCoalesce(l, r): return .nilCoalesce(l.replacing(replacement), r.replacing(replacement))
+        case let .sequenceContains(sequence, element):
+            return .sequenceContains(sequence: sequence.replacing(replacement), element: element.replacing(replacement))
+        }
+    }
+
+    /// The value of a constant node, or of a parameter slot among `parameters`.
+    func constant(_ parameters: [Any] = []) -> Any? {
+        switch self {
+        case let .constant(value): return value
+        case let .parameter(slot) where slot < parameters.count: return parameters[slot]
+        default: return nil
+        }
     }
 
     /// A Bool the node always has (`anyAirline`, `!enrouteOnly`: the shape of optional filters).
@@ -69,9 +96,18 @@ indirect enum PredicateNode {
     }
 
     /// A chain on one side and a constant on the other, with whether the constant is on the right.
-    static func chainAndConstant(_ lhs: PredicateNode, _ rhs: PredicateNode) -> (chain: [AnyKeyPath], constant: Any, constantOnRight: Bool)? {
-        if let chain = lhs.keyPathChain, let constant = rhs.constant { return (chain, constant, true) }
-        if let chain = rhs.keyPathChain, let constant = lhs.constant { return (chain, constant, false) }
+    /// `parameters`: the values of a prepared fetch's parameter slots, which count as constants.
+    static func chainAndConstant(_ lhs: PredicateNode, _ rhs: PredicateNode,
+                                 parameters: [Any] = []) -> (chain: [AnyKeyPath], constant: Any, constantOnRight: Bool)? {
+        if let chain = lhs.keyPathChain, let constant = rhs.constant(parameters) { return (chain, constant, true) }
+        if let chain = rhs.keyPathChain, let constant = lhs.constant(parameters) { return (chain, constant, false) }
+        return nil
+    }
+
+    /// A chain on one side and a parameter slot on the other.
+    static func chainAndParameter(_ lhs: PredicateNode, _ rhs: PredicateNode) -> (chain: [AnyKeyPath], slot: Int)? {
+        if let chain = lhs.keyPathChain, case let .parameter(slot) = rhs { return (chain, slot) }
+        if let chain = rhs.keyPathChain, case let .parameter(slot) = lhs { return (chain, slot) }
         return nil
     }
 }
@@ -97,7 +133,7 @@ extension PredicateExpressions.NilLiteral: PredicateNodeConvertible {
 }
 
 extension PredicateExpressions.Variable: PredicateNodeConvertible {
-    var predicateNode: PredicateNode { .variable }
+    var predicateNode: PredicateNode { .variable(key) }
 }
 
 // MARK: Inner nodes: statically when every child is known, otherwise child by child

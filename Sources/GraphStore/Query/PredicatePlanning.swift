@@ -10,18 +10,18 @@ extension QueryPlanner {
             return conjunction(candidates(for: lhs), candidates(for: rhs))
         case let .or(lhs, rhs):
             // `false || x` is x: the shape of optional filters (`noFilter || $0.a == value`).
-            if lhs.constant as? Bool == false { return candidates(for: rhs) }
-            if rhs.constant as? Bool == false { return candidates(for: lhs) }
+            if lhs.constant(parameters) as? Bool == false { return candidates(for: rhs) }
+            if rhs.constant(parameters) as? Bool == false { return candidates(for: lhs) }
             guard let left = candidates(for: lhs), let right = candidates(for: rhs) else { return nil }
             return Candidates(rows: Array(Set(left.rows).union(right.rows)), plan: "union of (\(left.plan)) and (\(right.plan))")
         case let .equal(lhs, rhs):
-            guard let (chain, constant, _) = PredicateNode.chainAndConstant(lhs, rhs) else { return nil }
+            guard let (chain, constant, _) = PredicateNode.chainAndConstant(lhs, rhs, parameters: parameters) else { return nil }
             return equal(chain, constant)
         case let .comparison(op, lhs, rhs):
-            guard let (chain, constant, constantOnRight) = PredicateNode.chainAndConstant(lhs, rhs) else { return nil }
+            guard let (chain, constant, constantOnRight) = PredicateNode.chainAndConstant(lhs, rhs, parameters: parameters) else { return nil }
             return range(chain, op, constant, constantOnRight: constantOnRight)
         case let .sequenceContains(sequence, element):
-            guard let chain = element.keyPathChain, let values = sequence.constant as? any Sequence else { return nil }
+            guard let chain = element.keyPathChain, let values = sequence.constant(parameters) as? any Sequence else { return nil }
             return oneOf(chain, Array(values))
         default:
             return nil

@@ -51,6 +51,8 @@ struct QueryPlanner {
     var hasPendingChanges: (Int) -> Bool = { _ in false }
     /// Scratch space for ANDs (the fetching context's); nil intersects by hashing.
     var marks: RowMarks?
+    /// A prepared fetch's parameter values by slot: its `.parameter` nodes plan as these constants.
+    var parameters: [Any] = []
 
     /// Rows in both lists, in `large`'s order.
     func intersect(_ small: [UInt64], _ large: [UInt64]) -> [UInt64] {

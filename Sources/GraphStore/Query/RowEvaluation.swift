@@ -20,6 +20,9 @@ struct RowCompiler {
     var satisfied: [QueryPlanner.ChainEquality] = []
     /// What the compiled function reads from the root row, in evaluation order (see `ColumnRead`).
     let reads = ColumnReads()
+    /// A prepared fetch's slots: `.parameter` nodes compile to reads of their values for the
+    /// run under way. Nil compiles predicates without parameters.
+    var parameters: ParameterSlots?
 
     /// A column of the root entity a compiled function reads for every row it is given.
     enum ColumnRead: Equatable {
@@ -53,6 +56,9 @@ struct RowCompiler {
                 let value = l(view, row)
                 return value == .null ? r(view, row) : value
             }
+        case let .parameter(slot):
+            guard let parameters else { return nil }
+            return { _, _ in parameters.stored[slot] }
         case .variable, .sequenceContains, .other:
             return nil
         }
@@ -63,11 +69,11 @@ struct RowCompiler {
     func condition(_ node: PredicateNode) -> RowCondition? {
         switch node {
         case let .equal(lhs, rhs):
-            if let equals = chainEqualsConstant(lhs, rhs) { return equals }
+            if let equals = chainEqualsParameter(lhs, rhs) ?? chainEqualsConstant(lhs, rhs) { return equals }
             guard let (l, r) = operands(lhs, rhs) else { return nil }
             return { view, row in l(view, row) == r(view, row) }
         case let .notEqual(lhs, rhs):
-            if let equals = chainEqualsConstant(lhs, rhs) { return { view, row in !equals(view, row) } }
+            if let equals = chainEqualsParameter(lhs, rhs) ?? chainEqualsConstant(lhs, rhs) { return { view, row in !equals(view, row) } }
             guard let (l, r) = operands(lhs, rhs) else { return nil }
             return { view, row in l(view, row) != r(view, row) }
         case let .comparison(op, lhs, rhs):
@@ -124,6 +130,31 @@ struct RowCompiler {
             return { _, _ in true }
         }
         return targetRowEquals(chain, constant)
+    }
+
+    /// `chain == parameter` either way round, decided per run as `chainEqualsConstant` decides
+    /// once (see `ParameterSlots.resolve`): `true` when the plan found only rows that satisfy
+    /// it, a row comparison when the chain ends at a unique key of a to-one target, otherwise
+    /// the chain's value against the parameter's.
+    private func chainEqualsParameter(_ lhs: PredicateNode, _ rhs: PredicateNode) -> RowCondition? {
+        guard let parameters, let (keyPaths, slot) = PredicateNode.chainAndParameter(lhs, rhs),
+              let read = chain(keyPaths) else { return nil }
+        var steps: [Step] = []
+        var target: ParameterSlots.Target?
+        if let (hops, end, last) = walk(keyPaths), !hops.isEmpty, case let .attribute(attribute)? = last,
+           attribute.isUnique, !attribute.options.contains(.externalStorage) {
+            steps = hops
+            target = ParameterSlots.Target(entity: end.index, attribute: attribute.index)
+        }
+        let site = parameters.addSite(chain: keyPaths, slot: slot, target: target)
+        return { view, row in
+            switch parameters.modes[site] {
+            case .satisfied: return true
+            case .targetRow: return Self.follow(steps, from: row, in: view) == parameters.targets[site]
+            case .noTarget: return false
+            case .compare: return read(view, row) == parameters.stored[slot]
+            }
+        }
     }
 
     /// One hop of a to-one chain, as plain numbers: evaluating a chain must not copy schema

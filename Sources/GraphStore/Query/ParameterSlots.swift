@@ -1,0 +1,94 @@
+import Foundation
+
+/// A compiled prepared fetch's parameter values for the run under way, which its compiled
+/// closures read (see `RowCompiler.parameters`). A prepared fetch is compiled once per context
+/// and run many times: what a plain fetch works out once per fetch from its constants — a
+/// constant's stored form, whether the plan's index already guarantees an equality, the row a
+/// unique key names — is worked out here once per run.
+final class ParameterSlots {
+    /// How an equality between a chain and a parameter is decided in this run.
+    enum Mode {
+        /// The chain's value against the parameter's.
+        case compare
+        /// The plan's index found only rows that meet it.
+        case satisfied
+        /// The chain's to-one target row against the row the key names (`targets`).
+        case targetRow
+        /// The key names no row: no row's chain can equal it.
+        case noTarget
+    }
+
+    /// A unique attribute at the end of a to-one chain.
+    struct Target {
+        var entity: Int
+        var attribute: Int
+    }
+
+    /// An equality between a chain and a parameter slot, as compiled.
+    private struct Site {
+        var chain: [AnyKeyPath]
+        var slot: Int
+        var target: Target?
+    }
+
+    /// Each slot's value, as given and as the graph stores it.
+    private(set) var values: [Any] = []
+    private(set) var stored: [Value] = []
+    private var sites: [Site] = []
+    /// Per site, for this run.
+    private(set) var modes: [Mode] = []
+    private(set) var targets: [UInt64] = []
+
+    /// Notes an equality the compiler compiled; its number indexes `modes` and `targets`.
+    func addSite(chain: [AnyKeyPath], slot: Int, target: Target?) -> Int {
+        sites.append(Site(chain: chain, slot: slot, target: target))
+        modes.append(.compare)
+        targets.append(0)
+        return sites.count - 1
+    }
+
+    /// One run's slot values. False when one has no stored form (a value the graph cannot
+    /// compare): then the run is evaluated on objects instead.
+    func bind(_ values: [Any]) -> Bool {
+        var stored: [Value] = []
+        stored.reserveCapacity(values.count)
+        for value in values {
+            guard let value = QueryPlanner.storedValue(value) else { return false }
+            stored.append(value)
+        }
+        self.values = values
+        self.stored = stored
+        return true
+    }
+
+    private static func isKey(_ value: Value) -> Bool {
+        switch value {
+        case .string, .int, .uint: return true
+        default: return false
+        }
+    }
+
+    /// Decides each equality for this run, inside the read the run filters in, given what the
+    /// plan's rows are known to satisfy.
+    func resolve(in view: GraphView, satisfying satisfied: [QueryPlanner.ChainEquality]) {
+        for (i, site) in sites.enumerated() {
+            let value = stored[site.slot]
+            if !satisfied.isEmpty, satisfied.contains(QueryPlanner.ChainEquality(chain: site.chain, value: value)) {
+                modes[i] = .satisfied
+                continue
+            }
+            // String and integer keys only: -0.0 == 0.0 and NaN are not the index's equality,
+            // and nil matches rows whose chain is empty, which no target row stands for.
+            guard let target = site.target, Self.isKey(value) else {
+                modes[i] = .compare
+                continue
+            }
+            if let row = view.row(entity: target.entity, uniqueAttribute: target.attribute, value: value) {
+                modes[i] = .targetRow
+                targets[i] = row
+            } else {
+                modes[i] = .noTarget
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// A fetch written once with parameters and run with their values, as a prepared statement is:
+///
+/// ```swift
+/// let arrivals = PreparedFetch<Flight, (String, String)>(
+///     predicate: #Predicate { flight, p in flight.destination?.icao == p.0 && flight.airline?.code == p.1 },
+///     sortBy: [SortDescriptor(\.routeDistance)])
+/// let flights = try context.fetch(arrivals, ("KSFO", "UAL"))
+/// ```
+///
+/// `Parameters` is one value, a tuple or a struct; the predicate reads it (or its members)
+/// wherever a `FetchDescriptor`'s predicate would capture a constant. Each context converts,
+/// plans and compiles the predicate on its first run and then only binds the values, so a run
+/// costs neither making a `#Predicate` (Foundation builds its expression tree each time, about
+/// 2 µs for the Enroute filter) nor working it out again. A run answers exactly as
+/// `descriptor(parameters)` does; on a context with unsaved changes, or for a predicate that
+/// must run on objects, it is that descriptor's fetch. Docs/guides/fetching.md.
+public struct PreparedFetch<T: PersistentModel, Parameters> {
+    public let predicate: Predicate<T, Parameters>
+    public var sortBy: [SortDescriptor<T>]
+    public var fetchLimit: Int?
+    public var fetchOffset: Int?
+    /// Whether unsaved inserts, changes and deletes of the context count (default true, as in SwiftData).
+    public var includePendingChanges: Bool
+    /// The predicate as the planner reads it, with its parameters as slots.
+    let prepared: PreparedPredicate
+
+    public init(predicate: Predicate<T, Parameters>, sortBy: [SortDescriptor<T>] = []) {
+        self.predicate = predicate
+        self.sortBy = sortBy
+        includePendingChanges = true
+        prepared = PreparedPredicate(expression: predicate.expression, parameters: predicate.variable.1.key)
+    }
+
+    /// The parameter slots' values for `parameters`.
+    func slotValues(_ parameters: Parameters) -> [Any] {
+        prepared.values(of: parameters)
+    }
+
+    /// The plain fetch this one runs as for `parameters`.
+    public func descriptor(_ parameters: Parameters) -> FetchDescriptor<T> {
+        let predicate = self.predicate, prepared = self.prepared, values = slotValues(parameters)
+        var descriptor = FetchDescriptor<T>(
+            predicate: Predicate<T> { input in
+                BoundParameters(input: input, predicate: predicate, parameters: parameters, node: prepared.bound(to: values))
+            },
+            sortBy: sortBy)
+        descriptor.fetchLimit = fetchLimit
+        descriptor.fetchOffset = fetchOffset
+        descriptor.includePendingChanges = includePendingChanges
+        return descriptor
+    }
+}
+
+// Like FetchDescriptor: predicates, sort descriptors and key paths are immutable values.
+extension PreparedFetch: @unchecked Sendable {}
+
+/// A prepared fetch's predicate with its parameters' values: a one-input predicate expression
+/// (so that a `FetchDescriptor` can hold it), which the planner reads as the prepared tree with
+/// the values as constants.
+struct BoundParameters<T, Parameters>: StandardPredicateExpression, DynamicPredicateNode, @unchecked Sendable {
+    typealias Output = Bool
+    let input: PredicateExpressions.Variable<T>
+    let predicate: Predicate<T, Parameters>
+    let parameters: Parameters
+    /// The prepared tree with the parameters' values as constants.
+    let node: PredicateNode
+
+    init(input: PredicateExpressions.Variable<T>, predicate: Predicate<T, Parameters>, parameters: Parameters, node: PredicateNode) {
+        self.input = input
+        self.predicate = predicate
+        self.parameters = parameters
+        self.node = node
+    }
+
+    func evaluate(_ bindings: PredicateBindings) throws -> Bool {
+        try predicate.evaluate(try input.evaluate(bindings), parameters)
+    }
+
+    var dynamicPredicateNode: PredicateNode { node }
+
+    // A bound prepared fetch lives in memory only: it has no archived form.
+    init(from decoder: any Decoder) throws {
+        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                debugDescription: "A prepared fetch's bound predicate cannot be decoded"))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(parameters, .init(codingPath: encoder.codingPath,
+                                                           debugDescription: "A prepared fetch's bound predicate cannot be encoded"))
+    }
+}
