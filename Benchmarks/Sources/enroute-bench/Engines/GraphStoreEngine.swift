@@ -70,10 +70,32 @@ final class GraphStoreEngine: Engine {
         try updater.save()
     }
 
+    /// The Enroute filter as a prepared fetch: written once, run with each query's codes (as the
+    /// `sqlite` engine prepares its statement once and binds them).
     func filter(destination: String, airline: String) throws -> [String] {
+        try context.fetch(Self.enrouteFilter, Route(destination: destination, airline: airline))
+            .map { "\($0.ident) \($0.routeDistance)" }
+    }
+
+    /// The same filter as the app's `FlightFilter` writes it: a `#Predicate` made per query
+    /// (reported beside the prepared one).
+    func filterWithPredicate(destination: String, airline: String) throws -> [String] {
         try context.fetch(FlightFilter(destination: destination, airline: airline, enrouteOnly: true, sort: .distance).fetchDescriptor)
             .map { "\($0.ident) \($0.routeDistance)" }
     }
+
+    struct Route {
+        // Optional, as the chains they are compared with are (Foundation's expressions do not promote).
+        var destination: String?
+        var airline: String?
+    }
+
+    static let enroutePredicate = #Predicate<Flight, Route> { flight, route in
+        flight.destination?.icao == route.destination && flight.airline?.code == route.airline
+            && flight.actualOff != nil && flight.actualOn == nil
+    }
+    static let enrouteFilter = PreparedFetch(predicate: enroutePredicate,
+                                             sortBy: FlightFilter(sort: .distance).sortDescriptors)
 
     func lookup(ident: String) throws -> Int {
         try context.fetchUnique(\Flight.ident, equals: ident)?.routeDistance ?? -1

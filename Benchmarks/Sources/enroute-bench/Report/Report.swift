@@ -36,6 +36,11 @@ struct Report {
             lookup["ratio_predicate"] = rounded((run.seconds["point_lookup"]?["sqlite"] ?? .nan) / run.lookupWithPredicate, 2)
             workloads["point_lookup"] = lookup
         }
+        if var filter = workloads["filter_query"] as? [String: Any] {
+            filter["graphstore_predicate_s"] = rounded(run.filterWithPredicate, 9)
+            filter["ratio_predicate"] = rounded((run.seconds["filter_query"]?["sqlite"] ?? .nan) / run.filterWithPredicate, 2)
+            workloads["filter_query"] = filter
+        }
         var durableEntry: [String: Any] = [
             "graphstore_p50_us": rounded(durable.graphstore.median, 1), "graphstore_p99_us": rounded(durable.graphstore.percentile(99), 1),
             "sqlite_p50_us": rounded(durable.sqlite.median, 1), "sqlite_p99_us": rounded(durable.sqlite.percentile(99), 1),
@@ -101,6 +106,8 @@ struct Report {
             }
             let predicate = run.lookupWithPredicate, sqliteLookup = run.seconds["point_lookup"]?["sqlite"] ?? .nan
             lines.append(pad("  (lookup by #Predicate)", 18) + pad(time(predicate), 16) + pad("", 30) + pad(format(sqliteLookup / predicate, digits: 2), 12))
+            let filter = run.filterWithPredicate, sqliteFilter = run.seconds["filter_query"]?["sqlite"] ?? .nan
+            lines.append(pad("  (filter by a #Predicate per query)", 18) + pad(time(filter), 16) + pad("", 30) + pad(format(sqliteFilter / filter, digits: 2), 12))
             let b = run.storeBytes
             lines.append(pad("store_bytes", 18) + pad(bytes(b["graphstore"]), 16) + pad(bytes(b["sqlite"]), 16) + pad(bytes(b["grdb"]), 14)
                          + pad(format((b["sqlite"] ?? .nan) / (b["graphstore"] ?? .nan), digits: 2), 12) + format((b["grdb"] ?? .nan) / (b["graphstore"] ?? .nan), digits: 2))
