@@ -53,6 +53,8 @@ import GraphStoreTestSupport
             ("enum", #Predicate { $0.status == enroute }),
             ("coalesce", #Predicate { ($0.destination?.icao ?? "none") == plain }),
             ("no destination", #Predicate { $0.destination?.icao == nil }),
+            ("no destination relationship", #Predicate { $0.destination == nil }),
+            ("an origin relationship", #Predicate { nil != $0.origin }),
             ("to-many count through a chain", #Predicate { ($0.destination?.flightsTo.count ?? 0) > count }),
             ("and of indexes", #Predicate { $0.ident == ident && $0.destination?.icao == icao }),
             ("two inverse sets", #Predicate { $0.destination?.icao == icao && $0.origin?.icao == icao2 && $0.actualOff != nil }),

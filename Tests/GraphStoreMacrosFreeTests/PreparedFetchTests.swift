@@ -34,6 +34,11 @@ import GraphStoreTestSupport
         filter.anyDestination || flight.destination?.icao == filter.icao
     }
     static let optionalFilter = PreparedFetch(predicate: filterPredicate)
+    static let byDistance = PreparedFetch<Flight, Int>(predicate: #Predicate { flight, distance in flight.routeDistance == distance })
+    static let fromK1Predicate = #Predicate<Flight, String?> { flight, icao in
+        flight.origin?.icao == "K1" && flight.destination?.icao == icao && flight.actualOff != nil
+    }
+    static let fromK1 = PreparedFetch(predicate: fromK1Predicate)
     static let oneOf = PreparedFetch<Flight, [String]>(predicate: #Predicate { flight, idents in idents.contains(flight.ident) })
 
     /// The prepared run, the bound descriptor's planned fetch and its scan, as identifiers.
@@ -90,6 +95,8 @@ import GraphStoreTestSupport
                 let distance = Int(rng.next() % 50) * 10
                 try check(context, "route", Self.byRoute, Route(icao: icao, distance: distance),
                           against: FetchDescriptor(predicate: #Predicate { $0.destination?.icao == icao && $0.routeDistance > distance }))
+                try check(context, "from K1", Self.fromK1, icao,
+                          against: FetchDescriptor(predicate: #Predicate { $0.origin?.icao == "K1" && $0.destination?.icao == icao && $0.actualOff != nil }))
                 let origin: String? = "K\(rng.next() % 9)"
                 try check(context, "pair", Self.byPair, (icao, origin),
                           against: FetchDescriptor(predicate: #Predicate { $0.destination?.icao == icao && $0.origin?.icao == origin }))
@@ -101,6 +108,9 @@ import GraphStoreTestSupport
             for _ in 0..<5 {
                 let ident = "F\(rng.next() % 220)", other = "F\(rng.next() % 220)"
                 try check(context, "ident", Self.byIdent, ident, against: FetchDescriptor(predicate: #Predicate { $0.ident == ident }))
+                let distance = Int(rng.next() % 50) * 10
+                try check(context, "distance", Self.byDistance, distance,
+                          against: FetchDescriptor(predicate: #Predicate { $0.routeDistance == distance }))
                 try check(context, "IN", Self.oneOf, [ident, other],
                           against: FetchDescriptor(predicate: #Predicate { [ident, other].contains($0.ident) }))
             }
@@ -114,11 +124,11 @@ import GraphStoreTestSupport
         for fetch in [Self.byDestination, Self.notToDestination] { _ = try context.fetch(fetch, "K1") }
         _ = try context.fetch(Self.byRoute, Route(icao: "K1", distance: 10))
         for prepared in [Self.byDestination.prepared, Self.notToDestination.prepared, Self.byRoute.prepared] {
-            #expect(context.compiledPreparedFetches[ObjectIdentifier(prepared)]?.condition != nil)
+            #expect(context.compiledPreparedFetches[ObjectIdentifier(prepared)]?.compiles == true)
         }
         // IN over a parameter array runs on objects: compiled without a condition.
         _ = try context.fetch(Self.oneOf, ["F1"])
-        #expect(context.compiledPreparedFetches[ObjectIdentifier(Self.oneOf.prepared)]?.condition == nil)
+        #expect(context.compiledPreparedFetches[ObjectIdentifier(Self.oneOf.prepared)]?.compiles == false)
     }
 
     /// Runs after a save see it: nothing a run binds or resolves outlives the run.

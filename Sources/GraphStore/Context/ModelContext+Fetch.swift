@@ -208,7 +208,7 @@ extension ModelContext {
         // properties included, costs far more than comparing two numbers). The other
         // descriptors — and the first one's exact semantics for anything else — still decide
         // through `compare`.
-        let keys = items.count > 16 ? descriptors.first.flatMap { PrimarySortKeys(items, $0) } : nil
+        let keys = descriptors.first.flatMap { PrimarySortKeys(items, $0) }
         let decidedByCompare = keys == nil ? descriptors[...] : descriptors.dropFirst()
         let order = (0..<items.count).sorted { i, j in
             if let keys, keys.values[i] != keys.values[j] { return (keys.values[i] < keys.values[j]) == keys.ascending }

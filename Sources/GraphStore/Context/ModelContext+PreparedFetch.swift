@@ -1,20 +1,26 @@
 import Foundation
 
 /// A prepared fetch compiled for one context: its predicate's tree with parameter slots, its
-/// condition on committed rows (nil: the predicate runs on objects), and the slots that
-/// condition reads, which each run binds.
+/// condition on committed rows (`compiles` false: the predicate runs on objects), and the
+/// slots that condition reads, which each run binds.
 final class CompiledPreparedFetch {
     let prepared: PreparedPredicate
     let parameters = ParameterSlots()
-    let condition: RowCondition?
+    let compiles: Bool
+    let condition: RowCondition
     /// The column every candidate is checked on first (see ColumnWarming).
     let firstRead: RowCompiler.ColumnRead?
+    /// Its index paths, when its shape lets them be worked out once.
+    let plan: PreparedPlan
 
     init(_ prepared: PreparedPredicate, schema: Schema, entity: Schema.Entity) {
         self.prepared = prepared
+        plan = PreparedPlan(prepared.node, entity: entity, schema: schema)
         var compiler = RowCompiler(schema: schema, entity: entity)
         compiler.parameters = parameters
-        condition = compiler.condition(prepared.node)
+        let condition = compiler.condition(prepared.node)
+        compiles = condition != nil
+        self.condition = condition ?? RowCondition { _, _ in false }
         firstRead = compiler.reads.first
     }
 }
@@ -30,16 +36,23 @@ extension ModelContext {
             return try self.fetch(fetch.descriptor(parameters))
         }
         let compiled = compiledPreparedFetch(fetch.prepared, entity: entity)
-        let values = fetch.slotValues(parameters)
-        guard let condition = compiled.condition, compiled.parameters.bind(values) else {
-            return try self.fetch(fetch.descriptor(parameters))
+        guard compiled.compiles else { return try self.fetch(fetch.descriptor(parameters)) }
+        let slots = compiled.parameters, condition = compiled.condition
+        // The general planner reads the values as given; a prepared plan, in their stored form.
+        var values: [Any] = []
+        if !compiled.plan.isUsable { values = fetch.slotValues(parameters) }
+        if let stored = fetch.storedSlotValues(parameters) {
+            slots.bind(stored: stored)
+        } else {
+            if values.isEmpty { values = fetch.slotValues(parameters) }
+            guard slots.bind(values) else { return try self.fetch(fetch.descriptor(parameters)) }
         }
-        let slots = compiled.parameters
         let matched: [UInt64] = graph.read { view in
             var planner = QueryPlanner(schema: schema, entity: entity, view: view)
             planner.marks = rowMarks
             planner.parameters = values
-            let plan = planner.candidates(for: compiled.prepared.node)
+            let plan = compiled.plan.isUsable ? planner.candidates(for: compiled.plan, values: slots.stored)
+                                              : planner.candidates(for: compiled.prepared.node)
             let rows = plan?.rows ?? view.table(entity.index).liveRows
             slots.resolve(in: view, satisfying: plan?.satisfies ?? [])
             if rows.count >= 64, let first = compiled.firstRead { warmedChecksum &+= view.warm(first, rows: rows) }

@@ -120,6 +120,13 @@ final class Column {
         return sum
     }
 
+    /// Whether the slot holds nil (`value(at:) == .null`), without making the value.
+    func holdsNull(at slot: Int) -> Bool {
+        if isNull(slot) { return true }
+        if layout == .value { return values[slot] == .null }
+        return false
+    }
+
     func value(at slot: Int) -> Value {
         if isNull(slot) { return .null }
         switch layout {

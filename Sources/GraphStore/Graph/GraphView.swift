@@ -11,6 +11,11 @@ struct GraphView {
         tables[entity].value(row: row, attribute: attribute)
     }
 
+    /// Whether an attribute of the row is nil (`value(…) == .null`), without making the value.
+    func isNull(entity: Int, row: UInt64, attribute: Int) -> Bool {
+        tables[entity].columns[attribute].holdsNull(at: Int(row - 1))
+    }
+
     /// The target row of a to-one relationship, or nil.
     func toOne(entity: Int, row: UInt64, relationship: Int) -> UInt64? {
         let target = tables[entity].toOne[relationship][Int(row - 1)]

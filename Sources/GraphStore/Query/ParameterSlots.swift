@@ -31,19 +31,23 @@ final class ParameterSlots {
         var target: Target?
     }
 
-    /// Each slot's value, as given and as the graph stores it.
-    private(set) var values: [Any] = []
-    private(set) var stored: [Value] = []
+    /// How a site is decided in this run: its mode, and for `.targetRow` the row.
+    struct Decision {
+        var mode: Mode
+        var target: UInt64
+    }
+
+    /// Each slot's value as the graph stores it. (Read per row by compiled closures, which run
+    /// only inside a run on the context's own thread: no exclusivity checks.)
+    @exclusivity(unchecked) private(set) var stored: [Value] = []
     private var sites: [Site] = []
     /// Per site, for this run.
-    private(set) var modes: [Mode] = []
-    private(set) var targets: [UInt64] = []
+    @exclusivity(unchecked) private(set) var decisions: [Decision] = []
 
-    /// Notes an equality the compiler compiled; its number indexes `modes` and `targets`.
+    /// Notes an equality the compiler compiled; its number indexes `decisions`.
     func addSite(chain: [AnyKeyPath], slot: Int, target: Target?) -> Int {
         sites.append(Site(chain: chain, slot: slot, target: target))
-        modes.append(.compare)
-        targets.append(0)
+        decisions.append(Decision(mode: .compare, target: 0))
         return sites.count - 1
     }
 
@@ -56,9 +60,13 @@ final class ParameterSlots {
             guard let value = QueryPlanner.storedValue(value) else { return false }
             stored.append(value)
         }
-        self.values = values
         self.stored = stored
         return true
+    }
+
+    /// One run's slot values, already in their stored form.
+    func bind(stored: [Value]) {
+        self.stored = stored
     }
 
     private static func isKey(_ value: Value) -> Bool {
@@ -74,20 +82,19 @@ final class ParameterSlots {
         for (i, site) in sites.enumerated() {
             let value = stored[site.slot]
             if !satisfied.isEmpty, satisfied.contains(QueryPlanner.ChainEquality(chain: site.chain, value: value)) {
-                modes[i] = .satisfied
+                decisions[i] = Decision(mode: .satisfied, target: 0)
                 continue
             }
             // String and integer keys only: -0.0 == 0.0 and NaN are not the index's equality,
             // and nil matches rows whose chain is empty, which no target row stands for.
             guard let target = site.target, Self.isKey(value) else {
-                modes[i] = .compare
+                decisions[i] = Decision(mode: .compare, target: 0)
                 continue
             }
             if let row = view.row(entity: target.entity, uniqueAttribute: target.attribute, value: value) {
-                modes[i] = .targetRow
-                targets[i] = row
+                decisions[i] = Decision(mode: .targetRow, target: row)
             } else {
-                modes[i] = .noTarget
+                decisions[i] = Decision(mode: .noTarget, target: 0)
             }
         }
     }

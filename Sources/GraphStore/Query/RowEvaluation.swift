@@ -5,9 +5,21 @@ import Foundation
 /// stored values is exactly Swift's are compiled — constants, attributes and chains through
 /// to-one relationships, ==, !=, <, <=, >, >=, &&, ||, !, ??, nil — and anything else makes the
 /// whole predicate fall back to evaluation on objects.
-typealias RowFunction = (GraphView, UInt64) -> Value
+///
+/// Both are structs around the closure rather than bare function types: the compiler returns
+/// them as optionals, and an optional closure is kept in the generic representation, so every
+/// call of a nested closure went through two reabstraction thunks (a fifth of a small fetch).
+struct RowFunction {
+    let run: (GraphView, UInt64) -> Value
+    init(_ run: @escaping (GraphView, UInt64) -> Value) { self.run = run }
+    func callAsFunction(_ view: GraphView, _ row: UInt64) -> Value { run(view, row) }
+}
 /// A condition compiled the same way: whether the row passes.
-typealias RowCondition = (GraphView, UInt64) -> Bool
+struct RowCondition {
+    let run: (GraphView, UInt64) -> Bool
+    init(_ run: @escaping (GraphView, UInt64) -> Bool) { self.run = run }
+    func callAsFunction(_ view: GraphView, _ row: UInt64) -> Bool { run(view, row) }
+}
 
 struct RowCompiler {
     let schema: Schema
@@ -42,23 +54,23 @@ struct RowCompiler {
         switch node {
         case let .constant(constant):
             guard let value = QueryPlanner.storedValue(constant) else { return nil }
-            return { _, _ in value }
+            return RowFunction { _, _ in value }
         case .nilLiteral:
-            return { _, _ in .null }
+            return RowFunction { _, _ in .null }
         case .keyPath, .optionalFlatMap:
             return node.keyPathChain.flatMap(chain)
         case .equal, .notEqual, .comparison, .and, .or, .not:
             guard let condition = condition(node) else { return nil }
-            return { view, row in .bool(condition(view, row)) }
+            return RowFunction { view, row in .bool(condition(view, row)) }
         case let .nilCoalesce(lhs, rhs):
             guard let (l, r) = operands(lhs, rhs) else { return nil }
-            return { view, row in
+            return RowFunction { view, row in
                 let value = l(view, row)
                 return value == .null ? r(view, row) : value
             }
         case let .parameter(slot):
             guard let parameters else { return nil }
-            return { _, _ in parameters.stored[slot] }
+            return RowFunction { _, _ in parameters.stored[slot] }
         case .variable, .sequenceContains, .other:
             return nil
         }
@@ -69,20 +81,22 @@ struct RowCompiler {
     func condition(_ node: PredicateNode) -> RowCondition? {
         switch node {
         case let .equal(lhs, rhs):
+            if let isNil = chainIsNil(lhs, rhs) { return isNil }
             if let equals = chainEqualsParameter(lhs, rhs) ?? chainEqualsConstant(lhs, rhs) { return equals }
             guard let (l, r) = operands(lhs, rhs) else { return nil }
-            return { view, row in l(view, row) == r(view, row) }
+            return RowCondition { view, row in l(view, row) == r(view, row) }
         case let .notEqual(lhs, rhs):
-            if let equals = chainEqualsParameter(lhs, rhs) ?? chainEqualsConstant(lhs, rhs) { return { view, row in !equals(view, row) } }
+            if let isNil = chainIsNil(lhs, rhs) { return RowCondition { view, row in !isNil(view, row) } }
+            if let equals = chainEqualsParameter(lhs, rhs) ?? chainEqualsConstant(lhs, rhs) { return RowCondition { view, row in !equals(view, row) } }
             guard let (l, r) = operands(lhs, rhs) else { return nil }
-            return { view, row in l(view, row) != r(view, row) }
+            return RowCondition { view, row in l(view, row) != r(view, row) }
         case let .comparison(op, lhs, rhs):
             guard let (l, r) = operands(lhs, rhs) else { return nil }
             switch op {
-            case .lessThan: return { view, row in Value.ordered(l(view, row), r(view, row)) }
-            case .lessThanOrEqual: return { view, row in !Value.ordered(r(view, row), l(view, row)) }
-            case .greaterThan: return { view, row in Value.ordered(r(view, row), l(view, row)) }
-            case .greaterThanOrEqual: return { view, row in !Value.ordered(l(view, row), r(view, row)) }
+            case .lessThan: return RowCondition { view, row in Value.ordered(l(view, row), r(view, row)) }
+            case .lessThanOrEqual: return RowCondition { view, row in !Value.ordered(r(view, row), l(view, row)) }
+            case .greaterThan: return RowCondition { view, row in Value.ordered(r(view, row), l(view, row)) }
+            case .greaterThanOrEqual: return RowCondition { view, row in !Value.ordered(l(view, row), r(view, row)) }
             @unknown default: return nil
             }
         case let .and(lhs, rhs):
@@ -90,29 +104,29 @@ struct RowCompiler {
             // side is compiled only when it can matter.
             switch lhs.constantCondition {
             case true?: return condition(rhs)
-            case false?: return { _, _ in false }
+            case false?: return RowCondition { _, _ in false }
             case nil: break
             }
             guard let l = condition(lhs), let r = condition(rhs) else { return nil }
-            return { view, row in l(view, row) && r(view, row) }
+            return RowCondition { view, row in l(view, row) && r(view, row) }
         case let .or(lhs, rhs):
             switch lhs.constantCondition {
-            case true?: return { _, _ in true }
+            case true?: return RowCondition { _, _ in true }
             case false?: return condition(rhs)
             case nil: break
             }
             guard let l = condition(lhs), let r = condition(rhs) else { return nil }
-            return { view, row in l(view, row) || r(view, row) }
+            return RowCondition { view, row in l(view, row) || r(view, row) }
         case let .not(wrapped):
             guard let inner = condition(wrapped) else { return nil }
-            return { view, row in !inner(view, row) }
+            return RowCondition { view, row in !inner(view, row) }
         case let .constant(constant):
-            if let bool = constant as? Bool { return { _, _ in bool } }
+            if let bool = constant as? Bool { return RowCondition { _, _ in bool } }
             return nil
         default:
             // A Bool read from a row (`$0.isActive`, `$0.flag ?? false`): true only when it is.
             guard let value = compile(node) else { return nil }
-            return { view, row in if case .bool(true) = value(view, row) { true } else { false } }
+            return RowCondition { view, row in if case .bool(true) = value(view, row) { true } else { false } }
         }
     }
 
@@ -127,7 +141,7 @@ struct RowCompiler {
         guard view != nil, let (chain, constant, _) = PredicateNode.chainAndConstant(lhs, rhs) else { return nil }
         if !satisfied.isEmpty, let value = QueryPlanner.storedValue(constant),
            satisfied.contains(QueryPlanner.ChainEquality(chain: chain, value: value)) {
-            return { _, _ in true }
+            return RowCondition { _, _ in true }
         }
         return targetRowEquals(chain, constant)
     }
@@ -147,13 +161,42 @@ struct RowCompiler {
             target = ParameterSlots.Target(entity: end.index, attribute: attribute.index)
         }
         let site = parameters.addSite(chain: keyPaths, slot: slot, target: target)
-        return { view, row in
-            switch parameters.modes[site] {
+        return RowCondition { view, row in
+            let decision = parameters.decisions[site]
+            switch decision.mode {
             case .satisfied: return true
-            case .targetRow: return Self.follow(steps, from: row, in: view) == parameters.targets[site]
+            case .targetRow: return Self.follow(steps, from: row, in: view) == decision.target
             case .noTarget: return false
             case .compare: return read(view, row) == parameters.stored[slot]
             }
+        }
+    }
+
+    /// `chain == nil` either way round, as a test of the column's null flag: no value is made
+    /// and compared per row (`$0.actualOn == nil`, `$0.destination?.icao == nil`).
+    private func chainIsNil(_ lhs: PredicateNode, _ rhs: PredicateNode) -> RowCondition? {
+        let keyPaths: [AnyKeyPath]
+        switch (lhs, rhs) {
+        case (_, .nilLiteral): guard let chain = lhs.keyPathChain else { return nil }; keyPaths = chain
+        case (.nilLiteral, _): guard let chain = rhs.keyPathChain else { return nil }; keyPaths = chain
+        default: return nil
+        }
+        guard let (steps, end, last) = walk(keyPaths) else { return nil }
+        switch last {
+        case let .attribute(attribute)? where !attribute.options.contains(.externalStorage):
+            let e = end.index, index = attribute.index
+            reads.note(steps.first.map { .toOne(entity: $0.entity, relationship: $0.relationship) } ?? .attribute(entity: e, attribute: index))
+            if steps.isEmpty { return RowCondition { view, row in view.isNull(entity: e, row: row, attribute: index) } }
+            return RowCondition { view, row in
+                guard let target = Self.follow(steps, from: row, in: view) else { return true }
+                return view.isNull(entity: e, row: target, attribute: index)
+            }
+        case let .relationship(relationship)? where !relationship.isToMany:
+            let all = steps + [Step(entity: end.index, relationship: relationship.index)]
+            reads.note(.toOne(entity: all[0].entity, relationship: all[0].relationship))
+            return RowCondition { view, row in Self.follow(all, from: row, in: view) == nil }
+        default:
+            return nil
         }
     }
 
@@ -188,8 +231,8 @@ struct RowCompiler {
             guard !attribute.options.contains(.externalStorage) else { return nil }
             let e = end.index, index = attribute.index
             reads.note(steps.first.map { .toOne(entity: $0.entity, relationship: $0.relationship) } ?? .attribute(entity: e, attribute: index))
-            if steps.isEmpty { return { view, row in view.value(entity: e, row: row, attribute: index) } }
-            return { view, row in
+            if steps.isEmpty { return RowFunction { view, row in view.value(entity: e, row: row, attribute: index) } }
+            return RowFunction { view, row in
                 guard let target = Self.follow(steps, from: row, in: view) else { return .null }
                 return view.value(entity: e, row: target, attribute: index)
             }
@@ -197,7 +240,7 @@ struct RowCompiler {
             // The chain ends at a to-one relationship: its target's row, or nil.
             let all = steps + [Step(entity: end.index, relationship: relationship.index)]
             reads.note(.toOne(entity: all[0].entity, relationship: all[0].relationship))
-            return { view, row in
+            return RowFunction { view, row in
                 guard let target = Self.follow(all, from: row, in: view) else { return .null }
                 return .uint(target)
             }
@@ -219,10 +262,10 @@ struct RowCompiler {
         default: return nil  // floating point keys: -0.0 == 0.0 and NaN are not the index's equality
         }
         guard let target = view.row(entity: end.index, uniqueAttribute: attribute.index, value: value) else {
-            return { _, _ in false }
+            return RowCondition { _, _ in false }
         }
         reads.note(.toOne(entity: steps[0].entity, relationship: steps[0].relationship))
-        return { view, row in Self.follow(steps, from: row, in: view) == target }
+        return RowCondition { view, row in Self.follow(steps, from: row, in: view) == target }
     }
 
     /// Follows to-one relationships from `row` (a live row: functions run only on those); nil

@@ -8,6 +8,24 @@ final class RowMarks {
 
     /// The rows of `large` that are also in `small`, in `large`'s order. Rows are at most `slots`.
     func intersect(_ small: [UInt64], _ large: [UInt64], slots: Int) -> [UInt64] {
+        let current = nextGeneration(slots: slots)
+        return marks.withUnsafeMutableBufferPointer { marks in
+            for row in small where row <= UInt64(slots) { marks[Int(row)] = current }
+            return large.filter { $0 <= UInt64(slots) && marks[Int($0)] == current }
+        }
+    }
+
+    /// The same for lists as the graph keeps them (inverse sets, index entries).
+    func intersect(_ small: ArraySlice<UInt32>, _ large: ArraySlice<UInt32>, slots: Int) -> [UInt32] {
+        let current = nextGeneration(slots: slots)
+        return marks.withUnsafeMutableBufferPointer { marks in
+            for row in small where Int(row) <= slots { marks[Int(row)] = current }
+            return large.filter { Int($0) <= slots && marks[Int($0)] == current }
+        }
+    }
+
+    /// A generation no mark has yet, with room for rows up to `slots`.
+    private func nextGeneration(slots: Int) -> UInt32 {
         if marks.count <= slots {
             marks = Array(repeating: 0, count: slots + 1)
             generation = 0
@@ -18,11 +36,7 @@ final class RowMarks {
             marks = Array(repeating: 0, count: marks.count)
             generation = 1
         }
-        let current = generation
-        return marks.withUnsafeMutableBufferPointer { marks in
-            for row in small where row <= UInt64(slots) { marks[Int(row)] = current }
-            return large.filter { $0 <= UInt64(slots) && marks[Int($0)] == current }
-        }
+        return generation
     }
 
 }
