@@ -54,7 +54,9 @@ import GraphStoreTestSupport
 
     func check<P>(_ context: ModelContext, _ name: String, _ prepared: PreparedFetch<Flight, P>, _ values: P,
                   against constants: FetchDescriptor<Flight>) throws {
-        let sorts: [[SortDescriptor<Flight>]] = [[], [SortDescriptor(\.routeDistance, order: .reverse), SortDescriptor(\.ident)]]
+        // By a stored number, forward and reverse (sorted as rows when no two share it), and by a string.
+        let sorts: [[SortDescriptor<Flight>]] = [[], [SortDescriptor(\.routeDistance, order: .reverse), SortDescriptor(\.ident)],
+                                                 [SortDescriptor(\.routeDistance)], [SortDescriptor(\.ident, order: .reverse)]]
         for sortBy in sorts {
             for (offset, limit) in [(nil, nil), (2, 5)] as [(Int?, Int?)] {
                 var prepared = prepared, constants = constants

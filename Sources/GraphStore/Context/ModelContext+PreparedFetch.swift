@@ -12,6 +12,8 @@ final class CompiledPreparedFetch {
     let firstRead: RowCompiler.ColumnRead?
     /// Its index paths, when its shape lets them be worked out once.
     let plan: PreparedPlan
+    /// The parameter site (see ParameterSlots) compiled for each of the plan's accesses.
+    let siteOfAccess: [Int?]
 
     init(_ prepared: PreparedPredicate, schema: Schema, entity: Schema.Entity) {
         self.prepared = prepared
@@ -22,6 +24,10 @@ final class CompiledPreparedFetch {
         compiles = condition != nil
         self.condition = condition ?? RowCondition { _, _ in false }
         firstRead = compiler.reads.first
+        siteOfAccess = plan.accesses.map { [parameters] access in
+            guard case let .slot(slot) = access.source else { return nil }
+            return parameters.site(chain: access.chain, slot: slot)
+        }
     }
 }
 
@@ -47,20 +53,62 @@ extension ModelContext {
             if values.isEmpty { values = fetch.slotValues(parameters) }
             guard slots.bind(values) else { return try self.fetch(fetch.descriptor(parameters)) }
         }
-        let matched: [UInt64] = graph.read { view in
+        let matched: (rows: [UInt64], sorted: Bool) = graph.read { view in
             var planner = QueryPlanner(schema: schema, entity: entity, view: view)
             planner.marks = rowMarks
             planner.parameters = values
-            let plan = compiled.plan.isUsable ? planner.candidates(for: compiled.plan, values: slots.stored)
-                                              : planner.candidates(for: compiled.prepared.node)
-            let rows = plan?.rows ?? view.table(entity.index).liveRows
-            slots.resolve(in: view, satisfying: plan?.satisfies ?? [])
+            let rows: [UInt64]
+            if compiled.plan.isUsable {
+                let planned = planner.candidates(for: compiled.plan, values: slots.stored)
+                slots.resolve(in: view, satisfiedSites: planned?.satisfied.compactMap { compiled.siteOfAccess[$0] } ?? [])
+                rows = planned.map { $0.rows.map(UInt64.init) } ?? view.table(entity.index).liveRows
+            } else {
+                let planned = planner.candidates(for: compiled.prepared.node)
+                slots.resolve(in: view, satisfying: planned?.satisfies ?? [])
+                rows = planned?.rows ?? view.table(entity.index).liveRows
+            }
             if rows.count >= 64, let first = compiled.firstRead { warmedChecksum &+= view.warm(first, rows: rows) }
-            return rows.filter { condition(view, $0) }
+            let matched = rows.filter { condition(view, $0) }
+            guard matched.count > 1 else { return (matched, false) }
+            if let inOrder = Self.rowsInOrder(matched, by: fetch.sortBy, entity: entity, in: view) { return (inOrder, true) }
+            // Rows in row order, as a scan and `fetch` give them before sorting.
+            return (matched.sorted(), false)
         }
-        // Rows in row order, as a scan and `fetch` give them before sorting.
-        let matches = matched.sorted().compactMap { object(entity: entity.index, row: $0) as? T }
-        return try sortedAndPaged(matches, sortBy: fetch.sortBy, offset: fetch.fetchOffset, limit: fetch.fetchLimit)
+        guard !matched.rows.isEmpty else { return [] }
+        var matches: [T] = []
+        matches.reserveCapacity(matched.rows.count)
+        for row in matched.rows {
+            if let model = object(entity: entity.index, row: row) as? T { matches.append(model) }
+        }
+        return try sortedAndPaged(matches, sortBy: matched.sorted ? [] : fetch.sortBy, offset: fetch.fetchOffset, limit: fetch.fetchLimit)
+    }
+
+    /// `rows` in the order `sortBy` gives their objects, worked out from the graph, when the
+    /// first sort key is a stored number or date and no two rows share it (so the other keys
+    /// never decide): for a context without unsaved changes, what the objects hold. Nil
+    /// otherwise, and the objects are sorted (see `stableSorted`).
+    private static func rowsInOrder<T>(_ rows: [UInt64], by sortBy: [SortDescriptor<T>], entity: Schema.Entity,
+                                       in view: GraphView) -> [UInt64]? {
+        guard let first = sortBy.first, let keyPath = first.keyPath,
+              case let .attribute(attribute)? = entity.property(for: keyPath) else { return nil }
+        var keyed: [(key: Double, row: UInt64)] = []
+        keyed.reserveCapacity(rows.count)
+        for row in rows {
+            let key: Double
+            switch view.value(entity: entity.index, row: row, attribute: attribute.index) {
+            case let .int(int): key = Double(int)
+            case let .uint(uint): key = Double(uint)
+            case let .double(double): key = double
+            case let .date(date): key = date.timeIntervalSinceReferenceDate
+            default: return nil  // nil, strings and others sort through Foundation
+            }
+            // Beyond 2^53 a Double no longer tells integers apart; NaN has no order.
+            guard !key.isNaN, abs(key) < 9_007_199_254_740_992 else { return nil }
+            keyed.append((key, row))
+        }
+        keyed.sort { $0.key < $1.key }
+        for i in keyed.indices.dropFirst() where keyed[i].key == keyed[i - 1].key { return nil }
+        return first.order == .forward ? keyed.map(\.row) : keyed.reversed().map(\.row)
     }
 
     /// How a prepared fetch will find its rows for `parameters`: its bound descriptor's plan.

@@ -76,26 +76,47 @@ final class ParameterSlots {
         }
     }
 
+    /// The site compiled for `chain == slot`, if any.
+    func site(chain: [AnyKeyPath], slot: Int) -> Int? {
+        sites.firstIndex { $0.slot == slot && $0.chain == chain }
+    }
+
     /// Decides each equality for this run, inside the read the run filters in, given what the
     /// plan's rows are known to satisfy.
     func resolve(in view: GraphView, satisfying satisfied: [QueryPlanner.ChainEquality]) {
         for (i, site) in sites.enumerated() {
-            let value = stored[site.slot]
-            if !satisfied.isEmpty, satisfied.contains(QueryPlanner.ChainEquality(chain: site.chain, value: value)) {
+            if !satisfied.isEmpty, satisfied.contains(QueryPlanner.ChainEquality(chain: site.chain, value: stored[site.slot])) {
                 decisions[i] = Decision(mode: .satisfied, target: 0)
-                continue
-            }
-            // String and integer keys only: -0.0 == 0.0 and NaN are not the index's equality,
-            // and nil matches rows whose chain is empty, which no target row stands for.
-            guard let target = site.target, Self.isKey(value) else {
-                decisions[i] = Decision(mode: .compare, target: 0)
-                continue
-            }
-            if let row = view.row(entity: target.entity, uniqueAttribute: target.attribute, value: value) {
-                decisions[i] = Decision(mode: .targetRow, target: row)
             } else {
-                decisions[i] = Decision(mode: .noTarget, target: 0)
+                decide(i, in: view)
             }
+        }
+    }
+
+    /// The same, given the sites the plan's rows are known to satisfy (a prepared plan knows
+    /// them by number: no chains to compare).
+    func resolve(in view: GraphView, satisfiedSites: [Int]) {
+        for i in sites.indices {
+            if satisfiedSites.contains(i) {
+                decisions[i] = Decision(mode: .satisfied, target: 0)
+            } else {
+                decide(i, in: view)
+            }
+        }
+    }
+
+    private func decide(_ i: Int, in view: GraphView) {
+        let site = sites[i], value = stored[site.slot]
+        // String and integer keys only: -0.0 == 0.0 and NaN are not the index's equality,
+        // and nil matches rows whose chain is empty, which no target row stands for.
+        guard let target = site.target, Self.isKey(value) else {
+            decisions[i] = Decision(mode: .compare, target: 0)
+            return
+        }
+        if let row = view.row(entity: target.entity, uniqueAttribute: target.attribute, value: value) {
+            decisions[i] = Decision(mode: .targetRow, target: row)
+        } else {
+            decisions[i] = Decision(mode: .noTarget, target: 0)
         }
     }
 }

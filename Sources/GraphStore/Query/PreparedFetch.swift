@@ -28,63 +28,68 @@ public struct PreparedFetch<T: PersistentModel, Parameters> {
     /// Each slot's value as the graph stores it, read straight from the parameters — where the
     /// slot is the parameters themselves or one member, of a `Storable` type. Nil for other
     /// slots, which are read through `Any` (checked casts and a key path projection at each
-    /// step: a sixth of a small run).
-    private let storedReaders: [((Parameters) -> Value)?]
+    /// step: a sixth of a small run). A reader is given the parameters' address.
+    private let storedReaders: [SlotReader?]
+    typealias SlotReader = (UnsafeRawPointer) -> Value
 
     public init(predicate: Predicate<T, Parameters>, sortBy: [SortDescriptor<T>] = []) {
         self.predicate = predicate
         self.sortBy = sortBy
         includePendingChanges = true
         prepared = PreparedPredicate(expression: predicate.expression, parameters: predicate.variable.1.key)
-        var readers: [((Parameters) -> Value)?] = []
+        var readers: [SlotReader?] = []
         for path in prepared.slotPaths { readers.append(Self.storedReader(path)) }
         storedReaders = readers
     }
 
-    /// The slots' stored values for `parameters`, when every slot has a typed reader.
-    func storedSlotValues(_ parameters: Parameters) -> [Value]? {
-        var values: [Value] = []
-        values.reserveCapacity(storedReaders.count)
-        for reader in storedReaders {
-            guard let reader else { return nil }
-            values.append(reader(parameters))
-        }
-        return values
+    /// The parameter slots' values for `parameters`, as given.
+    func slotValues(_ parameters: Parameters) -> [Any] {
+        prepared.values(of: parameters)
     }
 
-    private static func storedReader(_ path: [AnyKeyPath]) -> ((Parameters) -> Value)? {
+    /// The slots' stored values for `parameters`, when every slot has a typed reader.
+    func storedSlotValues(_ parameters: Parameters) -> [Value]? {
+        withUnsafePointer(to: parameters) { address in
+            var values: [Value] = []
+            values.reserveCapacity(storedReaders.count)
+            for reader in storedReaders {
+                guard let reader else { return nil }
+                values.append(reader(UnsafeRawPointer(address)))
+            }
+            return values
+        }
+    }
+
+    private static func storedReader(_ path: [AnyKeyPath]) -> SlotReader? {
         switch path.count {
         case 0:
             guard let type = Parameters.self as? any Storable.Type else { return nil }
-            return wholeReader(type)
+            return reader(at: 0, type)
         case 1:
             guard let keyPath = path[0] as? PartialKeyPath<Parameters>,
                   let type = Swift.type(of: keyPath).valueType as? any Storable.Type else { return nil }
-            return memberReader(keyPath, type)
+            // A stored member of a struct or tuple is read at its offset; anything else (a
+            // computed property) through its key path.
+            if let offset = MemoryLayout<Parameters>.offset(of: keyPath) { return reader(at: offset, type) }
+            return keyPathReader(keyPath, type)
         default:
             return nil
         }
     }
 
-    private static func wholeReader<V: Storable>(_: V.Type) -> (Parameters) -> Value {
-        { ($0 as! V).storedValue }
+    /// The value of type `V` at `offset` in the parameters. The common key types are read
+    /// without generic code (which looked metadata up at every read).
+    private static func reader<V: Storable>(at offset: Int, _: V.Type) -> SlotReader {
+        if V.self == String?.self { return { $0.load(fromByteOffset: offset, as: String?.self).map(Value.string) ?? .null } }
+        if V.self == String.self { return { .string($0.load(fromByteOffset: offset, as: String.self)) } }
+        if V.self == Int.self { return { .int(Int64($0.load(fromByteOffset: offset, as: Int.self))) } }
+        if V.self == Int?.self { return { $0.load(fromByteOffset: offset, as: Int?.self).map { .int(Int64($0)) } ?? .null } }
+        return { $0.load(fromByteOffset: offset, as: V.self).storedValue }
     }
 
-    private static func memberReader<V: Storable>(_ keyPath: PartialKeyPath<Parameters>, _: V.Type) -> (Parameters) -> Value {
-        // A stored member of a struct or tuple is read at its offset: projecting a key path in
-        // this unspecialised code looked generic metadata up at every step.
-        if let offset = MemoryLayout<Parameters>.offset(of: keyPath) {
-            return { parameters in
-                withUnsafePointer(to: parameters) { UnsafeRawPointer($0).load(fromByteOffset: offset, as: V.self).storedValue }
-            }
-        }
+    private static func keyPathReader<V: Storable>(_ keyPath: PartialKeyPath<Parameters>, _: V.Type) -> SlotReader {
         let typed = keyPath as! KeyPath<Parameters, V>
-        return { $0[keyPath: typed].storedValue }
-    }
-
-    /// The parameter slots' values for `parameters`.
-    func slotValues(_ parameters: Parameters) -> [Any] {
-        prepared.values(of: parameters)
+        return { $0.assumingMemoryBound(to: Parameters.self).pointee[keyPath: typed].storedValue }
     }
 
     /// The plain fetch this one runs as for `parameters`.

@@ -85,8 +85,9 @@ struct PreparedPlan {
 extension QueryPlanner {
     /// The rows a prepared plan's equalities allow, for this run's slot values: the narrowest
     /// list, or the intersection of two of similar size, as `narrower` decides (kept as the
-    /// graph's row lists until the end, with no plan text made). Nil: scan.
-    func candidates(for plan: PreparedPlan, values: [Value]) -> Candidates? {
+    /// graph's row lists until the end, with no plan text made), with the accesses (by number)
+    /// whose equalities they all satisfy. Nil: scan.
+    func candidates(for plan: PreparedPlan, values: [Value]) -> (rows: ArraySlice<UInt32>, satisfied: [Int])? {
         var best: ArraySlice<UInt32>?
         var used: [Int] = []       // the accesses whose equalities `best` satisfies
         for (i, access) in plan.accesses.enumerated() {
@@ -125,13 +126,6 @@ extension QueryPlanner {
             if best?.isEmpty == true { break }  // nothing can match
         }
         guard let best else { return nil }
-        let satisfies = used.map { i in
-            let access = plan.accesses[i]
-            switch access.source {
-            case let .slot(slot): return ChainEquality(chain: access.chain, value: values[slot])
-            case let .constant(constant): return ChainEquality(chain: access.chain, value: constant)
-            }
-        }
-        return Candidates(listed: best, satisfies: satisfies, plan: "prepared plan")
+        return (best, used)
     }
 }
