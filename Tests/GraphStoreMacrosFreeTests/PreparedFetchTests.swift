@@ -71,6 +71,8 @@ import GraphStoreTestSupport
                 #expect(fromPrepared == expected, "\(name) \(values), sorted by \(sortBy.count), offset \(offset ?? 0)")
                 #expect(planned == expected, "\(name) \(values): the bound descriptor")
                 #expect(scanned == expected, "\(name) \(values): the bound descriptor, scanned")
+                #expect(try context.fetchIdentifiers(prepared, values) == expected)
+                #expect(try context.fetchCount(prepared, values) == expected.count)
             }
         }
     }

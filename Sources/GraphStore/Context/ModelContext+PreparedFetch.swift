@@ -111,6 +111,17 @@ extension ModelContext {
         return first.order == .forward ? keyed.map(\.row) : keyed.reversed().map(\.row)
     }
 
+    /// How many objects the prepared fetch finds for `parameters` (its bound descriptor's count).
+    public func fetchCount<T: PersistentModel, Parameters>(_ fetch: PreparedFetch<T, Parameters>, _ parameters: Parameters) throws -> Int {
+        try fetchCount(fetch.descriptor(parameters))
+    }
+
+    /// The identifiers of what the prepared fetch finds for `parameters`, in its order.
+    public func fetchIdentifiers<T: PersistentModel, Parameters>(_ fetch: PreparedFetch<T, Parameters>,
+                                                                _ parameters: Parameters) throws -> [PersistentIdentifier] {
+        try self.fetch(fetch, parameters).map(\.persistentModelID)
+    }
+
     /// How a prepared fetch will find its rows for `parameters`: its bound descriptor's plan.
     public func explain<T: PersistentModel, Parameters>(_ fetch: PreparedFetch<T, Parameters>, _ parameters: Parameters) throws -> String {
         try explain(fetch.descriptor(parameters))
