@@ -191,7 +191,7 @@ public final class TransactionLog: @unchecked Sendable {
     /// be written (`write(_:waitForDurability:)`).
     public struct Reservation: @unchecked Sendable {
         public let receipt: Receipt
-        fileprivate let record: [UInt8]
+        fileprivate let record: WrittenBytes
         fileprivate let offset: UInt64
         fileprivate let ticket: UInt64
         fileprivate let handle: any FileHandleIO
@@ -240,11 +240,9 @@ public final class TransactionLog: @unchecked Sendable {
         let number = lastNumber + 1
         writer.patchU64(number, at: RecordFormat.headerSize + TransactionCodec.numberOffset)
         writer.patchU32(UInt32(payloadLength), at: 0)
-        var record = writer.bytes
+        let record = writer.finish()
         record[8] = RecordFormat.Kind.transaction.rawValue
-        let crc = record.withUnsafeBytes {
-            RecordFormat.checksum(kind: $0[8], payload: UnsafeRawBufferPointer(rebasing: $0[RecordFormat.headerSize...]))
-        }
+        let crc = RecordFormat.checksum(kind: record[8], payload: UnsafeRawBufferPointer(rebasing: record.buffer[RecordFormat.headerSize...]))
         withUnsafeBytes(of: crc.littleEndian) { for i in 0..<4 { record[4 + i] = $0[i] } }
 
         do {
@@ -362,11 +360,11 @@ public final class TransactionLog: @unchecked Sendable {
             while end < records.count, records[end].handle === records[start].handle,
                   records[end].offset == records[end - 1].offset + UInt64(records[end - 1].record.count) { end += 1 }
             if end - start == 1 {
-                try records[start].handle.writeAll(records[start].record, at: records[start].offset)
+                try records[start].handle.writeAll(records[start].record.buffer, at: records[start].offset)
             } else {
                 var joined: [UInt8] = []
                 joined.reserveCapacity(records[start..<end].reduce(0) { $0 + $1.record.count })
-                for record in records[start..<end] { joined.append(contentsOf: record.record) }
+                for record in records[start..<end] { joined.append(contentsOf: record.record.buffer) }
                 try records[start].handle.writeAll(joined, at: records[start].offset)
             }
             start = end

@@ -49,6 +49,19 @@ import GraphStoreTestSupport
         }
     }
 
+    /// `finish` hands over what `bytes` copies: the same bytes, grown past the first capacity,
+    /// and writable in place (the log patches a record's kind and checksum this way).
+    @Test func finishedBytesAreTheWrittenOnes() {
+        var w = ByteWriter(capacity: 16)
+        for i in 0..<1_000 { w.varint(UInt64(i) * 7919) }
+        let copy = w.bytes
+        let written = w.finish()
+        #expect(written.count == copy.count)
+        #expect(Array(written.buffer) == copy)
+        written[3] = 0xAB
+        #expect(written[3] == 0xAB && written.buffer[3] == 0xAB)
+    }
+
     @Test func overlongVarintIsRefused() {
         let bytes = [UInt8](repeating: 0xFF, count: 11)
         bytes.withUnsafeBytes { raw in
