@@ -39,6 +39,8 @@ import GraphStoreTestSupport
         flight.origin?.icao == "K1" && flight.destination?.icao == icao && flight.actualOff != nil
     }
     static let fromK1 = PreparedFetch(predicate: fromK1Predicate)
+    /// An enum parameter: no typed reader (not `Storable` itself), read through `Any`.
+    static let byStatus = PreparedFetch<Flight, FlightStatus>(predicate: #Predicate { flight, status in flight.status == status })
     static let oneOf = PreparedFetch<Flight, [String]>(predicate: #Predicate { flight, idents in idents.contains(flight.ident) })
 
     /// The prepared run, the bound descriptor's planned fetch and its scan, as identifiers.
@@ -115,6 +117,8 @@ import GraphStoreTestSupport
                 let distance = Int(rng.next() % 50) * 10
                 try check(context, "distance", Self.byDistance, distance,
                           against: FetchDescriptor(predicate: #Predicate { $0.routeDistance == distance }))
+                let status = FlightStatus.allCases[Int(rng.next() % UInt64(FlightStatus.allCases.count))]
+                try check(context, "status", Self.byStatus, status, against: FetchDescriptor(predicate: #Predicate { $0.status == status }))
                 try check(context, "IN", Self.oneOf, [ident, other],
                           against: FetchDescriptor(predicate: #Predicate { [ident, other].contains($0.ident) }))
             }
