@@ -246,10 +246,15 @@ struct PrimarySortKeys {
             case let double as Double: key = double
             default: return nil
             }
-            // Beyond 2^53 a Double no longer tells integers apart; NaN has no order.
-            guard !key.isNaN, abs(key) < 9_007_199_254_740_992 else { return nil }
+            guard Self.isExact(key) else { return nil }
             values.append(key)
         }
         ascending = descriptor.order == .forward
+    }
+
+    /// Whether a key orders as its value does: beyond 2^53 a Double no longer tells integers
+    /// apart, and NaN has no order.
+    static func isExact(_ key: Double) -> Bool {
+        !key.isNaN && abs(key) < 9_007_199_254_740_992
     }
 }

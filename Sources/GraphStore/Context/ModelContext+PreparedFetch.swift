@@ -45,13 +45,12 @@ extension ModelContext {
         guard compiled.compiles else { return try self.fetch(fetch.descriptor(parameters)) }
         let slots = compiled.parameters, condition = compiled.condition
         // The general planner reads the values as given; a prepared plan, in their stored form.
-        var values: [Any] = []
-        if !compiled.plan.isUsable { values = fetch.slotValues(parameters) }
-        if let stored = fetch.storedSlotValues(parameters) {
+        let stored = fetch.storedSlotValues(parameters)
+        let values = stored == nil || !compiled.plan.isUsable ? fetch.slotValues(parameters) : []
+        if let stored {
             slots.bind(stored: stored)
-        } else {
-            if values.isEmpty { values = fetch.slotValues(parameters) }
-            guard slots.bind(values) else { return try self.fetch(fetch.descriptor(parameters)) }
+        } else if !slots.bind(values) {
+            return try self.fetch(fetch.descriptor(parameters))
         }
         let matched: (rows: [UInt64], sorted: Bool) = graph.read { view in
             var planner = QueryPlanner(schema: schema, entity: entity, view: view)
@@ -102,8 +101,7 @@ extension ModelContext {
             case let .date(date): key = date.timeIntervalSinceReferenceDate
             default: return nil  // nil, strings and others sort through Foundation
             }
-            // Beyond 2^53 a Double no longer tells integers apart; NaN has no order.
-            guard !key.isNaN, abs(key) < 9_007_199_254_740_992 else { return nil }
+            guard PrimarySortKeys.isExact(key) else { return nil }
             keyed.append((key, row))
         }
         keyed.sort { $0.key < $1.key }

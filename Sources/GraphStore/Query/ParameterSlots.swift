@@ -12,7 +12,7 @@ final class ParameterSlots {
         case compare
         /// The plan's index found only rows that meet it.
         case satisfied
-        /// The chain's to-one target row against the row the key names (`targets`).
+        /// The chain's to-one target row against the row the key names (`Decision.target`).
         case targetRow
         /// The key names no row: no row's chain can equal it.
         case noTarget
@@ -84,13 +84,10 @@ final class ParameterSlots {
     /// Decides each equality for this run, inside the read the run filters in, given what the
     /// plan's rows are known to satisfy.
     func resolve(in view: GraphView, satisfying satisfied: [QueryPlanner.ChainEquality]) {
-        for (i, site) in sites.enumerated() {
-            if !satisfied.isEmpty, satisfied.contains(QueryPlanner.ChainEquality(chain: site.chain, value: stored[site.slot])) {
-                decisions[i] = Decision(mode: .satisfied, target: 0)
-            } else {
-                decide(i, in: view)
-            }
+        let satisfiedSites = satisfied.isEmpty ? [] : sites.indices.filter {
+            satisfied.contains(QueryPlanner.ChainEquality(chain: sites[$0].chain, value: stored[sites[$0].slot]))
         }
+        resolve(in: view, satisfiedSites: satisfiedSites)
     }
 
     /// The same, given the sites the plan's rows are known to satisfy (a prepared plan knows

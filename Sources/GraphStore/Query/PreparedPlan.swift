@@ -115,10 +115,10 @@ extension QueryPlanner {
                 continue
             }
             // As `narrower`: a much smaller side alone, otherwise both sides' common rows.
-            if found.count * narrowSideFactor < current.count {
-                (best, used) = (found, [i])
-            } else if current.count * narrowSideFactor >= found.count {
-                let (small, large) = current.count <= found.count ? (current, found) : (found, current)
+            let (small, large) = current.count <= found.count ? (current, found) : (found, current)
+            if takesNarrowerSideAlone(small.count, large.count) {
+                if found.count < current.count { (best, used) = (found, [i]) }
+            } else {
                 best = (marks?.intersect(small, large, slots: view.table(entity.index).slotCount)
                         ?? large.filter(Set(small).contains))[...]
                 used.append(i)

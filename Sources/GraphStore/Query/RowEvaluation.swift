@@ -181,21 +181,16 @@ struct RowCompiler {
         case (.nilLiteral, _): guard let chain = rhs.keyPathChain else { return nil }; keyPaths = chain
         default: return nil
         }
-        guard let (steps, end, last) = walk(keyPaths) else { return nil }
-        switch last {
-        case let .attribute(attribute)? where !attribute.options.contains(.externalStorage):
-            let e = end.index, index = attribute.index
-            reads.note(steps.first.map { .toOne(entity: $0.entity, relationship: $0.relationship) } ?? .attribute(entity: e, attribute: index))
+        switch end(of: keyPaths) {
+        case let .attribute(steps, e, index)?:
             if steps.isEmpty { return RowCondition { view, row in view.isNull(entity: e, row: row, attribute: index) } }
             return RowCondition { view, row in
                 guard let target = Self.follow(steps, from: row, in: view) else { return true }
                 return view.isNull(entity: e, row: target, attribute: index)
             }
-        case let .relationship(relationship)? where !relationship.isToMany:
-            let all = steps + [Step(entity: end.index, relationship: relationship.index)]
-            reads.note(.toOne(entity: all[0].entity, relationship: all[0].relationship))
-            return RowCondition { view, row in Self.follow(all, from: row, in: view) == nil }
-        default:
+        case let .toOne(steps)?:
+            return RowCondition { view, row in Self.follow(steps, from: row, in: view) == nil }
+        case nil:
             return nil
         }
     }
@@ -221,30 +216,50 @@ struct RowCompiler {
         return nil  // no key paths (a non-empty chain returns at its last key path)
     }
 
-    /// A key path chain from the root row to a value: an attribute, or a to-one relationship
-    /// (as the target's row number), through any number of to-one relationships.
-    func chain(_ keyPaths: [AnyKeyPath]) -> RowFunction? {
+    /// Where a chain ends, as plain numbers: an attribute of the row its to-one hops lead to, or
+    /// the row a last to-one relationship points at.
+    private enum ChainEnd {
+        case attribute(steps: [Step], entity: Int, attribute: Int)
+        case toOne(steps: [Step])
+    }
+
+    /// What `keyPaths` read, noted in `reads`; nil when it is not a chain of to-one hops ending
+    /// at a stored attribute or a to-one relationship.
+    private func end(of keyPaths: [AnyKeyPath]) -> ChainEnd? {
         guard let (steps, end, last) = walk(keyPaths) else { return nil }
         switch last {
         case let .attribute(attribute)?:
             // External-storage values are references in the graph: such predicates run on objects.
             guard !attribute.options.contains(.externalStorage) else { return nil }
-            let e = end.index, index = attribute.index
-            reads.note(steps.first.map { .toOne(entity: $0.entity, relationship: $0.relationship) } ?? .attribute(entity: e, attribute: index))
+            reads.note(steps.first.map { .toOne(entity: $0.entity, relationship: $0.relationship) }
+                       ?? .attribute(entity: end.index, attribute: attribute.index))
+            return .attribute(steps: steps, entity: end.index, attribute: attribute.index)
+        case let .relationship(relationship)? where !relationship.isToMany:
+            let all = steps + [Step(entity: end.index, relationship: relationship.index)]
+            reads.note(.toOne(entity: all[0].entity, relationship: all[0].relationship))
+            return .toOne(steps: all)
+        default:
+            return nil
+        }
+    }
+
+    /// A key path chain from the root row to a value: an attribute, or a to-one relationship
+    /// (as the target's row number), through any number of to-one relationships.
+    func chain(_ keyPaths: [AnyKeyPath]) -> RowFunction? {
+        switch end(of: keyPaths) {
+        case let .attribute(steps, e, index)?:
             if steps.isEmpty { return RowFunction { view, row in view.value(entity: e, row: row, attribute: index) } }
             return RowFunction { view, row in
                 guard let target = Self.follow(steps, from: row, in: view) else { return .null }
                 return view.value(entity: e, row: target, attribute: index)
             }
-        case let .relationship(relationship)? where !relationship.isToMany:
+        case let .toOne(steps)?:
             // The chain ends at a to-one relationship: its target's row, or nil.
-            let all = steps + [Step(entity: end.index, relationship: relationship.index)]
-            reads.note(.toOne(entity: all[0].entity, relationship: all[0].relationship))
             return RowFunction { view, row in
-                guard let target = Self.follow(all, from: row, in: view) else { return .null }
+                guard let target = Self.follow(steps, from: row, in: view) else { return .null }
                 return .uint(target)
             }
-        default:
+        case nil:
             return nil
         }
     }

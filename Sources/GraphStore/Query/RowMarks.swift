@@ -6,17 +6,10 @@ final class RowMarks {
     private var marks: [UInt32] = []
     private var generation: UInt32 = 0
 
-    /// The rows of `large` that are also in `small`, in `large`'s order. Rows are at most `slots`.
-    func intersect(_ small: [UInt64], _ large: [UInt64], slots: Int) -> [UInt64] {
-        let current = nextGeneration(slots: slots)
-        return marks.withUnsafeMutableBufferPointer { marks in
-            for row in small where row <= UInt64(slots) { marks[Int(row)] = current }
-            return large.filter { $0 <= UInt64(slots) && marks[Int($0)] == current }
-        }
-    }
-
-    /// The same for lists as the graph keeps them (inverse sets, index entries).
-    func intersect(_ small: ArraySlice<UInt32>, _ large: ArraySlice<UInt32>, slots: Int) -> [UInt32] {
+    /// The rows of `large` that are also in `small`, in `large`'s order. Rows are at most
+    /// `slots`. For row numbers as the planner widens them and as the graph keeps them alike.
+    func intersect<Small: Sequence, Large: Sequence>(_ small: Small, _ large: Large, slots: Int) -> [Large.Element]
+        where Small.Element: BinaryInteger, Large.Element == Small.Element {
         let current = nextGeneration(slots: slots)
         return marks.withUnsafeMutableBufferPointer { marks in
             for row in small where Int(row) <= slots { marks[Int(row)] = current }
