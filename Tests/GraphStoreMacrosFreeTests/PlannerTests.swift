@@ -35,6 +35,7 @@ import GraphStoreTestSupport
         let low = min(c, d), high = max(c, d)
         let count = Int(rng.next() % 40)
         let enroute = FlightStatus.enroute
+        let cutoff = Date(timeIntervalSince1970: Double(rng.next() % 1000)), epoch = Date(timeIntervalSince1970: 0)
         return [
             ("ident ==", #Predicate { $0.ident == ident }),
             ("distance >", #Predicate { $0.routeDistance > c }),
@@ -48,6 +49,8 @@ import GraphStoreTestSupport
             ("or", #Predicate { $0.destination?.icao == icao || $0.origin?.icao == icao2 }),
             ("or with a scan side", #Predicate { $0.ident == ident || $0.actualOff == nil }),
             ("nil", #Predicate { $0.actualOff == nil }),
+            ("date after", #Predicate { ($0.actualOff ?? epoch) > cutoff }),
+            ("date at or before, with an index", #Predicate { $0.routeDistance > c && ($0.actualOff ?? epoch) <= cutoff }),
             ("not", #Predicate { !($0.routeDistance > c) }),
             ("starts with", #Predicate { $0.ident.starts(with: prefix) }),
             ("enum", #Predicate { $0.status == enroute }),
@@ -173,6 +176,8 @@ import GraphStoreTestSupport
         #expect(try explain(#Predicate { $0.routeDistance >= 0 && $0.routeDistance < 1_000_000 }).hasPrefix("intersection of (sorted index Flight.routeDistance"))
         #expect(try explain(#Predicate { $0.ident == "F7" && $0.actualOff == nil }).hasPrefix("unique index Flight.ident"))
         #expect(try explain(#Predicate { $0.actualOff == nil }).hasPrefix("scan Flight: 200 row(s)"))
+        #expect(try explain(#Predicate { $0.ident == "F7" || $0.destination?.icao == "K3" })
+            .hasPrefix("union of (unique index Flight.ident = \"F7\": 1 row(s)) and (inverse set of Airport.icao = \"K3\""))
         // A node the planner does not know (a String function) leaves the rest of the tree planned.
         #expect(try explain(#Predicate { $0.ident.starts(with: "F1") && $0.destination?.icao == "K3" })
             .hasPrefix("inverse set of Airport.icao = \"K3\" through Flight.destination"))
