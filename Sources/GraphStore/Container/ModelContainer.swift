@@ -13,7 +13,7 @@ public final class ModelContainer: @unchecked Sendable {
     public let store: Store?
     /// What recovery found when the store was opened.
     public var openReport: OpenReport? { store?.report }
-    private let commitLock: NSLock
+    private let commitLock: YieldingLock
     private let contexts = Locked<[ContextLink]>([])
     private let misuse = Locked<[any Error]>([])
     /// A migration's staging container keeps what its contexts commit here instead of in a log.
@@ -42,7 +42,7 @@ public final class ModelContainer: @unchecked Sendable {
         guard !configuration.isStoredInMemoryOnly, let url = configuration.url else {
             graph = Graph(schema: schema)
             store = nil
-            commitLock = NSLock()
+            commitLock = YieldingLock()
             return
         }
         if let migrationPlan, !configuration.isReadOnly {
@@ -63,7 +63,7 @@ public final class ModelContainer: @unchecked Sendable {
         self.configuration = configuration
         self.graph = graph
         store = nil
-        commitLock = NSLock()
+        commitLock = YieldingLock()
         captured = Locked([])
     }
 

@@ -143,11 +143,12 @@ final class FaultInjectingHandle: FileHandleIO, Sendable {
         let (failure, delay): (Int32?, Duration?) = try owner.counters.withLock { c in
             if c.crashed { throw StorageError.simulatedCrash }
             defer { c.syncs += 1 }
-            if let fault = c.plan.failSync, fault.index == c.syncs { return (fault.errno, nil) }
+            if let fault = c.plan.failSync, fault.index == c.syncs { return (fault.errno, c.plan.syncDelay) }
             return (nil, c.plan.syncDelay)
         }
-        if let code = failure { throw ioError("fdatasync", path, code) }
+        // A failing sync takes its time too, so that other commits come to wait for it.
         if let delay { Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds)) }
+        if let code = failure { throw ioError("fdatasync", path, code) }
         try base.sync()
     }
 

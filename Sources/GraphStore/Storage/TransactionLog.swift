@@ -67,6 +67,8 @@ public final class TransactionLog: @unchecked Sendable {
     private var failedTickets: Range<UInt64>?
     /// Threads waiting for every reservation to be written (a roll, a seal, a sync, close).
     private var drainWaiters = 0
+    /// Threads waiting for a group sync to cover their commits (see `wakeSyncWaiters`).
+    private var syncWaiters: [SyncWaiter] = []
 
     // Reader state: where refresh continues.
     private var readSegment: UInt64 = 1
@@ -395,14 +397,23 @@ public final class TransactionLog: @unchecked Sendable {
     /// everything appended so far; the others wait for a sync that covers them.
     private func waitForSync(covering target: UInt64, ticket: UInt64? = nil) throws {
         // Called with the lock held; returns or throws with it released.
-        defer { condition.unlock() }
+        var locked = true
+        defer { if locked { condition.unlock() } }
         while syncedBytes < target {
             if let poison {
                 if let ticket, let failure = writeFailure(ofTicket: ticket) { throw failure }
                 throw StorageError.writerPoisoned(cause: poison.description)
             }
             if syncInProgress {
-                condition.wait()
+                let waiter = SyncWaiter(target: target)
+                syncWaiters.append(waiter)
+                condition.unlock()
+                waiter.semaphore.wait()
+                if waiter.covered {
+                    locked = false
+                    return
+                }
+                condition.lock()
                 continue
             }
             if closed { throw StorageError.closed }
@@ -431,7 +442,11 @@ public final class TransactionLog: @unchecked Sendable {
                 // write failed: let others lead, and look again when something changes.
                 syncInProgress = false
                 condition.broadcast()
-                if poison == nil { waitForHandIn() }
+                if poison == nil {
+                    waitForHandIn()
+                } else {
+                    wakeSyncWaiters(all: true)
+                }
                 continue
             }
             let upTo = appendedBytes
@@ -445,10 +460,51 @@ public final class TransactionLog: @unchecked Sendable {
             syncedCommits = max(syncedCommits, upToCommits)
             pendingAtLastSync = handedInCommits - syncedCommits
             syncInProgress = false
-            condition.broadcast()
-            if let failure { throw poisonWith(failure) }
+            if drainWaiters > 0 || handInWaiters > 0 { condition.broadcast() }
+            if let failure {
+                let error = poisonWith(failure)
+                wakeSyncWaiters(all: true)
+                throw error
+            }
             syncedBytes = max(syncedBytes, upTo)
+            wakeSyncWaiters(all: false)
         }
+    }
+
+    /// A thread waiting for a group sync to cover its commit, parked on its own semaphore.
+    private final class SyncWaiter {
+        let target: UInt64
+        let semaphore = DispatchSemaphore(value: 0)
+        /// Set before the wake-up when a sync covered the commit: the waiter returns without
+        /// taking the lock again.
+        var covered = false
+        init(target: UInt64) { self.target = target }
+    }
+
+    /// After a sync (called with the lock held, returns with it held): wakes the waiters it
+    /// covered, which return at once, and one it did not, to lead the next sync; with `all`,
+    /// every waiter, to look again (a failure, a close). Waking every waiter on the condition
+    /// had them queue for its lock one after another after each sync, a lock hand-over each,
+    /// with 16 writers on 2 cores a third of the time between syncs.
+    private func wakeSyncWaiters(all: Bool) {
+        guard !syncWaiters.isEmpty else { return }
+        var woken: [SyncWaiter] = []
+        var waiting: [SyncWaiter] = []
+        for waiter in syncWaiters {
+            if syncedBytes >= waiter.target {
+                waiter.covered = true
+                woken.append(waiter)
+            } else if all {
+                woken.append(waiter)
+            } else {
+                waiting.append(waiter)
+            }
+        }
+        if !all, !waiting.isEmpty { woken.append(waiting.removeFirst()) }
+        syncWaiters = waiting
+        condition.unlock()
+        for waiter in woken { waiter.semaphore.signal() }
+        condition.lock()
     }
 
     /// Gives the processor to other threads until `done` or until `microseconds` have passed.
@@ -634,5 +690,6 @@ public final class TransactionLog: @unchecked Sendable {
         active = nil
         lock?.release()
         lock = nil
+        wakeSyncWaiters(all: true)
     }
 }

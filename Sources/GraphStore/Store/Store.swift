@@ -34,7 +34,7 @@ public final class Store: @unchecked Sendable {
     let segmentsLock = NSLock()
     /// Serialises commits: a commit's encoding (validation, blob writes), append and apply happen
     /// under it, so the graph changes in log order and compaction's blob sweep sees whole commits.
-    public let commitLock = NSLock()
+    public let commitLock = YieldingLock()
 
     private init(directory: String, schema: Schema, options: StoreOptions, report: OpenReport, graph: Graph,
                  log: TransactionLog, history: [SchemaHistoryEntry]) {

@@ -164,6 +164,42 @@ import GraphStoreTestSupport
         #expect(try readAll("/s", fileIO: faulty.base).0.map(\.number) == [1])
     }
 
+    /// A group sync fails (an I/O error) while other commits wait for it: every one of them
+    /// throws a typed error (none returns as if durable, none waits forever), the log is
+    /// poisoned, and what was acknowledged before is intact.
+    @Test func aFailedGroupSyncFailsEveryCommitWaitingForIt() throws {
+        let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan())
+        let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty))
+        for i in 0..<3 { try log.append(CrashWorkload.operations(writer: 0, sequence: i)) }
+        // The next sync fails after a while, so the other writers hand in and wait for it.
+        faulty.setPlan(FaultPlan(failSync: (index: faulty.syncCount, errno: 5), syncDelay: .milliseconds(20)))
+        let writers = 8
+        let outcomes = Locked<[String]>([])
+        let group = DispatchGroup()
+        for writer in 1...writers {
+            group.enter()
+            Thread {
+                do {
+                    _ = try log.append(CrashWorkload.operations(writer: writer, sequence: 0))
+                    outcomes.withLock { $0.append("durable") }
+                } catch let error as StorageError {
+                    outcomes.withLock { $0.append("\(error)") }
+                } catch {
+                    outcomes.withLock { $0.append("untyped \(error)") }
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        #expect(outcomes.value.count == writers)
+        #expect(!outcomes.value.contains("durable"), "no commit returns as durable after its sync failed")
+        #expect(!outcomes.value.contains { $0.hasPrefix("untyped") })
+        #expect(log.poisonedBy != nil)
+        #expect(throws: StorageError.self) { try log.append(CrashWorkload.operations(writer: 0, sequence: 3)) }
+        log.close()
+        #expect(try readAll("/s", fileIO: faulty.base).0.prefix(3).map(\.number) == [1, 2, 3])
+    }
+
     /// `sync()` and `close()` wait for reservations still being written, and write nothing
     /// out of order; commits keep reserving while a sync waits, and all of them land in order.
     @Test func syncAndCloseWaitForReservationsInFlight() throws {
