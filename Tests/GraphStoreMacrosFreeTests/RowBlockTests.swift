@@ -100,6 +100,65 @@ import GraphStoreTestSupport
         }
     }
 
+    /// An insert block of every attribute kind is applied from the columns' typed storage as its
+    /// operations are: each column of its attribute's kind, of another kind (stored as the
+    /// graph stores such a value, or null), or of mixed kinds, with nulls and unset rows.
+    @Test(arguments: [UInt64(11), 12, 13])
+    func everyKindOfValueAppliesAsItsOperations(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let configuration = ModelConfiguration(isStoredInMemoryOnly: true)
+        let viaBlock = try ModelContainer(for: Everything.self, configurations: configuration)
+        let viaOperations = try ModelContainer(for: Everything.self, configurations: configuration)
+        let entity = viaBlock.schema.entity(named: "Everything")!
+        let samples: [[Value]] = [
+            [.bool(true), .bool(false)], [.int(0), .int(-7), .int(.min), .int(.max)], [.uint(0), .uint(9), .uint(.max)],
+            [.double(1.5), .double(-0.0), .double(.infinity)], [.float(2.25), .float(-.greatestFiniteMagnitude)],
+            [.date(Date(timeIntervalSince1970: 1_700_000_000.25)), .date(.distantPast)],
+            [.string(""), .string("KORD"), .string("Zürich ✈️ 東京, longer than fifteen bytes")],
+            [.data(Data([1, 2])), .decimal(Decimal(string: "1.25")!), .array([.int(1)]), .uuid(UUID())],
+        ]
+        func kindOf(_ value: Value) -> Int? { samples.firstIndex { $0.contains { Self.sameKind($0, value) } } }
+        let rows = 300
+        let columns: [[Value?]] = entity.attributes.map { attribute in
+            // Mostly the attribute's own kind; sometimes another kind, or a mix of kinds.
+            let own = kindOf(attribute.defaultValue) ?? 7
+            let choice = random.next() % 6
+            let kinds = choice == 0 ? [Int(random.next() % UInt64(samples.count))] : choice == 1 ? Array(samples.indices) : [own]
+            return (0..<Int(random.next() % UInt64(rows + 1))).map { _ in
+                switch random.next() % 8 {
+                case 0: return nil
+                case 1: return .null
+                default:
+                    let kind = samples[kinds[Int(random.next() % UInt64(kinds.count))]]
+                    return kind[Int(random.next() % UInt64(kind.count))]
+                }
+            }
+        }
+        let block = RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers, values: columns,
+                             defaults: entity.attributes.map(\.defaultValue), rows: (1...UInt64(rows)).map { $0 },
+                             sources: Array(0..<rows).shuffled(using: &random))
+        viaBlock.graph.apply(TransactionChanges(blocks: [block]), number: 1)
+        viaOperations.graph.apply(block.operations, number: 1)
+        viaBlock.graph.read { blocks in
+            viaOperations.graph.read { operations in
+                for row in 1...UInt64(rows) {
+                    for attribute in entity.attributes.indices {
+                        let value = blocks.value(entity: entity.index, row: row, attribute: attribute)
+                        #expect(value == operations.value(entity: entity.index, row: row, attribute: attribute),
+                                "row \(row), \(entity.attributes[attribute].name)")
+                    }
+                }
+            }
+        }
+    }
+
+    static func sameKind(_ a: Value, _ b: Value) -> Bool {
+        switch (a, b) {
+        case (.bool, .bool), (.int, .int), (.uint, .uint), (.double, .double), (.float, .float), (.date, .date), (.string, .string): true
+        default: false
+        }
+    }
+
     /// A row of 128 values or more has a count of two varint bytes (counted before its values).
     @Test(arguments: [127, 128, 300])
     func wideBlocksEncodeAsTheirOperations(width: Int) throws {

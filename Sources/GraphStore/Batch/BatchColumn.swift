@@ -86,6 +86,57 @@ import Foundation
         }
     }
 
+    /// `row`'s state: `unset`, `set` or `null` (rows past the last one set are unset).
+    @inline(__always) func state(ofRow row: Int) -> UInt8 {
+        row < states.count ? states[row] : Self.unset
+    }
+
+    /// Writes a set row's value of `columns[column]` as `ByteWriter.value` writes it (the same
+    /// bytes), straight from its typed storage: making a `Value` of each was most of a batch
+    /// record's encoding. Static, and reading what it writes out first: a method called on the
+    /// column had it copied (its four arrays retained and released) for every value, since the
+    /// writer writes through a pointer that might point anywhere.
+    @inline(__always) static func encodeValue(of columns: [BatchColumn], column: Int, row: Int, into writer: inout ByteWriter) {
+        let kind = columns[column].kind
+        switch kind {
+        case .string:
+            let string = columns[column].strings[row]
+            writer.u8(ValueTag.string.rawValue)
+            writer.string(string)
+        case .value:
+            let value = columns[column].values[row]
+            writer.value(value)
+        case .none:
+            writer.u8(ValueTag.null.rawValue)
+        default:
+            encode(word: columns[column].words[row], of: kind, into: &writer)
+        }
+    }
+
+    /// A word-stored value (bool, int, uint, double, float, date) as `ByteWriter.value` writes it.
+    @inline(__always) static func encode(word: UInt64, of kind: Kind, into writer: inout ByteWriter) {
+        switch kind {
+        case .bool: writer.u8(word != 0 ? ValueTag.true.rawValue : ValueTag.false.rawValue)
+        case .int:
+            writer.u8(ValueTag.int.rawValue)
+            writer.zigzag(Int64(bitPattern: word))
+        case .uint:
+            writer.u8(ValueTag.uint.rawValue)
+            writer.varint(word)
+        case .double:
+            writer.u8(ValueTag.double.rawValue)
+            writer.u64(word)
+        case .float:
+            writer.u8(ValueTag.float.rawValue)
+            writer.u32(Float(Double(bitPattern: word)).bitPattern)
+        case .date:
+            writer.u8(ValueTag.date.rawValue)
+            writer.u64(word)
+        case .none, .string, .value:
+            preconditionFailure("not a word-stored kind")
+        }
+    }
+
     private func value(at row: Int) -> Value {
         switch kind {
         case .none: return .null

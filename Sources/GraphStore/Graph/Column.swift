@@ -171,6 +171,39 @@ final class Column {
         }
     }
 
+    /// Sets the slot of each of `rows` from a batch column (`sources[i]` is the batch row of
+    /// `rows[i]`; an unset one takes `fallback`), as `set(_:at:)` would with each row's value,
+    /// but reading the batch's typed storage where it holds what this column holds: making a
+    /// `Value` of each and matching it was most of applying a batch import's columns.
+    func set(from batch: BatchColumn, rows: [UInt64], sources: [Int], fallback: Value) {
+        @inline(__always) func each(_ body: (_ slot: Int, _ source: Int) -> Void) {
+            for index in rows.indices {
+                let slot = Int(rows[index] - 1), source = sources[index]
+                switch batch.state(ofRow: source) {
+                case BatchColumn.set:
+                    setNull(false, at: slot)
+                    body(slot, source)
+                case BatchColumn.null: set(.null, at: slot)
+                default: set(fallback, at: slot)
+                }
+            }
+        }
+        switch (layout, batch.kind) {
+        case (.int, .int), (.int, .uint), (.uint, .uint), (.uint, .int):
+            each { slot, source in ints[slot] = Int64(bitPattern: batch.words[source]) }
+        case (.double, .double), (.double, .float), (.float, .float), (.float, .double), (.date, .date):
+            each { slot, source in doubles[slot] = Double(bitPattern: batch.words[source]) }
+        case (.bool, .bool):
+            each { slot, source in bools[slot] = batch.words[source] != 0 }
+        case (.string, .string):
+            each { slot, source in strings[slot] = batch.strings[source] }
+        default:
+            for index in rows.indices {
+                set(batch[sources[index]] ?? fallback, at: Int(rows[index] - 1))
+            }
+        }
+    }
+
     /// Sets a slot's null flag, keeping `nullCount`.
     private func setNull(_ isNull: Bool, at slot: Int) {
         if nulls[slot] != isNull { nullCount += isNull ? 1 : -1 }

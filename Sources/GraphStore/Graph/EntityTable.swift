@@ -138,9 +138,7 @@ final class EntityTable {
         for column in block.properties.indices {
             guard let index = positions[block.properties[column]] else { continue }
             given[index] = true
-            unretainedColumns[index]._withUnsafeGuaranteedRef { target in
-                block.forEachValue(inColumn: column) { item, value in target.set(value, at: Int(block.rows[item] - 1)) }
-            }
+            unretainedColumns[index]._withUnsafeGuaranteedRef { block.write(column: column, into: $0) }
         }
         for index in columns.indices where !given[index] {
             unretainedColumns[index]._withUnsafeGuaranteedRef { target in

@@ -103,8 +103,15 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
     }
 
     public mutating func string(_ s: String) {
-        var s = s
-        s.withUTF8 { utf8 in
+        // A native string's bytes are read in place; only another (a bridged one) is copied,
+        // which `withUTF8` needs a mutable string for (a retain and release per string).
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { utf8 in
+            varint(utf8.count)
+            append(UnsafeRawBufferPointer(utf8))
+        }
+        guard done == nil else { return }
+        var copy = s
+        copy.withUTF8 { utf8 in
             varint(utf8.count)
             append(UnsafeRawBufferPointer(utf8))
         }

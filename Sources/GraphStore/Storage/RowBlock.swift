@@ -71,13 +71,42 @@ public final class RowBlock: Sendable {
         }
     }
 
-    /// An insert block's column, row by row (`index`, value; the default where a row leaves it
-    /// unset). Update blocks are applied row by row.
-    @inline(__always)
-    func forEachValue(inColumn column: Int, _ body: (_ index: Int, _ value: Value) -> Void) {
+    /// Writes the `index`th row's values as `forEachValue(ofRow:)` gives them, each as its
+    /// property number then the value (`ByteWriter.value`'s bytes), and returns how many.
+    func encodeValues(ofRow index: Int, into writer: inout ByteWriter) -> Int {
+        let source = sources[index]
+        switch kind {
+        case .insert:
+            for column in columns.indices {
+                writer.varint(UInt64(properties[column]))
+                switch columns[column].state(ofRow: source) {
+                case BatchColumn.set: BatchColumn.encodeValue(of: columns, column: column, row: source, into: &writer)
+                case BatchColumn.null: writer.u8(ValueTag.null.rawValue)
+                default: writer.value(defaults[column])
+                }
+            }
+            return columns.count
+        case .update:
+            var written = 0
+            for column in setColumns {
+                let state = columns[column].state(ofRow: source)
+                guard state != BatchColumn.unset else { continue }
+                writer.varint(UInt64(properties[column]))
+                if state == BatchColumn.set {
+                    BatchColumn.encodeValue(of: columns, column: column, row: source, into: &writer)
+                } else {
+                    writer.u8(ValueTag.null.rawValue)
+                }
+                written += 1
+            }
+            return written
+        }
+    }
+
+    /// Sets an insert block's column into the graph's `target` column at each row's slot.
+    func write(column: Int, into target: Column) {
         precondition(kind == .insert, "an insert block")
-        let slots = columns[column], fallback = defaults[column]
-        for index in sources.indices { body(index, slots[sources[index]] ?? fallback) }
+        target.set(from: columns[column], rows: rows, sources: sources, fallback: defaults[column])
     }
 
     /// How many values the `index`th row writes.

@@ -39,13 +39,8 @@ public enum TransactionCodec {
             w.varint(block.rows[index])
             let countOffset = w.count
             w.varint(countAfter ? 0 : block.valueCount(ofRow: index))
-            var written: UInt8 = 0
-            block.forEachValue(ofRow: index) { column, value in
-                w.varint(UInt64(block.properties[column]))
-                w.value(value)
-                written &+= 1
-            }
-            if countAfter { w.patchU8(written, at: countOffset) }
+            let written = block.encodeValues(ofRow: index, into: &w)
+            if countAfter { w.patchU8(UInt8(written), at: countOffset) }
         }
     }
 
