@@ -41,7 +41,7 @@ import Foundation
     }
 
     /// Sets `row` (nearly always the next one: rows are filled in order).
-    @inlinable mutating func set(_ value: Value, row: Int) {
+    @inlinable @inline(__always) mutating func set(_ value: Value, row: Int) {
         if row == states.count {
             switch (kind, value) {
             case let (.int, .int(v)): words.append(UInt64(bitPattern: v))
@@ -208,7 +208,7 @@ import Foundation
         self.columns = Array(repeating: BatchColumn(), count: columns)
     }
 
-    @inlinable mutating func set(_ value: Value, row: Int, column: Int) {
+    @inlinable @inline(__always) mutating func set(_ value: Value, row: Int, column: Int) {
         if columns[column].count == 0 && reservedRows > 0 { reserve(column) }
         columns[column].set(value, row: row)
     }
