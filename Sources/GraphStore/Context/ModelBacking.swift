@@ -45,15 +45,41 @@ public final class ModelBacking {
 
     /// The committed graph the row lives in, while the object has a link.
     var graph: Graph? { link?.graph }
-    private var temporaryIdentifier: PersistentIdentifier?
     /// Unsaved attribute values (all values set so far, for an unmanaged object).
     @exclusivity(unchecked) var attributeChanges = PropertyChanges<Value>()
     /// Unsaved relationship values.
     var relationshipChanges = PropertyChanges<PendingRelationship>()
     /// Attributes whose last assigned value could not be encoded (save reports them).
-    var encodingFailures = [Int: String]()
+    var encodingFailures: [Int: String] {
+        get { seldom?.encodingFailures ?? [:] }
+        set { if seldom != nil || !newValue.isEmpty { seldomUsed().encodingFailures = newValue } }
+    }
     /// To-one relationships decoded by identifier, resolved when the object is inserted.
-    var unresolvedToOne = [Int: PersistentIdentifier]()
+    var unresolvedToOne: [Int: PersistentIdentifier] {
+        get { seldom?.unresolvedToOne ?? [:] }
+        set { if seldom != nil || !newValue.isEmpty { seldomUsed().unresolvedToOne = newValue } }
+    }
+    private var temporaryIdentifier: PersistentIdentifier? {
+        get { seldom?.temporaryIdentifier }
+        set { if seldom != nil || newValue != nil { seldomUsed().temporaryIdentifier = newValue } }
+    }
+
+    /// What few objects ever have (a temporary identifier, values that did not encode, to-one
+    /// targets decoded by identifier), made when first needed: as fields of every object's
+    /// backing, each was stored when a fetched object was made and released when it was freed.
+    private final class Seldom {
+        var temporaryIdentifier: PersistentIdentifier?
+        var encodingFailures: [Int: String] = [:]
+        var unresolvedToOne: [Int: PersistentIdentifier] = [:]
+    }
+    @exclusivity(unchecked) private var seldom: Seldom?
+
+    private func seldomUsed() -> Seldom {
+        if let seldom { return seldom }
+        let made = Seldom()
+        seldom = made
+        return made
+    }
     /// A private copy that shows only the committed row (fetches with `includePendingChanges: false`).
     @exclusivity(unchecked) var readsCommittedState = false
 
