@@ -47,8 +47,12 @@ public final class ModelBacking {
     var graph: Graph? { link?.graph }
     /// Unsaved attribute values (all values set so far, for an unmanaged object).
     @exclusivity(unchecked) var attributeChanges = PropertyChanges<Value>()
-    /// Unsaved relationship values.
-    var relationshipChanges = PropertyChanges<PendingRelationship>()
+    /// Unsaved relationship values (in the side object: most fetched objects never have any).
+    var relationshipChanges: PropertyChanges<PendingRelationship> {
+        get { seldom?.relationshipChanges ?? PropertyChanges() }
+        set { if seldom != nil || !newValue.isEmpty { seldomUsed().relationshipChanges = newValue } }
+        _modify { yield &seldomUsed().relationshipChanges }
+    }
     /// Attributes whose last assigned value could not be encoded (save reports them).
     var encodingFailures: [Int: String] {
         get { seldom?.encodingFailures ?? [:] }
@@ -68,6 +72,7 @@ public final class ModelBacking {
     /// targets decoded by identifier), made when first needed: as fields of every object's
     /// backing, each was stored when a fetched object was made and released when it was freed.
     private final class Seldom {
+        var relationshipChanges = PropertyChanges<PendingRelationship>()
         var temporaryIdentifier: PersistentIdentifier?
         var encodingFailures: [Int: String] = [:]
         var unresolvedToOne: [Int: PersistentIdentifier] = [:]
