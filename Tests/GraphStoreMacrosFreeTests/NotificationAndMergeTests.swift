@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Testing
 @testable import GraphStoreMacrosFree
 @testable import GraphStore
@@ -156,5 +157,63 @@ import Testing
         try b.save()
         #expect(try ModelContext(a.container).fetch(FetchDescriptor<Flight>()).first?.routeDistance == 111)
     }
-}
 
+    /// The cheap check a merge asks first never misses a row the summary lists: updates,
+    /// deletes, and both sides of links and unlinks; rows the transaction does not touch are
+    /// answered false.
+    @Test func mayChangeAnswersForEveryRowTheSummaryLists() throws {
+        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self,
+                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let schema = container.schema
+        let flight = try #require(schema.entity(named: "Flight")), airport = try #require(schema.entity(named: "Airport"))
+        let distance = try #require(flight.attribute(named: "routeDistance"))
+        let destination = try #require(flight.relationship(named: "destination"))
+        let operations: [LogOperation] = [
+            .insert(entity: flight.number, row: 9, values: []),
+            .update(entity: flight.number, row: 1, values: [PropertyValue(distance.number, .int(5))]),
+            .delete(entity: flight.number, row: 2),
+            .link(relationship: destination.number, source: 3, target: 4),
+            .unlink(relationship: destination.number, source: 5, target: 6),
+        ]
+        let listed = ChangeSummary(operations: operations, schema: schema).changes
+        #expect(Set(listed.keys) == [flight.index, airport.index])
+        for (entity, rows) in listed {
+            for row in rows.keys {
+                let fresh = ChangeSummary(operations: operations, schema: schema)
+                #expect(fresh.mayChange { $0 == entity && $1 == row }, "entity \(entity) row \(row)")
+                #expect(!fresh.isSettled, "answered without working the summary out")
+            }
+        }
+        let untouched = [(flight.index, UInt64(4)), (airport.index, 3), (flight.index, 7), (airport.index, 1)]
+        for (entity, row) in untouched {
+            #expect(!ChangeSummary(operations: operations, schema: schema).mayChange { $0 == entity && $1 == row })
+            #expect(!ChangeSummary(operations: operations, schema: schema).settled.mayChange { $0 == entity && $1 == row })
+        }
+    }
+
+    /// A save is summarised row by row only for whoever needs it: a context holding none of its
+    /// rows, with no live query or kept merges, and a saver nobody listens to leave it unworked;
+    /// a context holding a changed row works it out and its object hears of the change.
+    @Test func mergesIntoContextsHoldingNoneOfTheRowsWorkNothingOut() throws {
+        let container = try memory()
+        let a = ModelContext(container)
+        let mine = Flight(ident: "UAL1"), other = Flight(ident: "UAL2")
+        a.insert(mine)
+        a.insert(other)
+        try a.save()
+        let b = ModelContext(container)
+        let held = try #require(b.model(for: other.persistentModelID) as? Flight)
+        let entity = try #require(container.schema.entity(named: "Flight"))
+        let distance = try #require(entity.attribute(named: "routeDistance"))
+        func update(_ flight: Flight) throws -> ChangeSummary {
+            try container.commit(from: a, author: "") {
+                [.update(entity: entity.number, row: flight.persistentBacking.row, values: [PropertyValue(distance.number, .int(7))])]
+            }.1
+        }
+        #expect(!(try update(mine)).isSettled)
+        let heard = Locked(false)
+        withObservationTracking { _ = held.routeDistance } onChange: { heard.withLock { $0 = true } }
+        #expect(try update(other).isSettled)
+        #expect(heard.value)
+    }
+}

@@ -143,7 +143,8 @@ final class ContextLink: @unchecked Sendable {
                 kept = true
             }
             if !liveQueries.isEmpty { queries = liveQueries.compactMap(\.query) }
-            guard !registry.isEmptyLocked else { return }
+            // A context holding none of the changed rows needs no summary worked out.
+            guard !registry.isEmptyLocked, summary.mayChange(anyOf: registry.holdsLocked) else { return }
             for (entity, rows) in summary.changes {
                 for (row, names) in rows {
                     if let model = registry.objectLocked(entity: entity, row: row) { touched.append((model, names)) }

@@ -12,9 +12,9 @@ extension ModelContext {
         let inserts = inserted
         let changes = Array(changed.values)
         let deletes = Array(deleted.values)
-        announce(SaveNotification(phase: .willSave, transaction: nil, author: author ?? "",
-                                  inserted: inserts.map(\.persistentModelID), updated: changes.map(\.persistentModelID),
-                                  deleted: deletes.map(\.persistentModelID)))
+        announce(.willSave, SaveNotification(phase: .willSave, transaction: nil, author: author ?? "",
+                                             inserted: inserts.map(\.persistentModelID), updated: changes.map(\.persistentModelID),
+                                             deleted: deletes.map(\.persistentModelID)))
         var upserts: [Upsert] = []
         let committed: (UInt64, ChangeSummary)
         do {
@@ -54,8 +54,8 @@ extension ModelContext {
         resetInsertedIDs()
         let (number, summary) = committed
         notifyLiveQueries(summary)
-        announce(SaveNotification(phase: .didSave, transaction: number, author: author ?? "",
-                                  inserted: summary.inserted, updated: summary.updated, deleted: summary.deleted))
+        announce(.didSave, SaveNotification(phase: .didSave, transaction: number, author: author ?? "",
+                                            inserted: summary.inserted, updated: summary.updated, deleted: summary.deleted))
     }
 
     /// An inserted object whose unique value an existing row already has: it becomes that row.

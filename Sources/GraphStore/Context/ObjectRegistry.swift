@@ -60,6 +60,11 @@ final class ObjectRegistry: @unchecked Sendable {
     /// Whether no object is registered; the caller holds `lock`.
     var isEmptyLocked: Bool { entryCount == 0 }
 
+    /// Whether (entity, row) has an entry (its object may be being freed); the caller holds `lock`.
+    func holdsLocked(entity: Int, row: UInt64) -> Bool {
+        tables[entity][row] != nil
+    }
+
     /// The live object for (entity, row); the caller holds `lock`.
     func objectLocked(entity: Int, row: UInt64) -> (any PersistentModel)? {
         tables[entity][row]?.retained()

@@ -47,9 +47,15 @@ extension ModelContext {
         return stream
     }
 
-    func announce(_ notification: SaveNotification) {
+    /// Tells the handlers, streams and (if the configuration posts them) NotificationCenter.
+    /// The notification is made only when someone listens: its identifiers are the save's
+    /// change summary worked out row by row, which nobody else may need.
+    func announce(_ phase: SaveNotification.Phase, _ make: @autoclosure () -> SaveNotification) {
+        let posts = container.configuration.postsSaveNotifications
+        guard posts || observers.isListening(to: phase) else { return }
+        let notification = make()
         observers.deliver(notification)
-        guard container.configuration.postsSaveNotifications else { return }
+        guard posts else { return }
         let userInfo: [AnyHashable: Any] = [
             NotificationKey.insertedIdentifiers.rawValue: notification.inserted,
             NotificationKey.updatedIdentifiers.rawValue: notification.updated,
@@ -87,6 +93,11 @@ final class SaveObservers {
 
     func addStream(_ continuation: AsyncStream<SaveNotification>.Continuation) {
         lock.withLock { streams.append(continuation) }
+    }
+
+    /// Whether a handler for `phase` or a stream is registered.
+    func isListening(to phase: SaveNotification.Phase) -> Bool {
+        lock.withLock { !streams.isEmpty || handlers.values.contains { $0.0 == phase } }
     }
 
     func deliver(_ notification: SaveNotification) {
