@@ -90,6 +90,10 @@ extension QueryPlanner {
     func candidates(for plan: PreparedPlan, values: [Value]) -> (rows: ArraySlice<UInt32>, satisfied: [Int])? {
         var best: ArraySlice<UInt32>?
         var used: [Int] = []       // the accesses whose equalities `best` satisfies
+        // When `best` is one to-one relationship's inverse set: that relationship and its
+        // target row, so that membership is one read of the relationship's column.
+        var bestLink: ToOneLink?
+        let table = view.table(entity.index)
         for (i, access) in plan.accesses.enumerated() {
             let value: Value
             switch access.source {
@@ -99,33 +103,60 @@ extension QueryPlanner {
             // Nil is no key: as in `lookup`, such an equality is left to the condition.
             guard value != .null else { continue }
             let found: ArraySlice<UInt32>
+            var foundLink: ToOneLink?
             switch access.path {
             case let .unique(attribute):
-                guard let index = view.table(entity.index).unique[attribute] else { continue }
+                guard let index = table.unique[attribute] else { continue }
                 found = index[value].map { [$0] } ?? []
             case let .secondary(attribute):
-                guard let index = view.table(entity.index).secondary[attribute] else { continue }
+                guard let index = table.secondary[attribute] else { continue }
                 found = index.rows(for: [value])[...]
             case let .inverseSet(relationship, target, attribute):
-                found = view.row(entity: target, uniqueAttribute: attribute, value: value)
-                    .map { view.sources(of: relationship, pointingAt: $0, schema: schema)[...] } ?? []
+                guard let targetRow = view.row(entity: target, uniqueAttribute: attribute, value: value) else {
+                    found = []
+                    break
+                }
+                found = view.sources(of: relationship, pointingAt: targetRow, schema: schema)[...]
+                foundLink = ToOneLink(relationship: relationship.index, target: UInt32(truncatingIfNeeded: targetRow))
             }
             guard let current = best else {
-                (best, used) = (found, [i])
+                (best, used, bestLink) = (found, [i], foundLink)
                 continue
             }
             // As `narrower`: a much smaller side alone, otherwise both sides' common rows.
-            let (small, large) = current.count <= found.count ? (current, found) : (found, current)
+            let currentIsSmaller = current.count <= found.count
+            let (small, large) = currentIsSmaller ? (current, found) : (found, current)
             if takesNarrowerSideAlone(small.count, large.count) {
-                if found.count < current.count { (best, used) = (found, [i]) }
+                if !currentIsSmaller { (best, used, bestLink) = (found, [i], foundLink) }
             } else {
-                best = (marks?.intersect(small, large, slots: view.table(entity.index).slotCount)
-                        ?? large.filter(Set(small).contains))[...]
+                if let link = currentIsSmaller ? foundLink : bestLink {
+                    // The larger side is the rows linked to one target: keep the smaller
+                    // side's rows whose link column names it (no pass over the larger side).
+                    best = table.rows(small, linkedBy: link)[...]
+                } else {
+                    best = (marks?.intersect(small, large, slots: table.slotCount) ?? large.filter(Set(small).contains))[...]
+                }
                 used.append(i)
+                bestLink = nil
             }
             if best?.isEmpty == true { break }  // nothing can match
         }
         guard let best else { return nil }
         return (best, used)
+    }
+}
+
+/// A to-one relationship (by position) and a target row: the rows linked to it are its inverse set.
+struct ToOneLink {
+    let relationship: Int
+    let target: UInt32
+}
+
+extension EntityTable {
+    /// The rows of `rows` whose to-one `link.relationship` names `link.target`, in order.
+    func rows(_ rows: ArraySlice<UInt32>, linkedBy link: ToOneLink) -> [UInt32] {
+        toOne[link.relationship].withUnsafeBufferPointer { targets in
+            rows.filter { row in Int(row) >= 1 && Int(row) <= targets.count && targets[Int(row) - 1] == link.target }
+        }
     }
 }
