@@ -26,6 +26,31 @@ import GraphStoreTestSupport
         }
     }
 
+    /// Strings read back as written, ASCII (read without validation) or not, and bytes that
+    /// are not UTF-8 (a stray high byte, a truncated sequence, an overlong encoding, a
+    /// surrogate) are refused with an error, never read as a repaired string.
+    @Test func stringsReadBackAndInvalidUTF8IsRefused() throws {
+        for text in ["", "KSFO", "UAL1234 En Route / On Time", "Zürich", "✈️ 東京", String(repeating: "x", count: 300)] {
+            var w = ByteWriter()
+            w.string(text)
+            let read = try w.bytes.withUnsafeBytes { raw in
+                var r = ByteReader(raw)
+                return try r.string()
+            }
+            #expect(read == text)
+        }
+        for bad: [UInt8] in [[0x41, 0xFF], [0xC3], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0x4B, 0x80, 0x53]] {
+            var w = ByteWriter()
+            w.lengthPrefixed(bad)
+            #expect(throws: ByteReader.Error.self, "\(bad)") {
+                try w.bytes.withUnsafeBytes { raw in
+                    var r = ByteReader(raw)
+                    return try r.string()
+                }
+            }
+        }
+    }
+
     @Test(arguments: everyShape)
     func valueRoundTrips(_ value: Value) throws {
         #expect(try roundTrip(value) == value)
