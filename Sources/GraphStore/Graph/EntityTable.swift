@@ -58,6 +58,14 @@ final class EntityTable {
 
     var slotCount: Int { live.count }
 
+    /// The rows of `rows` whose to-one `relationship` (by position) names `target`, in order:
+    /// `rows` intersected with that target's inverse set, one read of the link column a row.
+    func rows(_ rows: ArraySlice<UInt32>, linkingTo target: UInt32, through relationship: Int) -> [UInt32] {
+        toOne[relationship].withUnsafeBufferPointer { targets in
+            rows.filter { row in Int(row) >= 1 && Int(row) <= targets.count && targets[Int(row) - 1] == target }
+        }
+    }
+
     /// The row whose unique `attribute` holds `value`.
     func uniqueRow(attribute: Int, value: Value) -> UInt64? {
         // The index unretained (`unique` keeps it): retaining it around the call was a retain

@@ -132,7 +132,7 @@ extension QueryPlanner {
                 if let link = currentIsSmaller ? foundLink : bestLink {
                     // The larger side is the rows linked to one target: keep the smaller
                     // side's rows whose link column names it (no pass over the larger side).
-                    best = table.rows(small, linkedBy: link)[...]
+                    best = table.rows(small, linkingTo: link.target, through: link.relationship)[...]
                 } else {
                     best = (marks?.intersect(small, large, slots: table.slotCount) ?? large.filter(Set(small).contains))[...]
                 }
@@ -150,13 +150,4 @@ extension QueryPlanner {
 struct ToOneLink {
     let relationship: Int
     let target: UInt32
-}
-
-extension EntityTable {
-    /// The rows of `rows` whose to-one `link.relationship` names `link.target`, in order.
-    func rows(_ rows: ArraySlice<UInt32>, linkedBy link: ToOneLink) -> [UInt32] {
-        toOne[link.relationship].withUnsafeBufferPointer { targets in
-            rows.filter { row in Int(row) >= 1 && Int(row) <= targets.count && targets[Int(row) - 1] == link.target }
-        }
-    }
 }
