@@ -21,9 +21,12 @@ import Synchronization
 /// initialiser also needs `required init() { super.init() }`. Models are Observable (every
 /// persistent property), Identifiable by their persistent identifier, Hashable by identity,
 /// and Codable through their schema.
-open class Model: PersistentModel, Codable {
-    public final let persistentBacking = ModelBacking(unregistersWhenFreed: true)
-    public final var unretainedBacking: Unmanaged<ModelBacking> { .passUnretained(persistentBacking) }
+///
+/// A model object is its own backing (`ModelBacking` is the superclass): one allocation per
+/// object, and one set of reference counts.
+open class Model: ModelBacking, PersistentModel, Codable {
+    public final var persistentBacking: ModelBacking { self }
+    public final var unretainedBacking: Unmanaged<ModelBacking> { .passUnretained(self) }
     /// The object's Observation registrar (a retained `RegistrarBox`), or 0 until its first read
     /// under observation tracking (ObservationProbe): nothing can observe the object before that,
     /// so until then reads and writes skip Observation, and no registrar is made or freed.
@@ -41,7 +44,8 @@ open class Model: PersistentModel, Codable {
     /// Its attribute coders by slot, unretained (see ModelDiscovery.decode).
     @usableFromInline @exclusivity(unchecked) final var attributeCoderTable: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 
-    public required init() {
+    public required override init() {
+        super.init(unregistersWhenFreed: true)
         // Every wrapper its slot (and the object its class's facts), when the class is known;
         // otherwise the first access does it (ModelDiscovery.fillSlots). Not while this thread
         // records a discovery: its objects' wrappers keep their tokens.
@@ -51,7 +55,7 @@ open class Model: PersistentModel, Codable {
 
     deinit {
         // The context's registry holds this object without retaining it (ObjectRegistry).
-        unretainedBacking._withUnsafeGuaranteedRef { $0.modelWillBeFreed(ObjectIdentifier(self)) }
+        modelWillBeFreed(ObjectIdentifier(self))
         let box = registrarBox.load(ordering: .acquiring)
         if box != 0 { Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: box)!).release() }
     }

@@ -88,4 +88,23 @@ import Testing
         while read.value == -1 { Thread.sleep(forTimeInterval: 0.001) }
         #expect(read.value == 321)
     }
+
+    /// A model object is its own backing: one object whose identity is its backing's, whose
+    /// reflection (dump, test reports) shows its properties and stops at its context's link
+    /// (whose registry holds objects without reference counts).
+    @Test func aModelIsItsOwnBackingAndReflectsSafely() throws {
+        let (_, context) = try ContextBasicsTests().seeded()
+        let flight = try #require(try context.fetchUnique(\Flight.ident, equals: "UAL1"))
+        #expect(flight.persistentBacking === flight)
+        var text = ""
+        dump(flight, to: &text)
+        #expect(text.contains("_ident") && text.contains("_routeDistance"))
+        #expect(text.contains("contextIsAlive: true"))
+        #expect(!text.contains("registry"))
+        // Freed with its backing: the context's identity map lets go of it.
+        let registry = context.link.registry
+        let before = registry.count
+        do { #expect(try context.fetchUnique(\Flight.ident, equals: "SWA4") != nil) }
+        #expect(registry.count == before)
+    }
 }

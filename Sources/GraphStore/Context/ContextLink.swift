@@ -200,3 +200,12 @@ final class ContextLink: @unchecked Sendable {
         }
     }
 }
+
+// Reflection (debuggers, test failure reports, `dump` of a model, whose backing holds its link)
+// stops here: the registry holds its objects without reference counts, which the runtime's
+// reflection does not copy safely.
+extension ContextLink: CustomReflectable {
+    var customMirror: Mirror {
+        Mirror(self, children: ["owner": owner.description, "contextIsAlive": contextIsAlive], displayStyle: .class)
+    }
+}

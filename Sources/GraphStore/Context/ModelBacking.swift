@@ -1,8 +1,14 @@
 /// The engine's state for one model object: which context manages it, its row, and its unsaved
 /// changes. The declaring layer reads and writes properties only through these methods, by
 /// attribute or relationship position (declaration order).
-public final class ModelBacking {
-    public enum State: Sendable, Equatable {
+///
+/// `Model` is a subclass: an object and its backing are one allocation, not two (making and
+/// freeing the second was a tenth of a lookup by unique key). So every member here is also a
+/// member of every model class: the public ones are named so as not to clash with properties
+/// a model declares, and the rest are internal (a model in another module cannot see them).
+/// Subclass `Model`, not this class.
+open class ModelBacking {
+    enum State: Sendable, Equatable {
         /// Not in any context yet: values live here.
         case unmanaged
         /// Inserted into a context, not yet saved.
@@ -16,10 +22,10 @@ public final class ModelBacking {
     // The fields every property access reads skip run-time exclusivity checks (a thread-local
     // access set per access, more than the read itself); each is only ever read or assigned
     // whole, never accessed in overlapping ways.
-    @exclusivity(unchecked) public internal(set) var state: State = .unmanaged
+    @exclusivity(unchecked) final var state: State = .unmanaged
     /// The context that manages the object, reached through the context's `ContextLink`, which
     /// never keeps it alive (a context owns its objects' unsaved work, never the other way round).
-    public internal(set) var context: ModelContext? {
+    final var context: ModelContext? {
         get { link?.context }
         set { link = newValue?.link }
     }
@@ -27,43 +33,43 @@ public final class ModelBacking {
     /// which the link holds (it holds no objects or contexts), so an object's stored attributes
     /// stay readable even after its context is gone. One reference rather than three: each was
     /// a retain when the object was made and a release when it was freed.
-    @exclusivity(unchecked) var link: ContextLink? {
+    @exclusivity(unchecked) final var link: ContextLink? {
         didSet { unretainedLink = link.map(Unmanaged.passUnretained) }
     }
     /// The entity's position in the schema, once the object is managed (else -1).
-    @exclusivity(unchecked) var entityIndex = -1
-    @exclusivity(unchecked) var row: UInt64 = 0
+    @exclusivity(unchecked) final var entityIndex = -1
+    @exclusivity(unchecked) final var row: UInt64 = 0
     // What every property read uses, without retaining: the link above (which keeps it alive).
     // Retaining and releasing the link, graph and entity was a quarter of a read.
-    @exclusivity(unchecked) private var unretainedLink: Unmanaged<ContextLink>?
+    @exclusivity(unchecked) private final var unretainedLink: Unmanaged<ContextLink>?
 
     /// The object's entity, while a context manages it.
-    var entity: Schema.Entity? {
+    final var entity: Schema.Entity? {
         guard entityIndex >= 0, let link else { return nil }
         return link.schema.entities[entityIndex]
     }
 
     /// The committed graph the row lives in, while the object has a link.
-    var graph: Graph? { link?.graph }
+    final var graph: Graph? { link?.graph }
     /// Unsaved attribute values (all values set so far, for an unmanaged object).
-    @exclusivity(unchecked) var attributeChanges = PropertyChanges<Value>()
+    @exclusivity(unchecked) final var attributeChanges = PropertyChanges<Value>()
     /// Unsaved relationship values (in the side object: most fetched objects never have any).
-    var relationshipChanges: PropertyChanges<PendingRelationship> {
+    final var relationshipChanges: PropertyChanges<PendingRelationship> {
         get { seldom?.relationshipChanges ?? PropertyChanges() }
         set { if seldom != nil || !newValue.isEmpty { seldomUsed().relationshipChanges = newValue } }
         _modify { yield &seldomUsed().relationshipChanges }
     }
     /// Attributes whose last assigned value could not be encoded (save reports them).
-    var encodingFailures: [Int: String] {
+    final var encodingFailures: [Int: String] {
         get { seldom?.encodingFailures ?? [:] }
         set { if seldom != nil || !newValue.isEmpty { seldomUsed().encodingFailures = newValue } }
     }
     /// To-one relationships decoded by identifier, resolved when the object is inserted.
-    var unresolvedToOne: [Int: PersistentIdentifier] {
+    final var unresolvedToOne: [Int: PersistentIdentifier] {
         get { seldom?.unresolvedToOne ?? [:] }
         set { if seldom != nil || !newValue.isEmpty { seldomUsed().unresolvedToOne = newValue } }
     }
-    private var temporaryIdentifier: PersistentIdentifier? {
+    private final var temporaryIdentifier: PersistentIdentifier? {
         get { seldom?.temporaryIdentifier }
         set { if seldom != nil || newValue != nil { seldomUsed().temporaryIdentifier = newValue } }
     }
@@ -77,20 +83,20 @@ public final class ModelBacking {
         var encodingFailures: [Int: String] = [:]
         var unresolvedToOne: [Int: PersistentIdentifier] = [:]
     }
-    @exclusivity(unchecked) private var seldom: Seldom?
+    @exclusivity(unchecked) private final var seldom: Seldom?
 
-    private func seldomUsed() -> Seldom {
+    private final func seldomUsed() -> Seldom {
         if let seldom { return seldom }
         let made = Seldom()
         seldom = made
         return made
     }
     /// A private copy that shows only the committed row (fetches with `includePendingChanges: false`).
-    @exclusivity(unchecked) var readsCommittedState = false
+    @exclusivity(unchecked) final var readsCommittedState = false
 
     /// Whether the object takes itself out of its context's registry when it is freed
     /// (`Model` does, in its deinit); other objects are registered weakly (ObjectRegistry).
-    let unregistersWhenFreed: Bool
+    final let unregistersWhenFreed: Bool
 
     public init() { unregistersWhenFreed = false }
 
@@ -98,13 +104,13 @@ public final class ModelBacking {
     public init(unregistersWhenFreed: Bool) { self.unregistersWhenFreed = unregistersWhenFreed }
 
     /// Called from the object's deinit: its registry entry must go before its memory does.
-    public func modelWillBeFreed(_ object: ObjectIdentifier) {
+    public final func modelWillBeFreed(_ object: ObjectIdentifier) {
         guard row > 0, entityIndex >= 0, let unretainedLink else { return }
         let entity = entityIndex, row = self.row
         unretainedLink._withUnsafeGuaranteedRef { $0.registry.remove(entity: entity, row: row, ifObject: object) }
     }
 
-    func identifier(for model: AnyObject) -> PersistentIdentifier {
+    final func identifier(for model: AnyObject) -> PersistentIdentifier {
         if row > 0, let entity { return PersistentIdentifier(entityName: entity.name, row: row) }
         if let temporaryIdentifier { return temporaryIdentifier }
         let declared = try? (type(of: model) as? any PersistentModel.Type)?.entityDeclaration().name
@@ -116,18 +122,18 @@ public final class ModelBacking {
     // MARK: Attributes
 
     /// Remembers that a value assigned to an attribute could not be encoded; the next save throws.
-    public func recordEncodingFailure(at index: Int, reason: String, of model: any PersistentModel) {
+    public final func recordEncodingFailure(at index: Int, reason: String, of model: any PersistentModel) {
         encodingFailures[index] = reason
         context?.markChanged(model)
     }
 
     /// Records a to-one target by identifier (Codable decoding), resolved on insert.
-    public func setUnresolvedToOne(_ identifier: PersistentIdentifier, at index: Int) {
+    public final func setUnresolvedToOne(_ identifier: PersistentIdentifier, at index: Int) {
         unresolvedToOne[index] = identifier
     }
 
     /// The current value, or nil when the property still has its declared initial value.
-    public func attributeValue(at index: Int) -> Value? {
+    public final func attributeValue(at index: Int) -> Value? {
         // Read off the context's thread or actor: refused as misuse, answered from the committed
         // row only (the unsaved changes belong to the owner and are not touched from here).
         let offOwner = isOffOwner("reading an attribute")
@@ -142,7 +148,7 @@ public final class ModelBacking {
         return graph.resolveBlob(reference, entity: entity, attribute: index, row: row)
     }
 
-    public func setAttributeValue(_ value: Value, at index: Int, of model: any PersistentModel) {
+    public final func setAttributeValue(_ value: Value, at index: Int, of model: any PersistentModel) {
         if let context {
             context.setAttribute(value, at: index, of: model)
         } else {
@@ -153,20 +159,20 @@ public final class ModelBacking {
 
     // MARK: Relationships
 
-    public func toOne(at index: Int) -> (any PersistentModel)? {
+    public final func toOne(at index: Int) -> (any PersistentModel)? {
         if isOffOwner("reading a relationship") { return nil }
         if !readsCommittedState, case let .toOne(target)? = relationshipChanges[index] { return target }
         guard let context, row > 0, state != .inserted else { return nil }
         return context.committedToOne(of: self, relationship: index)
     }
 
-    public func toMany(at index: Int) -> [any PersistentModel] {
+    public final func toMany(at index: Int) -> [any PersistentModel] {
         if isOffOwner("reading a relationship") { return [] }
         return toMany(at: index, includingDeleted: false)
     }
 
     /// Whether this object is being used off its context's thread or actor (recorded as misuse).
-    private func isOffOwner(_ operation: String) -> Bool {
+    private final func isOffOwner(_ operation: String) -> Bool {
         // Every property access asks this: the link answers without loading a weak reference.
         guard let unretainedLink,
               unretainedLink._withUnsafeGuaranteedRef({ $0.contextIsAlive && !$0.owner.isCurrent }), let link else { return false }
@@ -175,7 +181,7 @@ public final class ModelBacking {
     }
 
     /// The members, in order; objects deleted in the context are left out unless asked for.
-    func toMany(at index: Int, includingDeleted: Bool) -> [any PersistentModel] {
+    final func toMany(at index: Int, includingDeleted: Bool) -> [any PersistentModel] {
         let pending: PendingToMany?
         if !readsCommittedState, case let .toMany(p)? = relationshipChanges[index] { pending = p } else { pending = nil }
         var list: [any PersistentModel]
@@ -194,7 +200,7 @@ public final class ModelBacking {
         return list
     }
 
-    public func setToOne(_ target: (any PersistentModel)?, at index: Int, of model: any PersistentModel) {
+    public final func setToOne(_ target: (any PersistentModel)?, at index: Int, of model: any PersistentModel) {
         if let context {
             context.setToOne(target, at: index, of: model)
         } else {
@@ -202,7 +208,7 @@ public final class ModelBacking {
         }
     }
 
-    public func setToMany(_ targets: [any PersistentModel], at index: Int, of model: any PersistentModel) {
+    public final func setToMany(_ targets: [any PersistentModel], at index: Int, of model: any PersistentModel) {
         if let context {
             context.setToMany(targets, at: index, of: model)
         } else {
@@ -251,15 +257,5 @@ final class PendingToMany {
         } else if base == nil, model.persistentBacking.row > 0 {
             removed.insert(model.persistentBacking.row)
         }
-    }
-}
-
-// Reflection (debuggers, test failure reports) shows the object's identity and state, and never
-// walks into the context: its identity map holds weak existential references, which the
-// runtime's reflection does not copy safely.
-extension ModelBacking: CustomReflectable {
-    public var customMirror: Mirror {
-        Mirror(self, children: ["state": state, "row": row, "unsavedAttributes": attributeChanges.count,
-                                "unsavedRelationships": relationshipChanges.count], displayStyle: .class)
     }
 }
