@@ -28,6 +28,27 @@ import GraphStoreTestSupport
         #expect(StringKeyHash.hash(bridged, seed: 3) == StringKeyHash.hash("FLIGHT-K-12345678901234567890", seed: 3))
     }
 
+    /// A short ASCII string is hashed from the String's own words; the same characters held in
+    /// storage (a string shortened from a long one) or bridged hash alike, at every length.
+    @Test func smallStringsHashLikeTheSameBytesInStorage() {
+        var rng = SystemRandomNumberGenerator()
+        for length in 0...15 {
+            for _ in 0..<50 {
+                let small = String((0..<length).map { _ in Character(Unicode.Scalar(UInt8.random(in: 32...126, using: &rng))) })
+                var stored = String(repeating: "y", count: 40) + small
+                stored.removeFirst(40)
+                #expect(StringKeyHash.smallASCIIWords(of: small)?.count == length)
+                #expect(StringKeyHash.smallASCIIWords(of: stored) == nil, "\(stored.debugDescription) is still in storage")
+                let bridged = NSString(string: small) as String
+                #expect(StringKeyHash.hash(small, seed: 5) == StringKeyHash.hash(stored, seed: 5))
+                #expect(StringKeyHash.hash(small, seed: 5) == StringKeyHash.hash(bridged, seed: 5))
+            }
+        }
+        // Small but not ASCII: not read from the words (and equal spellings still agree).
+        #expect(StringKeyHash.smallASCIIWords(of: "caf\u{E9}") == nil)
+        #expect(StringKeyHash.hash("5 K", seed: 9) == StringKeyHash.hash("5 \u{212A}", seed: 9))
+    }
+
     @Test func theUniqueIndexFindsAKeyByAnyEqualSpelling() {
         let table = StringRowTable()
         for (row, (a, _)) in Self.equivalentSpellings.enumerated() { table.set(UInt32(row), for: a) }
