@@ -77,6 +77,66 @@ void graphstore_mutex_wake(graphstore_mutex *mutex) {
 #endif
 }
 
+static inline void graphstore_spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+// Sleeps while `state` still holds `seen`, until woken or 1 ms passes (see graphstore_rwlock).
+static void graphstore_rwlock_sleep(graphstore_rwlock *lock, uint32_t seen) {
+    __atomic_fetch_add(&lock->sleepers, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&lock->state, __ATOMIC_SEQ_CST) == seen) {
+#if defined(__linux__)
+        struct timespec timeout = { 0, 1000000 };
+        syscall(SYS_futex, &lock->state, FUTEX_WAIT_PRIVATE, seen, &timeout, NULL, 0);
+#else
+        sched_yield();
+#endif
+    }
+    __atomic_fetch_sub(&lock->sleepers, 1, __ATOMIC_RELAXED);
+}
+
+void graphstore_rwlock_wake(graphstore_rwlock *lock) {
+    if (__atomic_load_n(&lock->sleepers, __ATOMIC_SEQ_CST) == 0) return;
+#if defined(__linux__)
+    syscall(SYS_futex, &lock->state, FUTEX_WAKE_PRIVATE, 0x7FFFFFFF, NULL, NULL, 0);
+#endif
+}
+
+void graphstore_rwlock_read_lock_contended(graphstore_rwlock *lock) {
+    for (int spin = 0;; spin++) {
+        uint32_t state = __atomic_load_n(&lock->state, __ATOMIC_RELAXED);
+        if ((state & (GRAPHSTORE_RWLOCK_WRITER | GRAPHSTORE_RWLOCK_WRITER_WAITING)) == 0) {
+            if (__atomic_compare_exchange_n(&lock->state, &state, state + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+            continue;
+        }
+        if (spin < 64) graphstore_spin_pause(); else graphstore_rwlock_sleep(lock, state);
+    }
+}
+
+void graphstore_rwlock_write_lock(graphstore_rwlock *lock) {
+    for (int spin = 0;; spin++) {
+        uint32_t state = __atomic_load_n(&lock->state, __ATOMIC_RELAXED);
+        if ((state & (GRAPHSTORE_RWLOCK_WRITER | GRAPHSTORE_RWLOCK_READERS)) == 0) {
+            // Free: take it, clearing the waiting mark (another waiting writer sets it again).
+            if (__atomic_compare_exchange_n(&lock->state, &state, GRAPHSTORE_RWLOCK_WRITER, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+            continue;
+        }
+        if ((state & GRAPHSTORE_RWLOCK_WRITER_WAITING) == 0) {
+            __atomic_fetch_or(&lock->state, GRAPHSTORE_RWLOCK_WRITER_WAITING, __ATOMIC_SEQ_CST);
+            continue;
+        }
+        if (spin < 64) graphstore_spin_pause(); else graphstore_rwlock_sleep(lock, state);
+    }
+}
+
+void graphstore_rwlock_write_unlock(graphstore_rwlock *lock) {
+    // Keeps the mark of a writer that began waiting meanwhile: it goes next, before new readers.
+    __atomic_fetch_and(&lock->state, ~GRAPHSTORE_RWLOCK_WRITER, __ATOMIC_SEQ_CST);
+    graphstore_rwlock_wake(lock);
+}
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 

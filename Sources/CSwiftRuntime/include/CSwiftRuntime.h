@@ -2,7 +2,8 @@
 // symbols itself), see Sources/GraphStore/Context/ObjectRegistry.swift; a C atomic for
 // schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; thread-locals
 // for ObservationProbe and ContextOwner (Swift has no thread-local variables of its own); a
-// two-word mutex for the identity map (WordLock); the size of an object's allocation (see
+// two-word mutex for the identity map (WordLock); a readers-writer lock for the graph
+// (ReadWriteLock); the size of an object's allocation (see
 // Sources/GraphStoreMacrosFree/SlotLocator.swift); a prefetch and relaxed atomics for
 // AttributeReadAhead; and the CPU's CRC-32C instruction, see
 // Sources/GraphStore/Storage/CRC32C.swift.
@@ -105,6 +106,44 @@ static inline void graphstore_mutex_lock(graphstore_mutex *mutex) {
 static inline void graphstore_mutex_unlock(graphstore_mutex *mutex) {
     __atomic_store_n(&mutex->state, 0, __ATOMIC_RELEASE);
     if (__atomic_load_n(&mutex->waiters, __ATOMIC_RELAXED) != 0) graphstore_mutex_wake(mutex);
+}
+
+/// A readers-writer lock in two words, for the committed graph (ReadWriteLock), which every
+/// fetch and every read of a stored attribute takes for reading: `state` counts the readers
+/// holding it (bits 0-29), marks a writer waiting (bit 30: new readers then wait, so a stream
+/// of readers cannot starve a save) and a writer holding it (bit 31); `sleepers` counts threads
+/// asleep or about to sleep on `state`. Uncontended, a read lock is one compare-and-swap and its
+/// unlock one subtraction, inline (glibc's rwlock, reached through calls and checks of its
+/// kind, was a twentieth of a point lookup). Waiters spin briefly, then sleep on a futex on
+/// Linux (yield elsewhere), for at most 1 ms before they look again. Not recursive: a thread
+/// holding it must not take it again (as with the writer-preferring pthread lock it replaced).
+typedef struct {
+    uint32_t state;
+    uint32_t sleepers;
+} graphstore_rwlock;
+
+#define GRAPHSTORE_RWLOCK_WRITER 0x80000000u
+#define GRAPHSTORE_RWLOCK_WRITER_WAITING 0x40000000u
+#define GRAPHSTORE_RWLOCK_READERS 0x3FFFFFFFu
+
+extern void graphstore_rwlock_read_lock_contended(graphstore_rwlock *lock);
+extern void graphstore_rwlock_wake(graphstore_rwlock *lock);
+extern void graphstore_rwlock_write_lock(graphstore_rwlock *lock);
+extern void graphstore_rwlock_write_unlock(graphstore_rwlock *lock);
+
+static inline void graphstore_rwlock_read_lock(graphstore_rwlock *lock) {
+    uint32_t state = __atomic_load_n(&lock->state, __ATOMIC_RELAXED);
+    if ((state & (GRAPHSTORE_RWLOCK_WRITER | GRAPHSTORE_RWLOCK_WRITER_WAITING)) != 0
+        || !__atomic_compare_exchange_n(&lock->state, &state, state + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        graphstore_rwlock_read_lock_contended(lock);
+    }
+}
+
+static inline void graphstore_rwlock_read_unlock(graphstore_rwlock *lock) {
+    // Sequentially consistent, as is the sleeper's count and check: either the last reader
+    // sees the writer counted asleep, or the writer sees the reader gone.
+    uint32_t state = __atomic_sub_fetch(&lock->state, 1, __ATOMIC_SEQ_CST);
+    if ((state & GRAPHSTORE_RWLOCK_WRITER_WAITING) != 0 && (state & GRAPHSTORE_RWLOCK_READERS) == 0) graphstore_rwlock_wake(lock);
 }
 
 /// Asks the CPU to start loading the cache line at `address` into the cache; never faults

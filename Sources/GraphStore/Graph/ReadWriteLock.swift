@@ -1,40 +1,29 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSwiftRuntime
 
-/// Many readers or one writer (pthread_rwlock): readers of the graph run side by side and
-/// never see a transaction half applied. Writers are preferred, so a stream of readers cannot
-/// starve a save.
+/// Many readers or one writer: readers of the graph run side by side and never see a
+/// transaction half applied. Writers are preferred, so a stream of readers cannot starve a save.
+/// Not recursive. The lock is `graphstore_rwlock` (CSwiftRuntime.h), whose uncontended read
+/// lock and unlock are one atomic instruction each, inline.
 final class ReadWriteLock: @unchecked Sendable {
-    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
+    private let lock: UnsafeMutablePointer<graphstore_rwlock>
 
     init() {
         lock = .allocate(capacity: 1)
-        var attributes = pthread_rwlockattr_t()
-        pthread_rwlockattr_init(&attributes)
-        #if canImport(Glibc)
-        pthread_rwlockattr_setkind_np(&attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
-        #endif
-        pthread_rwlock_init(lock, &attributes)
-        pthread_rwlockattr_destroy(&attributes)
+        lock.initialize(to: graphstore_rwlock(state: 0, sleepers: 0))
     }
 
-    deinit {
-        pthread_rwlock_destroy(lock)
-        lock.deallocate()
-    }
+    deinit { lock.deallocate() }
 
+    @inline(__always)
     func withReadLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_rwlock_rdlock(lock)
-        defer { pthread_rwlock_unlock(lock) }
+        graphstore_rwlock_read_lock(lock)
+        defer { graphstore_rwlock_read_unlock(lock) }
         return try body()
     }
 
     func withWriteLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_rwlock_wrlock(lock)
-        defer { pthread_rwlock_unlock(lock) }
+        graphstore_rwlock_write_lock(lock)
+        defer { graphstore_rwlock_write_unlock(lock) }
         return try body()
     }
 }
