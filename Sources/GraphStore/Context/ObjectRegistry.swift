@@ -17,12 +17,21 @@ final class ObjectRegistry: @unchecked Sendable {
     let lock = WordLock()
     // Touched only under `lock`, so without run-time exclusivity checks (a thread-local access
     // set per access; three lookups, registrations and removals each paid two).
-    @exclusivity(unchecked) private var tables: [RowTable<Entry>]
+    // One table per entity, in memory of the registry's own (a table is not copyable).
+    private let tables: UnsafeMutablePointer<RowTable<Entry>>
+    private let entityCount: Int
     /// Entries in all tables (kept, so that a merge can skip an empty registry for free).
     @exclusivity(unchecked) private var entryCount = 0
 
     init(entityCount: Int) {
-        tables = Array(repeating: RowTable(), count: entityCount)
+        self.entityCount = entityCount
+        tables = .allocate(capacity: entityCount)
+        for entity in 0..<entityCount { (tables + entity).initialize(to: RowTable()) }
+    }
+
+    deinit {
+        tables.deinitialize(count: entityCount)
+        tables.deallocate()
     }
 
     func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
