@@ -27,8 +27,10 @@ struct ScaleRun {
     }
 
     /// How many times each timed step is repeated (bigger sizes fewer times: a 1M import is long).
-    var repetitions: Int { smoke ? 1 : (flights >= 1_000_000 ? 1 : 3) }
-    var queryRounds: Int { smoke ? 1 : 5 }
+    /// Small sizes more often: a 10k import or query round lasts milliseconds, which one slow
+    /// moment of a shared host can double, and a median of more samples stays put.
+    var repetitions: Int { smoke ? 1 : (flights >= 1_000_000 ? 1 : (flights > 10_000 ? 3 : 5)) }
+    var queryRounds: Int { smoke ? 1 : (flights > 10_000 ? 5 : 15) }
 
     func run() throws -> Result {
         var result = Result(flights: flights)
