@@ -48,6 +48,16 @@ import Foundation
             case let (.date, .date(d)): words.append(d.timeIntervalSinceReferenceDate.bitPattern)
             case let (.string, .string(s)): strings.append(s)
             case let (.double, .double(v)): words.append(v.bitPattern)
+            // A null after the storage is chosen (an optional date not yet known): a placeholder.
+            // Through `setSlowly` it was compared with `.null` twice and cost three times a value.
+            case (.bool, .null), (.int, .null), (.uint, .null), (.double, .null), (.float, .null), (.date, .null):
+                words.append(0)
+                states.append(Self.null)
+                return
+            case (.string, .null):
+                strings.append("")
+                states.append(Self.null)
+                return
             default: return setSlowly(value, row: row)
             }
             states.append(Self.set)
