@@ -7,9 +7,11 @@ final class BatchTransaction {
     let schema: Schema
     let view: GraphView
     let graph: Graph
-    private var inserts: [RowBlock] = []
-    private var updates: [RowBlock] = []
-    private var links: [LogOperation] = []
+    // One thread encodes (under the commit lock), each access whole: no run-time exclusivity
+    // checks (one per link appended was a twentieth of a 10k import's encoding).
+    @exclusivity(unchecked) private var inserts: [RowBlock] = []
+    @exclusivity(unchecked) private var updates: [RowBlock] = []
+    @exclusivity(unchecked) private var links: [LogOperation] = []
     private(set) var result = BatchInsertResult()
     /// Rows of the batches encoded so far, by entity: each unique attribute's claims (value →
     /// batch row) and the batch rows' row numbers — what a later batch's `toOne(_:by:)` keys

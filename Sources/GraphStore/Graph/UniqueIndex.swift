@@ -4,7 +4,9 @@
 /// `[Value: UInt32]` touches three.
 final class UniqueIndex {
     private let strings = StringRowTable()
-    private var others: [Value: UInt32] = [:]
+    // Read by every count and lookup (an import asks each row's claims), written under the
+    // graph's write lock or by the one thread encoding a batch: no run-time exclusivity checks.
+    @exclusivity(unchecked) private var others: [Value: UInt32] = [:]
     /// Whether the attribute is a string (where bulk loads reserve room).
     private let keysAreStrings: Bool
 
