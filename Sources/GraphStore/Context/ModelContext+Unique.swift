@@ -19,7 +19,10 @@ extension ModelContext {
             // An unsaved change may have given this object another value.
             backing.state != .deleted && (backing.attributeChanges[key.attribute].map { $0 == stored } ?? true)
         }
-        return found ? model as? T : nil
+        guard found else { return nil }
+        // The entity's own class (nearly always): no run-time cast.
+        if type(of: model) == T.self { return unsafeDowncast(model as AnyObject, to: T.self) }
+        return model as? T
     }
 
     /// The object whose unique attribute equals `value`, or a new one from `create` (inserted
