@@ -106,5 +106,14 @@ import Testing
         let before = registry.count
         do { #expect(try context.fetchUnique(\Flight.ident, equals: "SWA4") != nil) }
         #expect(registry.count == before)
+        // One object per row while it lives, whether or not the registry held anything before
+        // (an empty registry is not even looked in).
+        #expect(try context.fetchUnique(\Flight.ident, equals: "UAL1") === flight)
+        do {
+            let first = try #require(try context.fetchUnique(\Flight.ident, equals: "DAL3"))
+            #expect(try context.fetchUnique(\Flight.ident, equals: "DAL3") === first)
+            #expect(registry.count == before + 1)
+        }
+        #expect(registry.count == before)
     }
 }

@@ -115,9 +115,11 @@ public final class ModelContext {
         model.persistentBacking.entity ?? schema.entity(for: type(of: model))
     }
 
-    /// The one object for (entity, row) in this context, materialized on first use.
+    /// The one object for (entity, row) in this context, materialized on first use. On the
+    /// owner only (as every use of a context), which is what lets it skip the registry's lock
+    /// when the registry is empty.
     func object(entity: Int, row: UInt64) -> any PersistentModel {
-        if let existing = registry.object(entity: entity, row: row) { return existing }
+        if registry.mayHoldAny(), let existing = registry.object(entity: entity, row: row) { return existing }
         let model = makeStoredObject(entity: entity, row: row)
         register(model, entity: entity, row: row)
         return model

@@ -20,11 +20,19 @@ final class ObjectRegistry: @unchecked Sendable {
     // One table per entity, in memory of the registry's own (a table is not copyable).
     private let tables: UnsafeMutablePointer<RowTable<Entry>>
     private let entityCount: Int
-    /// Entries in all tables (kept, so that a merge can skip an empty registry for free).
-    @exclusivity(unchecked) private var entryCount = 0
+    /// Entries in all tables (kept, so that a merge can skip an empty registry for free, and the
+    /// owner a lookup in one). Written only under `lock`; read by the owner without it (see
+    /// `mayHoldAny`), so a word read and written with relaxed atomic moves.
+    private let entryCountWord: UnsafeMutablePointer<UInt64>
+    private var entryCount: Int {
+        get { Int(graphstore_load_relaxed_u64(entryCountWord)) }
+        set { graphstore_store_relaxed_u64(entryCountWord, UInt64(newValue)) }
+    }
 
     init(entityCount: Int) {
         self.entityCount = entityCount
+        entryCountWord = .allocate(capacity: 1)
+        entryCountWord.initialize(to: 0)
         tables = .allocate(capacity: entityCount)
         for entity in 0..<entityCount { (tables + entity).initialize(to: RowTable()) }
     }
@@ -32,6 +40,7 @@ final class ObjectRegistry: @unchecked Sendable {
     deinit {
         tables.deinitialize(count: entityCount)
         tables.deallocate()
+        entryCountWord.deallocate()
     }
 
     func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
@@ -56,6 +65,11 @@ final class ObjectRegistry: @unchecked Sendable {
         }
         lock.unlock()
     }
+
+    /// Whether any object may be registered, asked by the context's owner without the lock:
+    /// only the owner registers objects (other threads only take freed ones out), so when it
+    /// reads no entries there are none. A point lookup's first registry lock, skipped.
+    func mayHoldAny() -> Bool { entryCount != 0 }
 
     func object(entity: Int, row: UInt64) -> (any PersistentModel)? {
         lock.lock()
