@@ -49,59 +49,57 @@ static inline bool graphstore_mutex_try(graphstore_mutex *mutex) {
         && __atomic_compare_exchange_n(&mutex->state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
-// See graphstore_mutex: spin a little (holds are short), then sleep until woken or 1 ms passes.
-void graphstore_mutex_lock_contended(graphstore_mutex *mutex) {
-    for (int spin = 0; spin < 64; spin++) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        if (graphstore_mutex_try(mutex)) return;
-    }
-    __atomic_fetch_add(&mutex->waiters, 1, __ATOMIC_SEQ_CST);
-    while (!graphstore_mutex_try(mutex)) {
-#if defined(__linux__)
-        struct timespec timeout = { 0, 1000000 };
-        syscall(SYS_futex, &mutex->state, FUTEX_WAIT_PRIVATE, 1, &timeout, NULL, 0);
-#else
-        sched_yield();
-#endif
-    }
-    __atomic_fetch_sub(&mutex->waiters, 1, __ATOMIC_RELAXED);
-}
-
-void graphstore_mutex_wake(graphstore_mutex *mutex) {
-#if defined(__linux__)
-    syscall(SYS_futex, &mutex->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-#else
-    (void)mutex;
-#endif
-}
-
+// What both locks' waiters use: a pause while spinning; a sleep on a word while it still holds
+// `seen`, until woken or 1 ms passes (a yield where there is no futex); waking `count` sleepers.
 static inline void graphstore_spin_pause(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
 }
 
+static void graphstore_futex_wait(uint32_t *word, uint32_t seen) {
+#if defined(__linux__)
+    struct timespec timeout = { 0, 1000000 };
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, &timeout, NULL, 0);
+#else
+    (void)word;
+    (void)seen;
+    sched_yield();
+#endif
+}
+
+static void graphstore_futex_wake(uint32_t *word, int count) {
+#if defined(__linux__)
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
+#else
+    (void)word;
+    (void)count;
+#endif
+}
+
+// See graphstore_mutex: spin a little (holds are short), then sleep until woken or 1 ms passes.
+void graphstore_mutex_lock_contended(graphstore_mutex *mutex) {
+    for (int spin = 0; spin < 64; spin++) {
+        graphstore_spin_pause();
+        if (graphstore_mutex_try(mutex)) return;
+    }
+    __atomic_fetch_add(&mutex->waiters, 1, __ATOMIC_SEQ_CST);
+    while (!graphstore_mutex_try(mutex)) graphstore_futex_wait(&mutex->state, 1);
+    __atomic_fetch_sub(&mutex->waiters, 1, __ATOMIC_RELAXED);
+}
+
+void graphstore_mutex_wake(graphstore_mutex *mutex) { graphstore_futex_wake(&mutex->state, 1); }
+
 // Sleeps while `state` still holds `seen`, until woken or 1 ms passes (see graphstore_rwlock).
 static void graphstore_rwlock_sleep(graphstore_rwlock *lock, uint32_t seen) {
     __atomic_fetch_add(&lock->sleepers, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&lock->state, __ATOMIC_SEQ_CST) == seen) {
-#if defined(__linux__)
-        struct timespec timeout = { 0, 1000000 };
-        syscall(SYS_futex, &lock->state, FUTEX_WAIT_PRIVATE, seen, &timeout, NULL, 0);
-#else
-        sched_yield();
-#endif
-    }
+    if (__atomic_load_n(&lock->state, __ATOMIC_SEQ_CST) == seen) graphstore_futex_wait(&lock->state, seen);
     __atomic_fetch_sub(&lock->sleepers, 1, __ATOMIC_RELAXED);
 }
 
 void graphstore_rwlock_wake(graphstore_rwlock *lock) {
     if (__atomic_load_n(&lock->sleepers, __ATOMIC_SEQ_CST) == 0) return;
-#if defined(__linux__)
-    syscall(SYS_futex, &lock->state, FUTEX_WAKE_PRIVATE, 0x7FFFFFFF, NULL, NULL, 0);
-#endif
+    graphstore_futex_wake(&lock->state, 0x7FFFFFFF);
 }
 
 void graphstore_rwlock_read_lock_contended(graphstore_rwlock *lock) {
