@@ -88,9 +88,7 @@ public struct ByteReader {
         // generic code that looked up type metadata for every string (a tenth of opening a
         // checkpoint of 1M flights).
         let bytes = raw.assumingMemoryBound(to: UInt8.self)
-        var high: UInt8 = 0
-        for byte in bytes { high |= byte }
-        if high < 0x80 { return String(decoding: bytes, as: UTF8.self) }
+        if bytes.isASCII { return String(decoding: bytes, as: UTF8.self) }
         guard let s = String(validating: bytes, as: UTF8.self) else { throw fail("invalid UTF-8") }
         return s
     }

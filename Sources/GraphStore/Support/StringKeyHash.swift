@@ -16,12 +16,12 @@ enum StringKeyHash {
     static func hash(_ key: String, seed: UInt64) -> UInt64 {
         if let (low, high, count) = smallASCIIWords(of: key) {
             // The same as hashing its bytes below: the unused bytes are zero.
-            var state = seed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
+            var state = initialState(count: count, seed: seed)
             if count > 0 { state = mix(state ^ low) }
             if count > 8 { state = mix(state ^ high) }
             return mix(state)
         }
-        let fast = key.utf8.withContiguousStorageIfAvailable { bytes in isASCII(bytes) ? hash(bytes, seed: seed) : nil }
+        let fast = key.utf8.withContiguousStorageIfAvailable { bytes in bytes.isASCII ? hash(bytes, seed: seed) : nil }
         if let fast, let fast { return fast }
         guard let equivalent = asciiEquivalent(of: key) else { return UInt64(truncatingIfNeeded: key.hashValue) ^ seed }
         return equivalent.withUnsafeBufferPointer { hash($0, seed: seed) }
@@ -58,14 +58,8 @@ enum StringKeyHash {
         return bytes
     }
 
-    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var high: UInt8 = 0
-        for byte in bytes { high |= byte }
-        return high < 0x80
-    }
-
     private static func hash(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
-        var state = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
+        var state = initialState(count: bytes.count, seed: seed)
         var index = 0
         while index + 8 <= bytes.count {
             state = mix(state ^ word(bytes, from: index, count: 8))
@@ -73,6 +67,11 @@ enum StringKeyHash {
         }
         if index < bytes.count { state = mix(state ^ word(bytes, from: index, count: bytes.count - index)) }
         return mix(state)
+    }
+
+    @inline(__always)
+    private static func initialState(count: Int, seed: UInt64) -> UInt64 {
+        seed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
     }
 
     @inline(__always)
