@@ -1,5 +1,6 @@
 import CSwiftRuntime
 import Foundation
+import Synchronization
 
 /// A context's identity map: the one object it has handed out for each (entity, row).
 ///
@@ -22,17 +23,15 @@ final class ObjectRegistry: @unchecked Sendable {
     private let entityCount: Int
     /// Entries in all tables (kept, so that a merge can skip an empty registry for free, and the
     /// owner a lookup in one). Written only under `lock`; read by the owner without it (see
-    /// `mayHoldAny`), so a word read and written with relaxed atomic moves.
-    private let entryCountWord: UnsafeMutablePointer<UInt64>
+    /// `mayHoldAny`), so an atomic read and written with relaxed loads and stores (plain moves).
+    private let entryCountAtomic = Atomic<Int>(0)
     private var entryCount: Int {
-        get { Int(graphstore_load_relaxed_u64(entryCountWord)) }
-        set { graphstore_store_relaxed_u64(entryCountWord, UInt64(newValue)) }
+        get { entryCountAtomic.load(ordering: .relaxed) }
+        set { entryCountAtomic.store(newValue, ordering: .relaxed) }
     }
 
     init(entityCount: Int) {
         self.entityCount = entityCount
-        entryCountWord = .allocate(capacity: 1)
-        entryCountWord.initialize(to: 0)
         tables = .allocate(capacity: entityCount)
         for entity in 0..<entityCount { (tables + entity).initialize(to: RowTable()) }
     }
@@ -40,7 +39,6 @@ final class ObjectRegistry: @unchecked Sendable {
     deinit {
         tables.deinitialize(count: entityCount)
         tables.deallocate()
-        entryCountWord.deallocate()
     }
 
     func register(_ model: any PersistentModel, entity: Int, row: UInt64) {

@@ -90,7 +90,6 @@ struct RowTable<Element>: ~Copyable {
             var index = Self.home(old[i].row, mask)
             while slots[index].row != 0 { index = (index + 1) & mask }
             (slots + index).moveInitialize(from: old + i, count: 1)
-            old[i].row = 0
         }
         old.deallocate()
     }
