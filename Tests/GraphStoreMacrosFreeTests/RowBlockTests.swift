@@ -33,8 +33,16 @@ import GraphStoreTestSupport
                                sources: Array(0..<count))
         // Updates name a subset of the rows, in shuffled order (a row's source is its own slot).
         let updateSources = (0..<count).filter { _ in random.next() % 2 == 0 }.shuffled(using: &random)
-        let updateColumns = columns(rows: count) { column, _ in
-            column == key ? nil : (random.next() % 3 == 0 ? nil : .int(Int64(random.next() % 50)))
+        // Some rows take a new unique key (a value no other row holds), some their own again.
+        let updateColumns = columns(rows: count) { column, row in
+            if column == key {
+                switch random.next() % 4 {
+                case 0: return .string("renamed-\(row)")
+                case 1: return .string("key-\(row)")
+                default: return nil
+                }
+            }
+            return random.next() % 3 == 0 ? nil : .int(Int64(random.next() % 50))
         }
         let updates = RowBlock(kind: .update, entity: entity.number, properties: entity.attributeNumbers, values: updateColumns,
                                defaults: [], rows: updateSources.map { UInt64($0 + 1) },
@@ -119,29 +127,42 @@ import GraphStoreTestSupport
         ]
         func kindOf(_ value: Value) -> Int? { samples.firstIndex { $0.contains { Self.sameKind($0, value) } } }
         let rows = 300
-        let columns: [[Value?]] = entity.attributes.map { attribute in
-            // Mostly the attribute's own kind; sometimes another kind, or a mix of kinds.
-            let own = kindOf(attribute.defaultValue) ?? 7
-            let choice = random.next() % 6
-            let kinds = choice == 0 ? [Int(random.next() % UInt64(samples.count))] : choice == 1 ? Array(samples.indices) : [own]
-            return (0..<Int(random.next() % UInt64(rows + 1))).map { _ in
-                switch random.next() % 8 {
-                case 0: return nil
-                case 1: return .null
-                default:
-                    let kind = samples[kinds[Int(random.next() % UInt64(kinds.count))]]
-                    return kind[Int(random.next() % UInt64(kind.count))]
+        func randomColumns() -> [[Value?]] {
+            entity.attributes.map { attribute in
+                // Mostly the attribute's own kind; sometimes another kind, or a mix of kinds.
+                let own = kindOf(attribute.defaultValue) ?? 7
+                let choice = random.next() % 6
+                let kinds = choice == 0 ? [Int(random.next() % UInt64(samples.count))] : choice == 1 ? Array(samples.indices) : [own]
+                return (0..<Int(random.next() % UInt64(rows + 1))).map { _ in
+                    switch random.next() % 8 {
+                    case 0: return nil
+                    case 1: return .null
+                    default:
+                        let kind = samples[kinds[Int(random.next() % UInt64(kinds.count))]]
+                        return kind[Int(random.next() % UInt64(kind.count))]
+                    }
                 }
             }
         }
-        let block = RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers, values: columns,
+        let block = RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers, values: randomColumns(),
                              defaults: entity.attributes.map(\.defaultValue), rows: (1...UInt64(rows)).map { $0 },
                              sources: Array(0..<rows).shuffled(using: &random))
+        // Then some rows deleted, and an update block naming rows at random: deleted ones, rows
+        // named twice, and rows past the last (none of which may change anything).
+        let deletes = (1...UInt64(rows)).filter { _ in random.next() % 7 == 0 }.map { LogOperation.delete(entity: entity.number, row: $0) }
+        let updatedRows = (0..<rows).map { _ in 1 + random.next() % UInt64(rows + 10) }
+        let update = RowBlock(kind: .update, entity: entity.number, properties: entity.attributeNumbers, values: randomColumns(),
+                              defaults: [], rows: updatedRows, sources: Array(0..<rows).shuffled(using: &random))
         viaBlock.graph.apply(TransactionChanges(blocks: [block]), number: 1)
         viaOperations.graph.apply(block.operations, number: 1)
+        for container in [viaBlock, viaOperations] { container.graph.apply(deletes, number: 2) }
+        viaBlock.graph.apply(TransactionChanges(blocks: [update]), number: 3)
+        viaOperations.graph.apply(update.operations, number: 3)
         viaBlock.graph.read { blocks in
             viaOperations.graph.read { operations in
-                for row in 1...UInt64(rows) {
+                #expect(blocks.table(entity.index).liveRows == operations.table(entity.index).liveRows)
+                #expect(blocks.table(entity.index).slotCount == rows)
+                for row in operations.table(entity.index).liveRows {
                     for attribute in entity.attributes.indices {
                         let value = blocks.value(entity: entity.index, row: row, attribute: attribute)
                         #expect(value == operations.value(entity: entity.index, row: row, attribute: attribute),
@@ -178,19 +199,26 @@ import GraphStoreTestSupport
         }
     }
 
-    @Test(arguments: [UInt64(6), 7, 8])
-    func blocksApplyAsTheirOperations(seed: UInt64) throws {
+    /// 700 rows: the updates (about 350) patch the indexes row by row; 3,000: they are a bulk
+    /// change, and the hash and sorted indexes are rebuilt at its end.
+    @Test(arguments: [(UInt64(6), 700), (7, 700), (8, 3_000)])
+    func blocksApplyAsTheirOperations(seed: UInt64, count: Int) throws {
         let viaBlocks = try Self.container(), viaOperations = try Self.container()
-        let (changes, expected) = Self.randomChanges(count: 700, seed: seed, in: viaBlocks)
-        viaBlocks.graph.apply(TransactionChanges(blocks: [changes.blocks[0]]), number: 1)
-        viaBlocks.graph.apply(TransactionChanges(blocks: [changes.blocks[1]]), number: 2)
-        viaOperations.graph.apply(changes.blocks[0].operations, number: 1)
-        viaOperations.graph.apply(changes.blocks[1].operations, number: 2)
+        let (changes, expected) = Self.randomChanges(count: count, seed: seed, in: viaBlocks)
         let entity = viaBlocks.schema.entity(named: "Pair")!
+        // Some rows are deleted before the updates, which then leave them alone.
+        let deleted = Set((1...UInt64(count)).filter { $0 % 9 == 4 })
+        let deletes = deleted.sorted().map { LogOperation.delete(entity: entity.number, row: $0) }
+        viaBlocks.graph.apply(TransactionChanges(blocks: [changes.blocks[0]]), number: 1)
+        viaBlocks.graph.apply(deletes, number: 2)
+        viaBlocks.graph.apply(TransactionChanges(blocks: [changes.blocks[1]]), number: 3)
+        viaOperations.graph.apply(changes.blocks[0].operations, number: 1)
+        viaOperations.graph.apply(deletes, number: 2)
+        viaOperations.graph.apply(changes.blocks[1].operations, number: 3)
         viaBlocks.graph.read { blocks in
             viaOperations.graph.read { operations in
                 #expect(blocks.table(entity.index).liveRows == operations.table(entity.index).liveRows)
-                #expect(blocks.table(entity.index).liveRows == (1...UInt64(expected.count)).map { $0 })
+                #expect(blocks.table(entity.index).liveRows == (1...UInt64(expected.count)).filter { !deleted.contains($0) })
                 for row in operations.table(entity.index).liveRows {
                     for attribute in entity.attributes.indices {
                         let value = blocks.value(entity: entity.index, row: row, attribute: attribute)
@@ -201,6 +229,7 @@ import GraphStoreTestSupport
             }
         }
         GraphTests.checkIndexes(of: viaBlocks, "applied as blocks")
+        GraphTests.checkIndexes(of: viaOperations, "applied as operations")
     }
 
     @Test(arguments: [UInt64(9), 10])

@@ -172,10 +172,11 @@ final class Column {
     }
 
     /// Sets the slot of each of `rows` from a batch column (`sources[i]` is the batch row of
-    /// `rows[i]`; an unset one takes `fallback`), as `set(_:at:)` would with each row's value,
-    /// but reading the batch's typed storage where it holds what this column holds: making a
-    /// `Value` of each and matching it was most of applying a batch import's columns.
-    func set(from batch: BatchColumn, rows: [UInt64], sources: [Int], fallback: Value) {
+    /// `rows[i]`; an unset one takes `fallback`, or keeps its value when that is nil: an
+    /// update), as `set(_:at:)` would with each row's value, but reading the batch's typed
+    /// storage where it holds what this column holds: making a `Value` of each and matching it
+    /// was most of applying a batch import's columns, and a third of an upsert's.
+    func set(from batch: BatchColumn, rows: [UInt64], sources: [Int], fallback: Value?) {
         @inline(__always) func each(_ body: (_ slot: Int, _ source: Int) -> Void) {
             for index in rows.indices {
                 let slot = Int(rows[index] - 1), source = sources[index]
@@ -184,7 +185,7 @@ final class Column {
                     setNull(false, at: slot)
                     body(slot, source)
                 case BatchColumn.null: set(.null, at: slot)
-                default: set(fallback, at: slot)
+                default: if let fallback { set(fallback, at: slot) }
                 }
             }
         }
@@ -199,7 +200,7 @@ final class Column {
             each { slot, source in strings[slot] = batch.strings[source] }
         default:
             for index in rows.indices {
-                set(batch[sources[index]] ?? fallback, at: Int(rows[index] - 1))
+                if let value = batch[sources[index]] ?? fallback { set(value, at: Int(rows[index] - 1)) }
             }
         }
     }
@@ -226,6 +227,11 @@ final class Column {
     func string(at slot: Int) -> String? {
         guard !isNull(slot), layout == .string else { return nil }
         return strings[slot]
+    }
+
+    /// Whether the slot holds `string` (`value(at:) == .string(string)`, without making the value).
+    func holds(string: String, at slot: Int) -> Bool {
+        layout == .string && !isNull(slot) && strings[slot] == string
     }
 
     /// Whether the slot is null (its flag is read only while some slot is).

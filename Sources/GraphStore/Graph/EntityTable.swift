@@ -199,31 +199,56 @@ final class EntityTable {
         update(row: row, bulk: bulk) { forEachPosition(of: values, $0) }
     }
 
-    /// Updates the row with the `item`th row of an update block.
-    func update(row: UInt64, item: Int, of block: RowBlock, bulk: Bool) {
-        update(row: row, bulk: bulk) { set in
-            block.forEachValue(ofRow: item) { column, value in
-                if let index = positions[block.properties[column]] { set(index, value) }
+    /// Applies an update block's rows column by column, as `insert(_:bulk:)` does: row by row,
+    /// each value made a `Value` and written through `Column.set(_:at:)`, was a third of an
+    /// upsert. Rows that are not live are skipped. A column with a unique index, or with a
+    /// secondary index kept up row by row (not `bulk`), is still written a row at a time so
+    /// that each changed value patches its index.
+    func update(_ block: RowBlock, bulk: Bool) {
+        precondition(block.kind == .update, "an update block")
+        let rows = block.rows
+        let items: [Int]? = rows.allSatisfy(isLive) ? nil : rows.indices.filter { isLive(rows[$0]) }
+        guard items?.isEmpty != true else { return }
+        for column in block.setColumns {
+            guard let index = positions[block.properties[column]] else { continue }
+            if isIndexed[index] && (!bulk || unique[index] != nil) {
+                let target = unretainedColumns[index]
+                for item in items ?? Array(rows.indices) {
+                    let row = rows[item]
+                    // A string rewritten as it is (an upsert's key, which found the row) changes
+                    // nothing: checked without making `Value`s.
+                    if let string = block.string(column: column, ofRow: item),
+                       target._withUnsafeGuaranteedRef({ $0.holds(string: string, at: Int(row - 1)) }) { continue }
+                    if let value = block.value(column: column, ofRow: item) { update(row: row, attribute: index, to: value, bulk: bulk) }
+                }
+                continue
             }
+            // A bulk change's secondary indexes are rebuilt at the transaction's end.
+            if isIndexed[index] { markStale(index) }
+            unretainedColumns[index]._withUnsafeGuaranteedRef { block.write(column: column, into: $0, items: items) }
         }
     }
 
     @inline(__always)
     private func update(row: UInt64, bulk: Bool, values: ((Int, Value) -> Void) -> Void) {
         guard isLive(row) else { return }
+        values { index, value in update(row: row, attribute: index, to: value, bulk: bulk) }
+    }
+
+    /// Sets one value of a live row, moving the row in the attribute's indexes if it changed.
+    @inline(__always)
+    private func update(row: UInt64, attribute index: Int, to value: Value, bulk: Bool) {
         let slot = Int(row - 1)
-        values { index, value in
-            let column = unretainedColumns[index]
-            guard isIndexed[index] else {
-                column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
-                return
-            }
-            let old = column._withUnsafeGuaranteedRef { $0.value(at: slot) }
-            if old == value { return }
-            removeFromIndex(index, row: row, oldValue: old, bulk: bulk)
+        let column = unretainedColumns[index]
+        guard isIndexed[index] else {
             column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
-            addToIndex(index, row: row, bulk: bulk)
+            return
         }
+        let old = column._withUnsafeGuaranteedRef { $0.value(at: slot) }
+        if old == value { return }
+        removeFromIndex(index, row: row, oldValue: old, bulk: bulk)
+        column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
+        addToIndex(index, row: row, bulk: bulk)
     }
 
     /// Removes a row from the columns and indexes (relationships are detached by the graph first).

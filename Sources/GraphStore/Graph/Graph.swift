@@ -191,7 +191,7 @@ public final class Graph: @unchecked Sendable {
         let table = tables[e]
         switch block.kind {
         case .insert: table.insert(block, bulk: bulk[e])
-        case .update: for index in 0..<block.count { table.update(row: block.rows[index], item: index, of: block, bulk: bulk[e]) }
+        case .update: table.update(block, bulk: bulk[e])
         }
     }
 

@@ -26,7 +26,7 @@ public final class RowBlock: Sendable {
     /// By column, for inserts: what an unset slot takes.
     private let defaults: [Value]
     /// The columns some source row sets (an update writes only these).
-    private let setColumns: [Int]
+    let setColumns: [Int]
 
     /// `defaults` has a value per column for inserts (it is not read for updates).
     init(kind: Kind, entity: EntityNumber, properties: [PropertyNumber], columns: [BatchColumn],
@@ -103,10 +103,27 @@ public final class RowBlock: Sendable {
         }
     }
 
-    /// Sets an insert block's column into the graph's `target` column at each row's slot.
-    func write(column: Int, into target: Column) {
-        precondition(kind == .insert, "an insert block")
-        target.set(from: columns[column], rows: rows, sources: sources, fallback: defaults[column])
+    /// Sets a column into the graph's `target` column at the slot of each row, or of the rows
+    /// at `items` (positions in `rows`, ascending) when given: a row that leaves the column
+    /// unset gives its default for an insert and keeps its value for an update.
+    func write(column: Int, into target: Column, items: [Int]? = nil) {
+        let fallback = kind == .insert ? defaults[column] : nil
+        guard let items else {
+            return target.set(from: columns[column], rows: rows, sources: sources, fallback: fallback)
+        }
+        target.set(from: columns[column], rows: items.map { rows[$0] }, sources: items.map { sources[$0] }, fallback: fallback)
+    }
+
+    /// The `index`th row's value of a column; nil when it leaves the column unset.
+    func value(column: Int, ofRow index: Int) -> Value? {
+        columns[column][sources[index]]
+    }
+
+    /// The `index`th row's string in a column of strings; nil when it sets no string there.
+    func string(column: Int, ofRow index: Int) -> String? {
+        let source = sources[index]
+        guard columns[column].kind == .string, columns[column].state(ofRow: source) == BatchColumn.set else { return nil }
+        return columns[column].strings[source]
     }
 
     /// How many values the `index`th row writes.
