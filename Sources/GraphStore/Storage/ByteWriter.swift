@@ -103,6 +103,17 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
     }
 
     public mutating func string(_ s: String) {
+        // A small ASCII string (an ident, a code) is copied from its own two words: its length
+        // is one varint byte, and all 16 bytes are stored, the count advanced past its own.
+        if let (low, high, length) = s.smallASCIIWords {
+            reserve(17)
+            base[count] = UInt8(length)
+            let bytes = UnsafeMutableRawPointer(base + count + 1)
+            bytes.storeBytes(of: low, as: UInt64.self)
+            bytes.storeBytes(of: high, toByteOffset: 8, as: UInt64.self)
+            count += 1 + length
+            return
+        }
         // A native string's bytes are read in place; only another (a bridged one) is copied,
         // which `withUTF8` needs a mutable string for (a retain and release per string).
         let done: Void? = s.utf8.withContiguousStorageIfAvailable { utf8 in

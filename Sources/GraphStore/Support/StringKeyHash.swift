@@ -14,7 +14,7 @@
 /// (Unicode's stability policy keeps these decompositions as they are.)
 enum StringKeyHash {
     static func hash(_ key: String, seed: UInt64) -> UInt64 {
-        if let (low, high, count) = smallASCIIWords(of: key) {
+        if let (low, high, count) = key.smallASCIIWords {
             // The same as hashing its bytes below: the unused bytes are zero.
             var state = initialState(count: count, seed: seed)
             if count > 0 { state = mix(state ^ low) }
@@ -25,22 +25,6 @@ enum StringKeyHash {
         if let fast, let fast { return fast }
         guard let equivalent = asciiEquivalent(of: key) else { return UInt64(truncatingIfNeeded: key.hashValue) ^ seed }
         return equivalent.withUnsafeBufferPointer { hash($0, seed: seed) }
-    }
-
-    /// A string of up to 15 ASCII bytes is held in the String's own two words (no storage to
-    /// reach): the bytes in order from the first word's low byte, unused bytes zero, and the
-    /// second word's top byte 0xE0 | count. The layout is part of Swift's ABI on 64-bit
-    /// little-endian platforms; elsewhere every string takes the path through its bytes. Copying
-    /// a small string's bytes out to hash them was most of the hash's cost.
-    @inline(__always)
-    static func smallASCIIWords(of key: String) -> (low: UInt64, high: UInt64, count: Int)? {
-        #if _endian(little) && _pointerBitWidth(_64)
-        let (low, high) = unsafeBitCast(key, to: (UInt64, UInt64).self)
-        guard high >> 60 == 0xE else { return nil }
-        return (low, high & 0x00FF_FFFF_FFFF_FFFF, Int(truncatingIfNeeded: (high >> 56) & 0xF))
-        #else
-        return nil
-        #endif
     }
 
     /// The ASCII string `key` is canonically equivalent to, as bytes, if there is one.

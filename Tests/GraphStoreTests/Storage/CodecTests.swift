@@ -51,6 +51,32 @@ import GraphStoreTestSupport
         }
     }
 
+    /// A string is written as its UTF-8 length then its bytes however it is held: small (read
+    /// from the String's own two words), in storage, bridged, or not ASCII; at every length
+    /// around the small limit, and between other writes (the small path stores 16 bytes and
+    /// keeps only its own).
+    @Test func stringsAreWrittenAsLengthAndBytesHoweverHeld() throws {
+        var rng = SplitMix64(seed: 3)
+        for length in 0...20 {
+            let text = String((0..<length).map { _ in Character(Unicode.Scalar(UInt8(32 + rng.next() % 95))) })
+            var stored = String(repeating: "y", count: 40) + text
+            stored.removeFirst(40)
+            let bridged = NSString(string: text) as String
+            for (form, held) in [("small", text), ("stored", stored), ("bridged", bridged), ("not ASCII", text + "é")] {
+                var w = ByteWriter(capacity: 1)
+                w.u8(0xAB)
+                w.string(held)
+                w.u8(0xCD)
+                let utf8 = Array(held.utf8)
+                var expected: [UInt8] = [0xAB]
+                var length = UInt64(utf8.count)
+                while length >= 0x80 { expected.append(UInt8(truncatingIfNeeded: length) | 0x80); length >>= 7 }
+                expected.append(UInt8(length))
+                #expect(w.bytes == expected + utf8 + [0xCD], "\(form), \(utf8.count) bytes")
+            }
+        }
+    }
+
     @Test(arguments: everyShape)
     func valueRoundTrips(_ value: Value) throws {
         #expect(try roundTrip(value) == value)

@@ -37,15 +37,15 @@ import GraphStoreTestSupport
                 let small = String((0..<length).map { _ in Character(Unicode.Scalar(UInt8.random(in: 32...126, using: &rng))) })
                 var stored = String(repeating: "y", count: 40) + small
                 stored.removeFirst(40)
-                #expect(StringKeyHash.smallASCIIWords(of: small)?.count == length)
-                #expect(StringKeyHash.smallASCIIWords(of: stored) == nil, "\(stored.debugDescription) is still in storage")
+                #expect(small.smallASCIIWords?.count == length)
+                #expect(stored.smallASCIIWords == nil, "\(stored.debugDescription) is still in storage")
                 let bridged = NSString(string: small) as String
                 #expect(StringKeyHash.hash(small, seed: 5) == StringKeyHash.hash(stored, seed: 5))
                 #expect(StringKeyHash.hash(small, seed: 5) == StringKeyHash.hash(bridged, seed: 5))
             }
         }
         // Small but not ASCII: not read from the words (and equal spellings still agree).
-        #expect(StringKeyHash.smallASCIIWords(of: "caf\u{E9}") == nil)
+        #expect("caf\u{E9}".smallASCIIWords == nil)
         #expect(StringKeyHash.hash("5 K", seed: 9) == StringKeyHash.hash("5 \u{212A}", seed: 9))
     }
 
