@@ -63,7 +63,15 @@ final class BatchTransaction {
         func violation(_ attribute: Int, _ value: Value) -> ModelContextError {
             .uniqueConstraintViolation(entity: entity.name, attribute: entity.attributes[attribute].name, value: value.description)
         }
+        // An upsert looks its rows' keys up one after another, each lookup waiting on a cache
+        // miss in a large index: the first unique string key is fetched some rows ahead.
+        let keyAhead = uniques.first, rowsAhead = 8
+        let indexAhead = keyAhead.flatMap { view.table(entity.index).unique[$0] }
         for i in 0..<batch.count {
+            if let keyAhead, let indexAhead, i + rowsAhead < batch.count, values.columns[keyAhead].kind == .string,
+               values.columns[keyAhead].state(ofRow: i + rowsAhead) == BatchColumn.set {
+                indexAhead.prefetch(values.columns[keyAhead].strings[i + rowsAhead])
+            }
             // Which row does it write: an earlier row of the batch, a committed row, or a new one.
             var earlier: Int?
             var committed: UInt64?
@@ -72,7 +80,7 @@ final class BatchTransaction {
                 unclaimed[u] = false
             }
             for (u, attribute) in uniques.enumerated() {
-                guard let value = values[i, attribute], value != .null else { continue }
+                guard values.columns[attribute].state(ofRow: i) == BatchColumn.set, let value = values[i, attribute] else { continue }
                 // (An upsert of committed rows claims nothing by value: no hashing then.)
                 if claims[attribute]!.count > 0, let j = claims[attribute]![value] { earlier = Int(j); break }
                 unclaimed[u] = true
@@ -100,9 +108,9 @@ final class BatchTransaction {
             // Every unique value the row sets is its own now — and a new row's unset ones, which
             // take their default — another row keeping one is a conflict.
             for (u, attribute) in uniques.enumerated() {
-                guard let value = values[i, attribute] ?? (owner == i && isNew[i] ? defaults[attribute] : nil), value != .null else { continue }
                 // The committed row's own value, kept by that row: claimed by number above.
                 if lookedUp[u], let committedOwner = owners[u], committedOwner == rowNumber[owner] { continue }
+                guard let value = values[i, attribute] ?? (owner == i && isNew[i] ? defaults[attribute] : nil), value != .null else { continue }
                 if !unclaimed[u], claims[attribute]!.count > 0, let other = claims[attribute]![value], other != owner {
                     throw violation(attribute, value)
                 }
@@ -122,7 +130,7 @@ final class BatchTransaction {
                 newSources.append(i)
             } else {
                 // A row that sets nothing writes nothing (it still counts as updated).
-                if valueColumns.contains(where: { values[i, $0] != nil }) {
+                if valueColumns.contains(where: { values.columns[$0].state(ofRow: i) != BatchColumn.unset }) {
                     updatedRows.append(rowNumber[i])
                     updatedSources.append(i)
                 }

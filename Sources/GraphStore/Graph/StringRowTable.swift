@@ -1,3 +1,5 @@
+import CSwiftRuntime
+
 /// String → row, the unique index of a string attribute: open addressing with linear probing,
 /// each entry holding its key, the key's hash and its row side by side.
 ///
@@ -43,6 +45,12 @@ final class StringRowTable {
             if entry.pointee.hash == hash && entry.pointee.key == key { return entry.pointee.row }
             index = (index + 1) & mask
         }
+    }
+
+    /// Starts loading the entry where `key`'s probe begins, for a lookup a little later: a
+    /// batch's keys looked up one after another each waited for a cache miss.
+    func prefetch(_ key: String) {
+        graphstore_prefetch(entries + (Int(hash(key)) & mask))
     }
 
     /// Gives `key` to `row` (replacing the row it had).

@@ -26,6 +26,11 @@ final class UniqueIndex {
         }
     }
 
+    /// Starts loading where a lookup of the string `key` goes (see `StringRowTable.prefetch`).
+    func prefetch(_ key: String) {
+        if keysAreStrings { strings.prefetch(key) }
+    }
+
     var count: Int { strings.count + others.count }
 
     func reserveCapacity(_ count: Int) {
