@@ -500,7 +500,9 @@ public final class TransactionLog: @unchecked Sendable {
                 waiting.append(waiter)
             }
         }
-        if !all, !waiting.isEmpty { woken.append(waiting.removeFirst()) }
+        // The next leader first: its sync waits for the writers woken after it to commit again,
+        // and would otherwise start only once every one of them had been woken.
+        if !all, !waiting.isEmpty { woken.insert(waiting.removeFirst(), at: 0) }
         syncWaiters = waiting
         condition.unlock()
         for waiter in woken { waiter.semaphore.signal() }
