@@ -59,7 +59,7 @@ do {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     progress("durable_commit")
     let durable = try DurableCommit(directory: directory, rounds: smoke ? 2 : 10, commitsPerRound: smoke ? 20 : 200,
-                                    throughputRepetitions: smoke ? 1 : 3).run()
+                                    throughputRepetitions: smoke ? 1 : 5).run()
     var runs: [ScaleRun.Result] = []
     for flights in sizes {
         progress("\(flights) flights")

@@ -7,7 +7,8 @@ import GraphStore
 /// BEGIN/UPDATE/COMMIT with synchronous=FULL — next to a raw pwrite+fdatasync loop on a
 /// preallocated file of the same disk, interleaved in rounds so all see the same disk. Then
 /// throughput with 1, 4 and 16 concurrent writers (GraphStore `.grouped`; SQLite one
-/// connection per writer, waiting on its lock), the median of three interleaved repetitions.
+/// connection per writer, waiting on its lock), the median of five interleaved repetitions, each
+/// started once the machine's dirty pages are written back (`settleDisk`).
 struct DurableCommit {
     struct Result {
         var graphstore = Samples()
@@ -21,7 +22,7 @@ struct DurableCommit {
     let directory: String
     let rounds: Int
     let commitsPerRound: Int
-    var throughputRepetitions = 3
+    var throughputRepetitions = 5
 
     func run() throws -> Result {
         var result = Result()
@@ -51,7 +52,7 @@ struct DurableCommit {
             for _ in 0..<commitsPerRound { result.sqlite.add(try measure { try sqlite.commitSmallUpdate(i); i += 1 }) }
             for _ in 0..<commitsPerRound { result.raw.add(try measure { try raw.writeAndSync() }) }
         }
-        // Throughput: the median of three interleaved repetitions per number of writers (one run
+        // Throughput: the median of five interleaved repetitions per number of writers (one run
         // moved by 30% with the disk's sync latency and the machine's scheduling).
         let counts = [1, 4, 16]
         var graphstoreRuns = counts.map { _ in [Double]() }, sqliteRuns = counts.map { _ in [Double]() }
@@ -93,6 +94,7 @@ struct DurableCommit {
         defer { container.close() }
         let perWriter = self.perWriter
         let failures = Failures()
+        settleDisk()
         let start = nowMicros()
         runThreads(writers) { writer in
             let context = ModelContext(container)  // made on its own thread, which owns it
@@ -121,6 +123,7 @@ struct DurableCommit {
         setup.close()
         let perWriter = self.perWriter
         let failures = Failures()
+        settleDisk()
         let start = nowMicros()
         runThreads(writers) { writer in
             do {
@@ -134,6 +137,10 @@ struct DurableCommit {
         return Double(writers * perWriter) / seconds
     }
 }
+
+/// Writes back every dirty page on the machine before a timed throughput run, so that no engine's
+/// run pays for the write-back of the run before it (the other engine's, or its own setup's).
+func settleDisk() { sync() }
 
 /// Errors from worker threads.
 final class Failures: @unchecked Sendable {
