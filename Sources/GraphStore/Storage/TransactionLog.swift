@@ -500,9 +500,7 @@ public final class TransactionLog: @unchecked Sendable {
                 waiting.append(waiter)
             }
         }
-        // The next leader first: its sync waits for the writers woken after it to commit again,
-        // and would otherwise start only once every one of them had been woken.
-        if !all, !waiting.isEmpty { woken.insert(waiting.removeFirst(), at: 0) }
+        if !all, !waiting.isEmpty { woken.append(waiting.removeFirst()) }
         syncWaiters = waiting
         condition.unlock()
         for waiter in woken { waiter.semaphore.signal() }
