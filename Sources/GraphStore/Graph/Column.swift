@@ -229,11 +229,6 @@ final class Column {
         return strings[slot]
     }
 
-    /// Whether the slot holds `string` (`value(at:) == .string(string)`, without making the value).
-    func holds(string: String, at slot: Int) -> Bool {
-        layout == .string && !isNull(slot) && strings[slot] == string
-    }
-
     /// Whether the slot is null (its flag is read only while some slot is).
     func isNull(_ slot: Int) -> Bool { nullCount > 0 && nulls[slot] }
 

@@ -218,7 +218,7 @@ final class EntityTable {
                     // A string rewritten as it is (an upsert's key, which found the row) changes
                     // nothing: checked without making `Value`s.
                     if let string = block.string(column: column, ofRow: item),
-                       target._withUnsafeGuaranteedRef({ $0.holds(string: string, at: Int(row - 1)) }) { continue }
+                       target._withUnsafeGuaranteedRef({ $0.string(at: Int(row - 1)) == string }) { continue }
                     if let value = block.value(column: column, ofRow: item) { update(row: row, attribute: index, to: value, bulk: bulk) }
                 }
                 continue
