@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The append-only transaction log of one store directory: recovery at open, appends with the
 /// chosen durability, segment rolling, and (for read-only opens) refresh.
@@ -69,6 +70,12 @@ public final class TransactionLog: @unchecked Sendable {
     private var drainWaiters = 0
     /// Threads waiting for a group sync to cover their commits (see `wakeSyncWaiters`).
     private var syncWaiters: [SyncWaiter] = []
+    /// How long group syncs have taken lately (a moving average, nanoseconds): how long a
+    /// waiter yields before it sleeps.
+    private var recentSyncNanoseconds: UInt64 = 0
+    /// How waits for another thread's sync ended: woken while still yielding, or after sleeping.
+    private let waitsWokenYielding = Atomic<Int>(0)
+    private let waitsWokenSleeping = Atomic<Int>(0)
 
     // Reader state: where refresh continues.
     private var readSegment: UInt64 = 1
@@ -407,8 +414,12 @@ public final class TransactionLog: @unchecked Sendable {
             if syncInProgress {
                 let waiter = SyncWaiter(target: target)
                 syncWaiters.append(waiter)
+                // Long enough for the running sync and the next (a commit handed in during a
+                // sync waits for the next one), so that most waiters never sleep.
+                let patience = min(2 * recentSyncNanoseconds + 20_000, UInt64(options.groupCommitYieldLimitMicroseconds) * 1_000)
                 condition.unlock()
-                waiter.semaphore.wait()
+                let slept = waiter.waitUntilWoken(yieldingForNanoseconds: options.groupCommitYieldLimitMicroseconds > 0 ? patience : 0)
+                if slept { waitsWokenSleeping.add(1, ordering: .relaxed) } else { waitsWokenYielding.add(1, ordering: .relaxed) }
                 if waiter.covered {
                     locked = false
                     return
@@ -430,7 +441,7 @@ public final class TransactionLog: @unchecked Sendable {
             if lastBatchCommits > 1 && options.groupCommitDelayMicroseconds > 0 {
                 let expected = syncedCommits + lastBatchCommits + pendingAtLastSync
                 condition.unlock()
-                yieldProcessor(forMicroseconds: options.groupCommitDelayMicroseconds) {
+                _ = yieldProcessor(forNanoseconds: UInt64(options.groupCommitDelayMicroseconds) * 1_000) {
                     self.condition.withLock { self.handedInCommits >= expected }
                 }
                 condition.lock()
@@ -454,8 +465,11 @@ public final class TransactionLog: @unchecked Sendable {
             let handle = active!
             condition.unlock()
             var failure: (any Error)?
+            let syncStart = DispatchTime.now().uptimeNanoseconds
             do { try handle.sync() } catch { failure = error }
+            let syncTime = DispatchTime.now().uptimeNanoseconds - syncStart
             condition.lock()
+            recentSyncNanoseconds = (recentSyncNanoseconds * 7 + syncTime) / 8
             lastBatchCommits = upToCommits - syncedCommits
             syncedCommits = max(syncedCommits, upToCommits)
             pendingAtLastSync = handedInCommits - syncedCommits
@@ -471,14 +485,38 @@ public final class TransactionLog: @unchecked Sendable {
         }
     }
 
-    /// A thread waiting for a group sync to cover its commit, parked on its own semaphore.
+    /// A thread waiting for a group sync to cover its commit: it yields its thread for a while,
+    /// watching `woken`, then parks on its own semaphore.
     private final class SyncWaiter {
         let target: UInt64
-        let semaphore = DispatchSemaphore(value: 0)
+        private let semaphore = DispatchSemaphore(value: 0)
+        private let woken = Atomic<Bool>(false)
         /// Set before the wake-up when a sync covered the commit: the waiter returns without
         /// taking the lock again.
         var covered = false
         init(target: UInt64) { self.target = target }
+
+        /// Called by the leader (after setting `covered`). Waking a waiter that is still
+        /// yielding makes no system call: the semaphore has no sleeper to wake.
+        func wake() {
+            woken.store(true, ordering: .releasing)
+            semaphore.signal()
+        }
+
+        /// Returns once `wake` was called: yields the processor for up to `nanoseconds` first,
+        /// then sleeps. Returns whether it slept. (A semaphore signalled but never waited on is
+        /// simply freed.)
+        func waitUntilWoken(yieldingForNanoseconds nanoseconds: UInt64) -> Bool {
+            if nanoseconds > 0, yieldProcessor(forNanoseconds: nanoseconds, until: { woken.load(ordering: .acquiring) }) { return false }
+            if woken.load(ordering: .acquiring) { return false }
+            semaphore.wait()
+            return true
+        }
+    }
+
+    /// How this log's waits for another thread's group sync ended so far (tests and probes).
+    public var groupSyncWaits: (wokenYielding: Int, wokenSleeping: Int) {
+        (waitsWokenYielding.load(ordering: .relaxed), waitsWokenSleeping.load(ordering: .relaxed))
     }
 
     /// After a sync (called with the lock held, returns with it held): wakes the waiters it
@@ -503,17 +541,8 @@ public final class TransactionLog: @unchecked Sendable {
         if !all, !waiting.isEmpty { woken.append(waiting.removeFirst()) }
         syncWaiters = waiting
         condition.unlock()
-        for waiter in woken { waiter.semaphore.signal() }
+        for waiter in woken { waiter.wake() }
         condition.lock()
-    }
-
-    /// Gives the processor to other threads until `done` or until `microseconds` have passed.
-    private func yieldProcessor(forMicroseconds microseconds: Int, until done: () -> Bool) {
-        let end = DispatchTime.now().uptimeNanoseconds + UInt64(microseconds) * 1_000
-        repeat {
-            sched_yield()
-            if done() { return }
-        } while DispatchTime.now().uptimeNanoseconds < end
     }
 
     private func checkWritable() throws {
@@ -692,4 +721,15 @@ public final class TransactionLog: @unchecked Sendable {
         lock = nil
         wakeSyncWaiters(all: true)
     }
+}
+
+/// Gives the processor to other threads until `done` (true) or until `nanoseconds` have passed
+/// (false). The thread stays runnable: it needs no wake-up to go on.
+private func yieldProcessor(forNanoseconds nanoseconds: UInt64, until done: () -> Bool) -> Bool {
+    let end = DispatchTime.now().uptimeNanoseconds + nanoseconds
+    repeat {
+        sched_yield()
+        if done() { return true }
+    } while DispatchTime.now().uptimeNanoseconds < end
+    return false
 }

@@ -36,6 +36,52 @@ import GraphStoreTestSupport
         #expect(transactions.count == writers * perWriter)
     }
 
+    /// Runs `writers` threads that each append `perWriter` commits, returning the numbers given.
+    private func appendConcurrently(_ log: TransactionLog, writers: Int, perWriter: Int) -> [UInt64] {
+        let numbers = Locked<[UInt64]>([])
+        let group = DispatchGroup()
+        for writer in 0..<writers {
+            group.enter()
+            Thread {
+                for sequence in 0..<perWriter {
+                    let receipt = try! log.append(CrashWorkload.operations(writer: writer, sequence: sequence))
+                    numbers.withLock { $0.append(receipt.number) }
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        return numbers.value.sorted()
+    }
+
+    /// A commit waiting for another thread's sync yields its processor for about two recent
+    /// syncs' time, then sleeps: a sync shorter than that finds its waiters still yielding
+    /// (woken without a system call), a longer one finds them asleep, and a limit of 0 sleeps
+    /// at once. Each way, every commit returns only once durable, all of them in order.
+    @Test(arguments: [
+        (syncMicroseconds: 2_000, yieldLimit: 100_000, expectYielding: true, expectSleeping: false),
+        (syncMicroseconds: 5_000, yieldLimit: 50, expectYielding: false, expectSleeping: true),
+        (syncMicroseconds: 2_000, yieldLimit: 0, expectYielding: false, expectSleeping: true),
+    ])
+    func waitersYieldThenSleep(syncMicroseconds: Int, yieldLimit: Int, expectYielding: Bool, expectSleeping: Bool) throws {
+        let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan(syncDelay: .microseconds(syncMicroseconds)))
+        var options = LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty)
+        options.groupCommitYieldLimitMicroseconds = yieldLimit
+        let log = try TransactionLog.open(directory: "/s", options: options)
+        let writers = 6, perWriter = 12
+        let numbers = appendConcurrently(log, writers: writers, perWriter: perWriter)
+        let waits = log.groupSyncWaits
+        log.close()
+        #expect(numbers == Array(1...UInt64(writers * perWriter)))
+        #expect(waits.wokenYielding + waits.wokenSleeping > 0, "some commits waited for another thread's sync")
+        // The first waits yield only briefly (no sync timed yet), so a few may sleep.
+        if expectYielding { #expect(waits.wokenYielding > waits.wokenSleeping, "\(waits)") }
+        if expectSleeping { #expect(waits.wokenSleeping > waits.wokenYielding, "\(waits)") }
+        if yieldLimit == 0 { #expect(waits.wokenYielding == 0, "a limit of 0 never yields: \(waits)") }
+        let (transactions, _) = try readAll("/s", fileIO: faulty.base)
+        #expect(transactions.map(\.number) == Array(1...UInt64(writers * perWriter)))
+    }
+
     /// Many grouped writers across small segments: a segment roll waits for the running group
     /// sync (which syncs the file the roll closes), and every commit is on disk once
     /// acknowledged, in order, with no gaps.
@@ -167,10 +213,18 @@ import GraphStoreTestSupport
     /// A group sync fails (an I/O error) while other commits wait for it: every one of them
     /// throws a typed error (none returns as if durable, none waits forever), the log is
     /// poisoned, and what was acknowledged before is intact.
-    @Test func aFailedGroupSyncFailsEveryCommitWaitingForIt() throws {
-        let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan())
-        let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty))
-        for i in 0..<3 { try log.append(CrashWorkload.operations(writer: 0, sequence: i)) }
+    ///
+    /// With a generous yield limit and syncs that have been slow, the waiters are still yielding
+    /// when the failure comes (no semaphore wake-up reaches them); with 0 they sleep.
+    @Test(arguments: [0, 1_000_000])
+    func aFailedGroupSyncFailsEveryCommitWaitingForIt(yieldLimit: Int) throws {
+        let faulty = FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan(syncDelay: .milliseconds(20)))
+        var options = LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty)
+        options.groupCommitYieldLimitMicroseconds = yieldLimit
+        let log = try TransactionLog.open(directory: "/s", options: options)
+        // Slow syncs first: waiters then yield about twice as long as the failing sync lasts.
+        for i in 0..<12 { try log.append(CrashWorkload.operations(writer: 0, sequence: i)) }
+        let waitsBefore = log.groupSyncWaits
         // The next sync fails after a while, so the other writers hand in and wait for it.
         faulty.setPlan(FaultPlan(failSync: (index: faulty.syncCount, errno: 5), syncDelay: .milliseconds(20)))
         let writers = 8
@@ -191,13 +245,19 @@ import GraphStoreTestSupport
             }.start()
         }
         group.wait()
+        let waits = log.groupSyncWaits
         #expect(outcomes.value.count == writers)
         #expect(!outcomes.value.contains("durable"), "no commit returns as durable after its sync failed")
         #expect(!outcomes.value.contains { $0.hasPrefix("untyped") })
         #expect(log.poisonedBy != nil)
-        #expect(throws: StorageError.self) { try log.append(CrashWorkload.operations(writer: 0, sequence: 3)) }
+        #expect(throws: StorageError.self) { try log.append(CrashWorkload.operations(writer: 0, sequence: 12)) }
+        if yieldLimit == 0 {
+            #expect(waits.wokenYielding == 0 && waits.wokenSleeping > waitsBefore.wokenSleeping, "\(waits)")
+        } else {
+            #expect(waits.wokenYielding > waitsBefore.wokenYielding, "the failure reached yielding waiters: \(waits)")
+        }
         log.close()
-        #expect(try readAll("/s", fileIO: faulty.base).0.prefix(3).map(\.number) == [1, 2, 3])
+        #expect(try readAll("/s", fileIO: faulty.base).0.prefix(12).map(\.number) == Array(1...12))
     }
 
     /// `sync()` and `close()` wait for reservations still being written, and write nothing
