@@ -3,10 +3,10 @@ import Foundation
 // enroute-bench: GraphStore against SQLite (C API) and GRDB on the Enroute workloads
 // (Docs/BENCHMARKS.md).
 //
-// usage: enroute-bench [--flights N] [--json] [--smoke] [--dir DIR] [--plot FILE]
+// usage: enroute-bench [--flights N] [--json] [--smoke] [--dir DIR] [--plot FILE] [--durable-only]
 
 let usage = """
-    usage: enroute-bench [--flights N] [--json] [--smoke] [--dir DIR] [--plot FILE]
+    usage: enroute-bench [--flights N] [--json] [--smoke] [--dir DIR] [--plot FILE] [--durable-only]
 
     Runs every workload on GraphStore, the `sqlite` baseline (C API, prepared statements) and the
     `grdb` baseline (GRDB records), interleaved, and reports medians and ratios.
@@ -15,6 +15,7 @@ let usage = """
       --smoke       tiny sizes in seconds; checks that the engines agree
       --dir DIR     where stores are written (default: the temporary directory; put it on the disk you care about)
       --plot FILE   also write an SVG plot of time against number of flights
+      --durable-only  only `durable_commit` (latency and 1/4/16-writer throughput), in about a minute
     """
 
 func fail(_ message: String) -> Never {
@@ -23,7 +24,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-var json = false, smoke = false
+var json = false, smoke = false, durableOnly = false
 var sizes = [10_000, 100_000, 1_000_000]
 var directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-bench-\(getpid())").path
 var plotPath: String?
@@ -41,6 +42,7 @@ while index < arguments.count {
         exit(0)
     case "--json": json = true
     case "--smoke": smoke = true
+    case "--durable-only": durableOnly = true
     case "--dir": directory = value()
     case "--plot": plotPath = value()
     case "--flights":
@@ -51,6 +53,7 @@ while index < arguments.count {
     index += 1
 }
 if smoke && !arguments.contains("--flights") { sizes = [2_000] }
+if durableOnly && plotPath != nil { fail("--plot draws the workloads by size, which --durable-only does not run") }
 
 func progress(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
@@ -59,9 +62,9 @@ do {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     progress("durable_commit")
     let durable = try DurableCommit(directory: directory, rounds: smoke ? 2 : 10, commitsPerRound: smoke ? 20 : 200,
-                                    throughputRepetitions: smoke ? 1 : 5).run()
+                                    throughputRepetitions: smoke ? 1 : 5, log: progress).run()
     var runs: [ScaleRun.Result] = []
-    for flights in sizes {
+    for flights in durableOnly ? [] : sizes {
         progress("\(flights) flights")
         runs.append(try ScaleRun(directory: directory, flights: flights, smoke: smoke, log: progress).run())
     }

@@ -41,15 +41,7 @@ struct Report {
             filter["ratio_predicate"] = rounded((run.seconds["filter_query"]?["sqlite"] ?? .nan) / run.filterWithPredicate, 2)
             workloads["filter_query"] = filter
         }
-        var durableEntry: [String: Any] = [
-            "graphstore_p50_us": rounded(durable.graphstore.median, 1), "graphstore_p99_us": rounded(durable.graphstore.percentile(99), 1),
-            "sqlite_p50_us": rounded(durable.sqlite.median, 1), "sqlite_p99_us": rounded(durable.sqlite.percentile(99), 1),
-            "raw_fdatasync_p50_us": rounded(durable.raw.median, 1), "raw_fdatasync_p99_us": rounded(durable.raw.percentile(99), 1),
-            "ratio_to_raw_p50": rounded(durable.graphstore.median / durable.raw.median, 2),
-        ]
-        for (writers, rate) in durable.graphstoreThroughput { durableEntry["graphstore_commits_per_s_\(writers)_writers"] = rate.rounded() }
-        for (writers, rate) in durable.sqliteThroughput { durableEntry["sqlite_commits_per_s_\(writers)_writers"] = rate.rounded() }
-        workloads["durable_commit"] = durableEntry
+        workloads["durable_commit"] = durableJSON()
         workloads["memory"] = [
             "graphstore_resident_mib": rounded(run.residentMiB, 1),
             "resident_mib_per_million_flights": rounded(run.residentMiB / Double(run.flights) * 1_000_000, 1),
@@ -62,9 +54,24 @@ struct Report {
         return ["flights": run.flights, "machine": machine, "workloads": workloads]
     }
 
-    /// One object for one size (the documented shape); `{"runs": [...]}` for several.
+    /// `durable_commit`'s figures, measured once per run of the suite (not per size).
+    func durableJSON() -> [String: Any] {
+        var durableEntry: [String: Any] = [
+            "graphstore_p50_us": rounded(durable.graphstore.median, 1), "graphstore_p99_us": rounded(durable.graphstore.percentile(99), 1),
+            "sqlite_p50_us": rounded(durable.sqlite.median, 1), "sqlite_p99_us": rounded(durable.sqlite.percentile(99), 1),
+            "raw_fdatasync_p50_us": rounded(durable.raw.median, 1), "raw_fdatasync_p99_us": rounded(durable.raw.percentile(99), 1),
+            "ratio_to_raw_p50": rounded(durable.graphstore.median / durable.raw.median, 2),
+        ]
+        for (writers, rate) in durable.graphstoreThroughput { durableEntry["graphstore_commits_per_s_\(writers)_writers"] = rate.rounded() }
+        for (writers, rate) in durable.sqliteThroughput { durableEntry["sqlite_commits_per_s_\(writers)_writers"] = rate.rounded() }
+        return durableEntry
+    }
+
+    /// One object for one size (the documented shape); `{"runs": [...]}` for several;
+    /// `{"machine", "durable_commit"}` with `--durable-only`.
     func jsonText() throws -> String {
-        let object: Any = runs.count == 1 ? json(runs[0]) : ["machine": machine, "runs": runs.map(json)]
+        let object: Any = runs.isEmpty ? ["machine": machine, "durable_commit": durableJSON()]
+            : runs.count == 1 ? json(runs[0]) : ["machine": machine, "runs": runs.map(json)]
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }

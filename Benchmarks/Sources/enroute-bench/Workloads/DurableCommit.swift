@@ -23,6 +23,8 @@ struct DurableCommit {
     let rounds: Int
     let commitsPerRound: Int
     var throughputRepetitions = 5
+    /// Progress lines (each repetition's rates), to standard error.
+    var log: (String) -> Void = { _ in }
 
     func run() throws -> Result {
         var result = Result()
@@ -56,11 +58,13 @@ struct DurableCommit {
         // moved by 30% with the disk's sync latency and the machine's scheduling).
         let counts = [1, 4, 16]
         var graphstoreRuns = counts.map { _ in [Double]() }, sqliteRuns = counts.map { _ in [Double]() }
-        for _ in 0..<throughputRepetitions {
+        for repetition in 1...throughputRepetitions {
             for (k, writers) in counts.enumerated() {
                 graphstoreRuns[k].append(try graphstoreThroughput(writers: writers, rows: rows))
                 sqliteRuns[k].append(try sqliteThroughput(writers: writers, rows: rows))
             }
+            let rates = counts.indices.map { "\(counts[$0]): \(Int(graphstoreRuns[$0].last!)) / \(Int(sqliteRuns[$0].last!))" }
+            log("  repetition \(repetition), saves/s by writers (graphstore / sqlite): " + rates.joined(separator: ", "))
         }
         for (k, writers) in counts.enumerated() {
             result.graphstoreThroughput.append((writers, median(graphstoreRuns[k])))
