@@ -30,7 +30,7 @@ public struct LogOptions: Sendable {
     /// waits (see TransactionLog.waitForSync).
     public var groupCommitDelayMicroseconds = 80
     /// With `.grouped`: a save waiting for another thread's sync first yields its thread,
-    /// staying runnable, for about two recent syncs' time (this long at most), and only then
+    /// staying runnable, for about four recent syncs' time (this long at most), and only then
     /// sleeps until the sync's leader wakes it. A sleeping waiter costs its leader a wake-up
     /// system call and the waiter a trip through the scheduler (on a virtual machine, often an
     /// interrupt to an idle processor); with 16 writers on 2 cores those wake-ups, one after

@@ -54,7 +54,7 @@ import GraphStoreTestSupport
         return numbers.value.sorted()
     }
 
-    /// A commit waiting for another thread's sync yields its processor for about two recent
+    /// A commit waiting for another thread's sync yields its processor for about four recent
     /// syncs' time, then sleeps: a sync shorter than that finds its waiters still yielding
     /// (woken without a system call), a longer one finds them asleep, and a limit of 0 sleeps
     /// at once. Each way, every commit returns only once durable, all of them in order.
@@ -222,7 +222,7 @@ import GraphStoreTestSupport
         var options = LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty)
         options.groupCommitYieldLimitMicroseconds = yieldLimit
         let log = try TransactionLog.open(directory: "/s", options: options)
-        // Slow syncs first: waiters then yield about twice as long as the failing sync lasts.
+        // Slow syncs first: waiters then yield longer than the failing sync lasts.
         for i in 0..<12 { try log.append(CrashWorkload.operations(writer: 0, sequence: i)) }
         let waitsBefore = log.groupSyncWaits
         // The next sync fails after a while, so the other writers hand in and wait for it.
