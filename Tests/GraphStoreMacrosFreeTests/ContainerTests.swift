@@ -80,6 +80,42 @@ import Testing
         #expect(throws: StorageError.self) { try context.save() }
     }
 
+    /// With `.grouped`, saves from several threads share syncs, and a save that waits for
+    /// another thread's sync yields first or, with `groupCommitYieldLimitMicroseconds = 0`,
+    /// sleeps at once: the configuration reaches the store's log. Every save is there after
+    /// reopening.
+    @Test(arguments: [0, LogOptions.defaultGroupCommitYieldLimitMicroseconds])
+    func groupedSavesFromSeveralThreadsShareSyncs(yieldLimit: Int) throws {
+        let store = TemporaryStore()
+        let faulty = FaultInjectingFileIO(base: PosixFileIO(), plan: FaultPlan(syncDelay: .microseconds(500)))
+        var configuration = ModelConfiguration(url: store.url, durability: .grouped, segmentSize: 1 << 20, fileIO: faulty)
+        configuration.groupCommitYieldLimitMicroseconds = yieldLimit
+        let writers = 6, perWriter = 10
+        do {
+            let container = try ModelContainer(for: Flight.self, configurations: configuration)
+            let group = DispatchGroup()
+            for writer in 0..<writers {
+                group.enter()
+                Thread {
+                    let context = ModelContext(container)
+                    for i in 0..<perWriter {
+                        context.insert(Flight(ident: "W\(writer)-\(i)"))
+                        try! context.save()
+                    }
+                    group.leave()
+                }.start()
+            }
+            group.wait()
+            let waits = try #require(container.store?.log.groupSyncWaits)
+            #expect(waits.wokenYielding + waits.wokenSleeping > 0, "saves waited for other threads' syncs")
+            if yieldLimit == 0 { #expect(waits.wokenYielding == 0, "\(waits)") } else { #expect(waits.wokenYielding > 0, "\(waits)") }
+            container.close()
+        }
+        let reopened = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(url: store.url, durability: .grouped))
+        defer { reopened.close() }
+        #expect(try ModelContext(reopened).fetchCount(FetchDescriptor<Flight>()) == writers * perWriter)
+    }
+
     /// With `.grouped` a commit is applied before its record is written (the write overlaps the
     /// next commit): when that write fails, the save throws, the store is poisoned as after a
     /// failed sync, and reopening shows only what was acknowledged.

@@ -27,10 +27,17 @@ public struct ModelConfiguration: Sendable {
     /// once on few cores that lock, not the store, limits throughput (Docs/BENCHMARKS.md), so
     /// such apps turn this off and use the per-context callbacks.
     public var postsSaveNotifications = true
+    /// With `.grouped` durability: how long at most a save waiting for another thread's sync
+    /// yields its thread (staying runnable, so that no wake-up is needed) before it sleeps; it
+    /// yields for about four recent syncs' time within this limit. 0 sleeps at once and spends
+    /// no processor time on the wait, at the cost of concurrent saves' throughput
+    /// (`LogOptions.groupCommitYieldLimitMicroseconds`, Docs/guides/concurrency.md).
+    public var groupCommitYieldLimitMicroseconds = LogOptions.defaultGroupCommitYieldLimitMicroseconds
 
     var storeOptions: StoreOptions {
-        StoreOptions(log: LogOptions(durability: durability, segmentSize: segmentSize, readOnly: isReadOnly, salvage: salvage, fileIO: fileIO),
-                     asOfTransaction: asOfTransaction, maintenance: maintenance)
+        var log = LogOptions(durability: durability, segmentSize: segmentSize, readOnly: isReadOnly, salvage: salvage, fileIO: fileIO)
+        log.groupCommitYieldLimitMicroseconds = groupCommitYieldLimitMicroseconds
+        return StoreOptions(log: log, asOfTransaction: asOfTransaction, maintenance: maintenance)
     }
 
     public var isReadOnly: Bool { !allowsSave }

@@ -35,7 +35,8 @@ public struct LogOptions: Sendable {
     /// system call and the waiter a trip through the scheduler (on a virtual machine, often an
     /// interrupt to an idle processor); with 16 writers on 2 cores those wake-ups, one after
     /// another, were a third of the time between syncs. 0 sleeps at once.
-    public var groupCommitYieldLimitMicroseconds = 2_000
+    public var groupCommitYieldLimitMicroseconds = LogOptions.defaultGroupCommitYieldLimitMicroseconds
+    public static let defaultGroupCommitYieldLimitMicroseconds = 2_000
 
     public init(
         durability: Durability = .full,
