@@ -416,8 +416,8 @@ public final class TransactionLog: @unchecked Sendable {
                 syncWaiters.append(waiter)
                 // Long enough for the rest of the running sync, the leader's turn-over and the
                 // next sync (a commit handed in during a sync waits for the next one), so that
-                // hardly any waiter sleeps: with twice a sync, one wait in seven with 16 writers
-                // still slept and had the leader wake it, one system call after another.
+                // hardly any waiter sleeps: with twice a sync, one wait in six to ten with 16
+                // writers still slept and had the leader wake it, one system call after another.
                 let patience = min(4 * recentSyncNanoseconds + 20_000, UInt64(options.groupCommitYieldLimitMicroseconds) * 1_000)
                 condition.unlock()
                 let slept = waiter.waitUntilWoken(yieldingForNanoseconds: options.groupCommitYieldLimitMicroseconds > 0 ? patience : 0)
