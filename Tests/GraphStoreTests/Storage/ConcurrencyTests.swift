@@ -11,23 +11,10 @@ import GraphStoreTestSupport
         let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: .grouped, segmentSize: 1 << 20, fileIO: faulty))
         let syncsBefore = faulty.syncCount, writesBefore = faulty.writeCount
         let writers = 8, perWriter = 25
-        let numbers = Locked<[UInt64]>([])
-        // Real threads: concurrentPerform would run only as many writers as there are cores.
-        let group = DispatchGroup()
-        for writer in 0..<writers {
-            group.enter()
-            Thread {
-                for sequence in 0..<perWriter {
-                    let receipt = try! log.append(CrashWorkload.operations(writer: writer, sequence: sequence))
-                    numbers.withLock { $0.append(receipt.number) }
-                }
-                group.leave()
-            }.start()
-        }
-        group.wait()
+        let numbers = appendConcurrently(log, writers: writers, perWriter: perWriter)
         let syncs = faulty.syncCount - syncsBefore, writes = faulty.writeCount - writesBefore
         log.close()
-        #expect(numbers.withLock { $0.sorted() } == Array(1...UInt64(writers * perWriter)))
+        #expect(numbers == Array(1...UInt64(writers * perWriter)))
         #expect(syncs <= writers * perWriter / 2, "\(syncs) syncs for \(writers * perWriter) commits")
         // The sync leader writes the records handed in meanwhile together.
         #expect(writes <= writers * perWriter / 2, "\(writes) writes for \(writers * perWriter) commits")
@@ -36,7 +23,8 @@ import GraphStoreTestSupport
         #expect(transactions.count == writers * perWriter)
     }
 
-    /// Runs `writers` threads that each append `perWriter` commits, returning the numbers given.
+    /// Runs `writers` threads that each append `perWriter` commits, returning the numbers given,
+    /// in order. (Real threads: concurrentPerform would run only as many writers as there are cores.)
     private func appendConcurrently(_ log: TransactionLog, writers: Int, perWriter: Int) -> [UInt64] {
         let numbers = Locked<[UInt64]>([])
         let group = DispatchGroup()
