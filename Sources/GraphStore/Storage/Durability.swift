@@ -35,6 +35,7 @@ public struct LogOptions: Sendable {
     /// system call and the waiter a trip through the scheduler (on a virtual machine, often an
     /// interrupt to an idle processor); with 16 writers on 2 cores those wake-ups, one after
     /// another, were a third of the time between syncs. 0 sleeps at once.
+    /// A negative value counts as 0, and more than a second as a second.
     public var groupCommitYieldLimitMicroseconds = LogOptions.defaultGroupCommitYieldLimitMicroseconds
     public static let defaultGroupCommitYieldLimitMicroseconds = 2_000
 
@@ -51,4 +52,13 @@ public struct LogOptions: Sendable {
         self.salvage = salvage
         self.fileIO = fileIO
     }
+}
+
+extension LogOptions {
+    /// The group-commit waits in nanoseconds: a negative setting counts as 0, and more than a
+    /// second as a second (so no setting can overflow).
+    var groupCommitDelayNanoseconds: UInt64 { Self.nanoseconds(groupCommitDelayMicroseconds) }
+    var groupCommitYieldLimitNanoseconds: UInt64 { Self.nanoseconds(groupCommitYieldLimitMicroseconds) }
+
+    private static func nanoseconds(_ microseconds: Int) -> UInt64 { UInt64(min(max(microseconds, 0), 1_000_000)) * 1_000 }
 }

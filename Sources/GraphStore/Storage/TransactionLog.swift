@@ -418,9 +418,10 @@ public final class TransactionLog: @unchecked Sendable {
                 // next sync (a commit handed in during a sync waits for the next one), so that
                 // hardly any waiter sleeps: with twice a sync, one wait in six to ten with 16
                 // writers still slept and had the leader wake it, one system call after another.
-                let patience = min(4 * recentSyncNanoseconds + 20_000, UInt64(options.groupCommitYieldLimitMicroseconds) * 1_000)
+                let limit = options.groupCommitYieldLimitNanoseconds
+                let patience = limit == 0 ? 0 : min(4 * recentSyncNanoseconds + 20_000, limit)
                 condition.unlock()
-                let slept = waiter.waitUntilWoken(yieldingForNanoseconds: options.groupCommitYieldLimitMicroseconds > 0 ? patience : 0)
+                let slept = waiter.waitUntilWoken(yieldingForNanoseconds: patience)
                 if slept { waitsWokenSleeping.add(1, ordering: .relaxed) } else { waitsWokenYielding.add(1, ordering: .relaxed) }
                 if waiter.covered {
                     locked = false
@@ -440,10 +441,10 @@ public final class TransactionLog: @unchecked Sendable {
             // and ends with a wake-up, where yielding runs the very writers it waits for and
             // stops as soon as they are in (4 writers about 45% more saves per second than a
             // fixed 80 us wait, which was itself 8-15% ahead of a 30 us timed sleep).
-            if lastBatchCommits > 1 && options.groupCommitDelayMicroseconds > 0 {
+            if lastBatchCommits > 1 && options.groupCommitDelayNanoseconds > 0 {
                 let expected = syncedCommits + lastBatchCommits + pendingAtLastSync
                 condition.unlock()
-                _ = yieldProcessor(forNanoseconds: UInt64(options.groupCommitDelayMicroseconds) * 1_000) {
+                _ = yieldProcessor(forNanoseconds: options.groupCommitDelayNanoseconds) {
                     self.condition.withLock { self.handedInCommits >= expected }
                 }
                 condition.lock()

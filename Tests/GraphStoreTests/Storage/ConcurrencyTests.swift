@@ -70,6 +70,24 @@ import GraphStoreTestSupport
         #expect(transactions.map(\.number) == Array(1...UInt64(writers * perWriter)))
     }
 
+    /// Out-of-range waits are clamped, never trapped on: a negative limit or delay counts as 0
+    /// (sleep at once, never wait for more commits), Int.max as a second.
+    @Test(arguments: [Int.min, -1, Int.max])
+    func outOfRangeWaitSettingsAreClamped(setting: Int) throws {
+        var options = LogOptions(durability: .grouped, segmentSize: 1 << 20,
+                                 fileIO: FaultInjectingFileIO(base: MemoryFileIO(), plan: FaultPlan(syncDelay: .microseconds(300))))
+        options.groupCommitYieldLimitMicroseconds = setting
+        options.groupCommitDelayMicroseconds = setting
+        #expect(options.groupCommitYieldLimitNanoseconds == (setting < 0 ? 0 : 1_000_000_000))
+        #expect(options.groupCommitDelayNanoseconds == (setting < 0 ? 0 : 1_000_000_000))
+        let log = try TransactionLog.open(directory: "/s", options: options)
+        let numbers = appendConcurrently(log, writers: 4, perWriter: 10)
+        let waits = log.groupSyncWaits
+        log.close()
+        #expect(numbers == Array(1...40))
+        if setting < 0 { #expect(waits.wokenYielding == 0, "\(waits)") }
+    }
+
     /// Many grouped writers across small segments: a segment roll waits for the running group
     /// sync (which syncs the file the roll closes), and every commit is on disk once
     /// acknowledged, in order, with no gaps.
