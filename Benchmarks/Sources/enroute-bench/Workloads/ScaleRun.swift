@@ -34,6 +34,8 @@ struct ScaleRun {
     /// its 1M upsert alone takes minutes. Its one run is the last repetition's, so that its
     /// store is there for what follows and ends with the same values as the others'.
     var grdbRepetitions: Int { flights >= 1_000_000 ? 1 : repetitions }
+    /// Whether GRDB imports or upserts in this repetition (its runs are the last ones).
+    func grdbRuns(inRepetition repetition: Int) -> Bool { repetition >= repetitions - grdbRepetitions }
     var queryRounds: Int { smoke ? 1 : (flights > 10_000 ? 5 : 15) }
 
     func run() throws -> Result {
@@ -69,7 +71,7 @@ struct ScaleRun {
             sqlite = try SQLiteEngine.create(at: paths["sqlite"]!)
             trimHeap()
             imports["sqlite", default: []].append(try seconds { try sqlite.bulkImport(rows) })
-            guard repetition >= repetitions - grdbRepetitions else { continue }
+            guard grdbRuns(inRepetition: repetition) else { continue }
             grdb = try GRDBEngine.create(at: paths["grdb"]!)
             trimHeap()
             imports["grdb", default: []].append(try seconds { try grdb.bulkImport(rows) })
@@ -126,7 +128,7 @@ struct ScaleRun {
             log("  upsert \(round + 1)/\(repetitions)")
             // Other values than the round's, which the engines then write (and are compared on).
             objectUpserts.append(try seconds { try graphstore.upsertAllWithObjects(rows, round: round + 100) })
-            for engine in engines where !(engine is GRDBEngine) || round >= repetitions - grdbRepetitions {
+            for engine in engines where !(engine is GRDBEngine) || grdbRuns(inRepetition: round) {
                 upserts[type(of: engine).name, default: []].append(try seconds { try engine.upsertAll(rows, round: round) })
             }
         }
