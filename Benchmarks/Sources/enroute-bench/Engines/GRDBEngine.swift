@@ -4,7 +4,9 @@ import GRDB
 /// The `grdb` baseline: GRDB 7 records and its query interface, as a Swift programmer writes
 /// them — Codable record types, a migrator, associations, a DatabasePool (WAL) with
 /// synchronous=FULL.
-final class GRDBEngine: Engine {
+/// Sendable: its one stored property is the pool, which GRDB makes safe to share between threads
+/// (the durable throughput's writers share one, as an app's threads do).
+final class GRDBEngine: Engine, Sendable {
     static let name = "grdb"
     private let pool: DatabasePool
 
@@ -180,4 +182,17 @@ final class GRDBEngine: Engine {
     }
 
     func close() { try? pool.close() }
+
+    /// `durable_commit`'s one small transaction: a flight's progress and status, through its
+    /// record (the same row the sqlite engine updates for `i`).
+    func commitSmallUpdate(_ i: Int) throws {
+        try pool.write { db in
+            guard var flight = try FlightRecord.fetchOne(db, key: Int64(i % 1000 + 1)) else {
+                throw SQLiteEngine.Failure(description: "no flight \(i % 1000 + 1)")
+            }
+            flight.progressPercent = i % 100
+            flight.status = "En Route \(i)"
+            try flight.update(db)
+        }
+    }
 }

@@ -59,11 +59,13 @@ struct Report {
         var durableEntry: [String: Any] = [
             "graphstore_p50_us": rounded(durable.graphstore.median, 1), "graphstore_p99_us": rounded(durable.graphstore.percentile(99), 1),
             "sqlite_p50_us": rounded(durable.sqlite.median, 1), "sqlite_p99_us": rounded(durable.sqlite.percentile(99), 1),
+            "grdb_p50_us": rounded(durable.grdb.median, 1), "grdb_p99_us": rounded(durable.grdb.percentile(99), 1),
             "raw_fdatasync_p50_us": rounded(durable.raw.median, 1), "raw_fdatasync_p99_us": rounded(durable.raw.percentile(99), 1),
             "ratio_to_raw_p50": rounded(durable.graphstore.median / durable.raw.median, 2),
         ]
         for (writers, rate) in durable.graphstoreThroughput { durableEntry["graphstore_commits_per_s_\(writers)_writers"] = rate.rounded() }
         for (writers, rate) in durable.sqliteThroughput { durableEntry["sqlite_commits_per_s_\(writers)_writers"] = rate.rounded() }
+        for (writers, rate) in durable.grdbThroughput { durableEntry["grdb_commits_per_s_\(writers)_writers"] = rate.rounded() }
         return durableEntry
     }
 
@@ -88,10 +90,10 @@ struct Report {
         var lines = ["machine: \(machine)", ""]
         let p50 = durable.graphstore.median, raw = durable.raw.median
         lines.append("durable_commit (one small save, full durability), µs:")
-        lines.append("  graphstore p50 \(format(p50)) p99 \(format(durable.graphstore.percentile(99)))   sqlite p50 \(format(durable.sqlite.median)) p99 \(format(durable.sqlite.percentile(99)))   raw write+fdatasync p50 \(format(raw)) p99 \(format(durable.raw.percentile(99)))")
+        lines.append("  graphstore p50 \(format(p50)) p99 \(format(durable.graphstore.percentile(99)))   sqlite p50 \(format(durable.sqlite.median)) p99 \(format(durable.sqlite.percentile(99)))   grdb p50 \(format(durable.grdb.median)) p99 \(format(durable.grdb.percentile(99)))   raw write+fdatasync p50 \(format(raw)) p99 \(format(durable.raw.percentile(99)))")
         lines.append("  graphstore / raw p50: \(format(p50 / raw, digits: 2)) (target ≤ 1.5: \(p50 / raw <= 1.5 ? "met" : "MISSED"))")
-        let rates = zip(durable.graphstoreThroughput, durable.sqliteThroughput).map { g, s in
-            "\(g.writers) writer(s): graphstore \(format(g.commitsPerSecond, digits: 0))/s, sqlite \(format(s.commitsPerSecond, digits: 0))/s"
+        let rates = zip(durable.graphstoreThroughput, zip(durable.sqliteThroughput, durable.grdbThroughput)).map { g, others in
+            "\(g.writers) writer(s): graphstore \(format(g.commitsPerSecond, digits: 0))/s, sqlite \(format(others.0.commitsPerSecond, digits: 0))/s, grdb \(format(others.1.commitsPerSecond, digits: 0))/s"
         }
         lines.append("  throughput: " + rates.joined(separator: "; "))
         if let one = durable.graphstoreThroughput.first?.commitsPerSecond, let sixteen = durable.graphstoreThroughput.last?.commitsPerSecond {

@@ -4,19 +4,22 @@ import GraphStore
 
 /// `durable_commit`: one small transaction per save (one flight's progress and status) with
 /// full durability — GraphStore's `context.save()` on a `.full` container, SQLite's
-/// BEGIN/UPDATE/COMMIT with synchronous=FULL — next to a raw pwrite+fdatasync loop on a
-/// preallocated file of the same disk, interleaved in rounds so all see the same disk. Then
-/// throughput with 1, 4 and 16 concurrent writers (GraphStore `.grouped`; SQLite one
-/// connection per writer, waiting on its lock), the median of five interleaved repetitions, each
+/// BEGIN/UPDATE/COMMIT with synchronous=FULL, GRDB's record update in a `write` — next to a raw
+/// pwrite+fdatasync loop on a preallocated file of the same disk, interleaved in rounds so all
+/// see the same disk. Then throughput with 1, 4 and 16 concurrent writers (GraphStore
+/// `.grouped`; SQLite one connection per writer, waiting on its lock; GRDB one DatabasePool
+/// shared by the writers, which it serialises), the median of five interleaved repetitions, each
 /// started once the machine's dirty pages are written back (`settleDisk`).
 struct DurableCommit {
     struct Result {
         var graphstore = Samples()
         var sqlite = Samples()
+        var grdb = Samples()
         var raw = Samples()
         /// Commits per second by number of concurrent writers.
         var graphstoreThroughput: [(writers: Int, commitsPerSecond: Double)] = []
         var sqliteThroughput: [(writers: Int, commitsPerSecond: Double)] = []
+        var grdbThroughput: [(writers: Int, commitsPerSecond: Double)] = []
     }
 
     let directory: String
@@ -30,14 +33,17 @@ struct DurableCommit {
         var result = Result()
         let rows = SyntheticEnroute(flights: 1_000).rows()
         let storePath = directory + "/durable-graphstore", sqlitePath = directory + "/durable.sqlite", rawPath = directory + "/durable-raw"
-        defer { for path in [storePath, sqlitePath, rawPath] { removeStore(path) } }
+        let grdbPath = directory + "/durable-grdb.sqlite"
+        defer { for path in [storePath, sqlitePath, grdbPath, rawPath] { removeStore(path) } }
         let container = try Self.container(at: storePath, durability: .full, rows: rows)
         let context = ModelContext(container)
         let flights = try context.fetch(FetchDescriptor<Flight>())
         let sqlite = try SQLiteEngine.create(at: sqlitePath)
         try sqlite.bulkImport(rows)
+        let grdb = try GRDBEngine.create(at: grdbPath)
+        try grdb.bulkImport(rows)
         let raw = try RawSyncLoop(path: rawPath, recordSize: 128)
-        defer { raw.close(); sqlite.close(); container.close() }
+        defer { raw.close(); grdb.close(); sqlite.close(); container.close() }
 
         var i = 0
         func graphstoreCommit() throws {
@@ -48,27 +54,32 @@ struct DurableCommit {
             i += 1
         }
         // Warm up, then alternate rounds.
-        for _ in 0..<20 { try graphstoreCommit(); try sqlite.commitSmallUpdate(i); try raw.writeAndSync() }
+        for _ in 0..<20 { try graphstoreCommit(); try sqlite.commitSmallUpdate(i); try grdb.commitSmallUpdate(i); try raw.writeAndSync() }
         for _ in 0..<rounds {
             for _ in 0..<commitsPerRound { result.graphstore.add(try measure { try graphstoreCommit() }) }
             for _ in 0..<commitsPerRound { result.sqlite.add(try measure { try sqlite.commitSmallUpdate(i); i += 1 }) }
+            for _ in 0..<commitsPerRound { result.grdb.add(try measure { try grdb.commitSmallUpdate(i); i += 1 }) }
             for _ in 0..<commitsPerRound { result.raw.add(try measure { try raw.writeAndSync() }) }
         }
         // Throughput: the median of five interleaved repetitions per number of writers (one run
         // moved by 30% with the disk's sync latency and the machine's scheduling).
         let counts = [1, 4, 16]
-        var graphstoreRuns = counts.map { _ in [Double]() }, sqliteRuns = counts.map { _ in [Double]() }
+        var graphstoreRuns = counts.map { _ in [Double]() }, sqliteRuns = counts.map { _ in [Double]() }, grdbRuns = counts.map { _ in [Double]() }
         for repetition in 1...throughputRepetitions {
             for (k, writers) in counts.enumerated() {
                 graphstoreRuns[k].append(try graphstoreThroughput(writers: writers, rows: rows))
                 sqliteRuns[k].append(try sqliteThroughput(writers: writers, rows: rows))
+                grdbRuns[k].append(try grdbThroughput(writers: writers, rows: rows))
             }
-            let rates = counts.indices.map { "\(counts[$0]): \(Int(graphstoreRuns[$0].last!)) / \(Int(sqliteRuns[$0].last!))" }
-            log("  repetition \(repetition), saves/s by writers (graphstore / sqlite): " + rates.joined(separator: ", "))
+            let rates = counts.indices.map {
+                "\(counts[$0]): \(Int(graphstoreRuns[$0].last!)) / \(Int(sqliteRuns[$0].last!)) / \(Int(grdbRuns[$0].last!))"
+            }
+            log("  repetition \(repetition), saves/s by writers (graphstore / sqlite / grdb): " + rates.joined(separator: ", "))
         }
         for (k, writers) in counts.enumerated() {
             result.graphstoreThroughput.append((writers, median(graphstoreRuns[k])))
             result.sqliteThroughput.append((writers, median(sqliteRuns[k])))
+            result.grdbThroughput.append((writers, median(grdbRuns[k])))
         }
         return result
     }
@@ -97,25 +108,17 @@ struct DurableCommit {
         let container = try Self.container(at: path, durability: .grouped, rows: rows, postsSaveNotifications: false)
         defer { container.close() }
         let perWriter = self.perWriter
-        let failures = Failures()
-        settleDisk()
-        let start = nowMicros()
-        runThreads(writers) { writer in
+        return try commitsPerSecond(writers: writers) { writer in
             let context = ModelContext(container)  // made on its own thread, which owns it
-            do {
-                // Each writer works on its own flights (fetched by ident), as concurrent writers do.
-                let flights = try (0..<20).compactMap { try context.fetchUnique(\Flight.ident, equals: rows.flights[(writer * 20 + $0) % rows.flights.count].ident) }
-                for j in 0..<perWriter {
-                    let flight = flights[j % flights.count]
-                    flight.progressPercent = j % 100
-                    flight.status = "En Route \(j)"
-                    try context.save()
-                }
-            } catch { failures.add(error) }
+            // Each writer works on its own flights (fetched by ident), as concurrent writers do.
+            let flights = try (0..<20).compactMap { try context.fetchUnique(\Flight.ident, equals: rows.flights[(writer * 20 + $0) % rows.flights.count].ident) }
+            for j in 0..<perWriter {
+                let flight = flights[j % flights.count]
+                flight.progressPercent = j % 100
+                flight.status = "En Route \(j)"
+                try context.save()
+            }
         }
-        let seconds = (nowMicros() - start) / 1e6
-        if let error = failures.first { throw error }
-        return Double(writers * perWriter) / seconds
     }
 
     /// Commits per second with `writers` threads, each with its own SQLite connection.
@@ -126,15 +129,34 @@ struct DurableCommit {
         try setup.bulkImport(rows)
         setup.close()
         let perWriter = self.perWriter
+        return try commitsPerSecond(writers: writers) { writer in
+            let connection = try SQLiteEngine.open(at: path)
+            defer { connection.close() }
+            for j in 0..<perWriter { try connection.commitSmallUpdate(writer * 37 + j) }
+        }
+    }
+
+    /// Commits per second with `writers` threads sharing one GRDB DatabasePool.
+    func grdbThroughput(writers: Int, rows: SyntheticEnroute.Rows) throws -> Double {
+        let path = directory + "/grdb-writers-\(writers).db"
+        defer { removeStore(path) }
+        let engine = try GRDBEngine.create(at: path)
+        defer { engine.close() }
+        try engine.bulkImport(rows)
+        let perWriter = self.perWriter
+        return try commitsPerSecond(writers: writers) { writer in
+            for j in 0..<perWriter { try engine.commitSmallUpdate(writer * 37 + j) }
+        }
+    }
+
+    /// Runs `body(writer)` on `writers` threads, started on a settled disk, and returns the
+    /// commits per second of `perWriter` commits each; the first error a writer threw is thrown.
+    private func commitsPerSecond(writers: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws -> Double {
         let failures = Failures()
         settleDisk()
         let start = nowMicros()
         runThreads(writers) { writer in
-            do {
-                let connection = try SQLiteEngine.open(at: path)
-                defer { connection.close() }
-                for j in 0..<perWriter { try connection.commitSmallUpdate(writer * 37 + j) }
-            } catch { failures.add(error) }
+            do { try body(writer) } catch { failures.add(error) }
         }
         let seconds = (nowMicros() - start) / 1e6
         if let error = failures.first { throw error }
