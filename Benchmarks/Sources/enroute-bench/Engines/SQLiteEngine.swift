@@ -43,6 +43,9 @@ final class SQLiteEngine: Engine {
             CREATE INDEX flights_destination ON flights(destination_id);
             CREATE INDEX flights_airline ON flights(airline_id);
             CREATE INDEX flights_distance ON flights(route_distance);
+            CREATE INDEX flights_actual_off ON flights(actual_off);
+            CREATE INDEX flights_actual_on ON flights(actual_on);
+            CREATE INDEX flights_estimated_on ON flights(estimated_on);
             """)
         return engine
     }
