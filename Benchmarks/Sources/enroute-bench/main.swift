@@ -3,10 +3,10 @@ import Foundation
 // enroute-bench: GraphStore against SQLite (C API) and GRDB on the Enroute workloads
 // (Docs/BENCHMARKS.md).
 //
-// usage: enroute-bench [--flights N] [--json] [--smoke] [--dir DIR] [--plot FILE] [--durable-only]
+// usage: enroute-bench [--flights N] [--json] [--smoke] [--dir DIR] [--plot FILE] [--durable-only] [--property-only]
 
 let usage = """
-    usage: enroute-bench [--flights N] [--json] [--smoke] [--dir DIR] [--plot FILE] [--durable-only]
+    usage: enroute-bench [--flights N] [--json] [--smoke] [--dir DIR] [--plot FILE] [--durable-only] [--property-only]
 
     Runs every workload on GraphStore, the `sqlite` baseline (C API, prepared statements) and the
     `grdb` baseline (GRDB records), interleaved, and reports medians and ratios.
@@ -16,6 +16,7 @@ let usage = """
       --dir DIR     where stores are written (default: the temporary directory; put it on the disk you care about)
       --plot FILE   also write an SVG plot of time against number of flights
       --durable-only  only `durable_commit` (latency and 1/4/16-writer throughput), in about a minute
+      --property-only only `property_read` and `property_write` (default 100000 flights), in seconds
     """
 
 func fail(_ message: String) -> Never {
@@ -24,7 +25,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-var json = false, smoke = false, durableOnly = false
+var json = false, smoke = false, durableOnly = false, propertyOnly = false
 var sizes = [10_000, 100_000, 1_000_000]
 var directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-bench-\(getpid())").path
 var plotPath: String?
@@ -43,6 +44,7 @@ while index < arguments.count {
     case "--json": json = true
     case "--smoke": smoke = true
     case "--durable-only": durableOnly = true
+    case "--property-only": propertyOnly = true
     case "--dir": directory = value()
     case "--plot": plotPath = value()
     case "--flights":
@@ -53,6 +55,8 @@ while index < arguments.count {
     index += 1
 }
 if smoke && !arguments.contains("--flights") { sizes = [2_000] }
+if propertyOnly && !arguments.contains("--flights") { sizes = [100_000] }
+if propertyOnly && (durableOnly || plotPath != nil) { fail("--property-only runs alone") }
 if durableOnly && plotPath != nil { fail("--plot draws the workloads by size, which --durable-only does not run") }
 
 func progress(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
@@ -60,6 +64,27 @@ func progress(_ line: String) { FileHandle.standardError.write(Data((line + "\n"
 do {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
+    if propertyOnly {
+        var entries: [[String: Any]] = []
+        for flights in sizes {
+            let path = directory + "/graphstore-property-\(flights)"
+            let engine = try GraphStoreEngine.create(at: path)
+            try engine.bulkImport(SyntheticEnroute(flights: flights).rows())
+            let access = try PropertyAccess(container: engine.container, repetitions: 15).run()
+            engine.close()
+            removeStore(path)
+            entries.append(["flights": flights, "property_read_ns": access.readNanoseconds, "property_write_ns": access.writeNanoseconds])
+            if !json {
+                print("\(flights) flights: property_read \(format(access.readNanoseconds, digits: 2)) ns, property_write \(format(access.writeNanoseconds, digits: 2)) ns")
+            }
+        }
+        if json {
+            let data = try JSONSerialization.data(withJSONObject: ["machine": machineDescription(), "runs": entries], options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+        exit(0)
+    }
     progress("durable_commit")
     let durable = try DurableCommit(directory: directory, rounds: smoke ? 2 : 10, commitsPerRound: smoke ? 20 : 200,
                                     throughputRepetitions: smoke ? 1 : 5, log: progress).run()

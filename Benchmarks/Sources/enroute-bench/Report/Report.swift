@@ -42,6 +42,8 @@ struct Report {
             workloads["filter_query"] = filter
         }
         workloads["durable_commit"] = durableJSON()
+        workloads["property_read"] = ["graphstore_ns": rounded(run.propertyAccess.readNanoseconds, 2), "accesses": run.propertyAccess.accesses]
+        workloads["property_write"] = ["graphstore_ns": rounded(run.propertyAccess.writeNanoseconds, 2), "accesses": run.propertyAccess.accesses]
         workloads["memory"] = [
             "graphstore_resident_mib": rounded(run.residentMiB, 1),
             "resident_mib_per_million_flights": rounded(run.residentMiB / Double(run.flights) * 1_000_000, 1),
@@ -117,6 +119,9 @@ struct Report {
             lines.append(pad("  (lookup by #Predicate)", 18) + pad(time(predicate), 16) + pad("", 30) + pad(format(sqliteLookup / predicate, digits: 2), 12))
             let filter = run.filterWithPredicate, sqliteFilter = run.seconds["filter_query"]?["sqlite"] ?? .nan
             lines.append(pad("  (filter by a #Predicate per query)", 18) + pad(time(filter), 16) + pad("", 30) + pad(format(sqliteFilter / filter, digits: 2), 12))
+            let access = run.propertyAccess
+            lines.append(pad("property_read", 18) + "graphstore \(format(access.readNanoseconds, digits: 2)) ns per attribute read on an object in hand")
+            lines.append(pad("property_write", 18) + "graphstore \(format(access.writeNanoseconds, digits: 2)) ns per attribute assignment on an object in hand")
             let b = run.storeBytes
             lines.append(pad("store_bytes", 18) + pad(bytes(b["graphstore"]), 16) + pad(bytes(b["sqlite"]), 16) + pad(bytes(b["grdb"]), 14)
                          + pad(format((b["sqlite"] ?? .nan) / (b["graphstore"] ?? .nan), digits: 2), 12) + format((b["grdb"] ?? .nan) / (b["graphstore"] ?? .nan), digits: 2))

@@ -24,6 +24,8 @@ struct ScaleRun {
         /// GraphStore's import and upsert through model objects and one save (beside the batch API's).
         var withObjects: [String: Double] = [:]
         var counts: [String: Int] = [:]                 // how many queries each per-query figure averages
+        /// GraphStore's attribute read and write on objects in hand, ns per access.
+        var propertyAccess = PropertyAccess.Result()
     }
 
     /// How many times each timed step is repeated (bigger sizes fewer times: a 1M import is long).
@@ -121,6 +123,9 @@ struct ScaleRun {
         result.seconds["board"] = boardTimes.mapValues(median)
         result.lookupWithPredicate = median(predicateTimes)
         result.filterWithPredicate = median(filterPredicateTimes)
+
+        log("  property_read, property_write")
+        result.propertyAccess = try PropertyAccess(container: graphstore.container, repetitions: queryRounds).run()
 
         // upsert: every flight updated by ident in one save, a different value each round.
         var upserts: [String: [Double]] = [:], objectUpserts: [Double] = []
