@@ -1,5 +1,5 @@
 // The header holds the inline functions; the recording counter, the thread-locals (the
-// observation probe's flag, ContextOwner's facts), the mutex's contended path, an allocation's
+// observation probe's flag, the main thread's and the running model executor's), the mutex's contended path, an allocation's
 // size and the CRC-32C instruction (compiled for it alone, behind a check of the CPU) live here.
 #include "CSwiftRuntime.h"
 #include <string.h>

@@ -77,38 +77,6 @@ actor BackgroundStore: ModelActor {
         #expect(try main.fetchCount(FetchDescriptor<Flight>()) == 2)
     }
 
-    @Test func aContextUsedOffItsThreadRefusesWithATypedError() throws {
-        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let context = ModelContext(container)
-        let flight = Flight(ident: "UAL1")
-        context.insert(flight)
-        try context.save()
-        flight.origin = Airport(icao: "KSFO")
-        try context.save()
-        flight.routeDistance = 7  // an unsaved edit, which belongs to this thread
-        let outcome = Locked<(fetch: (any Error)?, distance: Int, origin: String?, done: Bool)>((nil, -1, "unset", false))
-        let unsafeContext = UnsafeTransfer(context), unsafeFlight = UnsafeTransfer(flight)
-        let thread = Thread {
-            unsafeContext.value.insert(Flight(ident: "OFF1"))
-            unsafeFlight.value.routeDistance = 42
-            let distance = unsafeFlight.value.routeDistance  // the committed value, not the owner's unsaved edit
-            let origin = unsafeFlight.value.origin?.icao     // relationships are not read off-owner
-            do { _ = try unsafeContext.value.fetch(FetchDescriptor<Flight>()) } catch { outcome.withLock { $0.fetch = error } }
-            outcome.withLock {
-                $0.distance = distance
-                $0.origin = origin
-                $0.done = true
-            }
-        }
-        thread.start()
-        while !outcome.value.done { Thread.sleep(forTimeInterval: 0.001) }
-        #expect(outcome.value.fetch as? ModelContextError == .wrongThread("fetch called off the thread that created it"))
-        #expect(outcome.value.distance == 0 && outcome.value.origin == nil)
-        #expect(context.insertedModelsArray.isEmpty)  // the insert was refused
-        #expect(flight.routeDistance == 7)            // so was the property change; the owner's edit stands
-        if case .wrongThread? = context.lastMisuse {} else { Issue.record("misuse not recorded") }
-    }
-
     /// Four background actors upsert overlapping flights while mainContext fetches: no crash, no
     /// lost update, and the final state equals applying the same saves one after another.
     @MainActor @Test func concurrentUpsertsEqualTheSerialOrder() async throws {

@@ -1,7 +1,7 @@
 // The one Swift runtime entry point GraphStore calls directly (Swift code may not name runtime
 // symbols itself), see Sources/GraphStore/Context/ObjectRegistry.swift; a C atomic for
 // schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; thread-locals
-// for ObservationProbe and ContextOwner (Swift has no thread-local variables of its own); a
+// for ObservationProbe, the main queue and model executors (Swift has no thread-local variables of its own); a
 // two-word mutex for the identity map (WordLock); a readers-writer lock for the graph
 // (ReadWriteLock); the size of an object's allocation (see
 // Sources/GraphStoreMacrosFree/SlotLocator.swift); a prefetch and relaxed atomics for
@@ -10,6 +10,7 @@
 #ifndef CSWIFTRUNTIME_H
 #define CSWIFTRUNTIME_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -69,10 +70,15 @@ extern void graphstore_observation_probe_clear(void);
 extern void graphstore_observation_probe_note_hashed(void);
 extern bool graphstore_observation_probe_was_hashed(void);
 
-/// This thread's facts for ContextOwner (Sources/GraphStore/Context/ContextOwner.swift), asked
-/// on every property access: whether it is the main thread (0 not yet known, 1 no, 2 yes), and
-/// the model executor running a job on it (NULL when none). C thread-locals: a Swift global
-/// checks its one-time initialiser on every read, and pthread keys cost a call each.
+/// The calling thread as a number no other running thread has (its pthread_t), for a context's
+/// record of which thread is inside it (Sources/GraphStore/Context/ContextUse.swift).
+static inline uintptr_t graphstore_thread_token(void) { return (uintptr_t)pthread_self(); }
+
+/// This thread's facts: whether it is the main thread (0 not yet known, 1 no, 2 yes; asked by
+/// every undo registration, Sources/GraphStore/Undo/MainQueue.swift), and the model executor
+/// running a job on it (NULL when none; Sources/GraphStore/Container/ModelActor.swift). C
+/// thread-locals: a Swift global checks its one-time initialiser on every read, and pthread
+/// keys cost a call each.
 extern int graphstore_thread_is_main(void);
 extern void graphstore_set_thread_is_main(int known);
 extern void *graphstore_running_executor(void);

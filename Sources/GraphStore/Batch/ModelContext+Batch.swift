@@ -5,7 +5,8 @@ extension ModelContext {
     /// other context, it merges the transaction (its merge policy decides conflicts).
     @discardableResult
     public func execute<each Model: PersistentModel>(_ batch: repeat BatchInsert<each Model>) throws -> BatchInsertResult {
-        try checkOwner("execute")
+        let entered = try link.enter("execute")
+        defer { link.leave(entered) }
         guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }
         var result = BatchInsertResult()
         let (number, _) = try container.commit(from: nil, author: author ?? "") {

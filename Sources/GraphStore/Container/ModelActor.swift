@@ -1,3 +1,4 @@
+import CSwiftRuntime
 import Foundation
 
 /// Runs a ModelActor's jobs, and owns its context. SwiftData's protocol of the same name.
@@ -8,9 +9,10 @@ public protocol ModelExecutor: AnyObject, Sendable {
 public protocol SerialModelExecutor: ModelExecutor, SerialExecutor {}
 
 /// A serial executor with its own queue: every job of the actor runs there, one at a time, and
-/// its context knows it belongs to this executor.
+/// its context knows this executor as its home (where its autosave and its live queries'
+/// updates run).
 public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked Sendable {
-    // `modelContext` is only touched by jobs running on `queue` (serially), as the context's owner check enforces.
+    // `modelContext` is only touched by jobs running on `queue`, one at a time.
     public let modelContext: ModelContext
     private let queue: DispatchQueue
 
@@ -65,5 +67,21 @@ extension ModelActor {
     /// The actor's object for an identifier, if it is stored (SwiftData's `self[id, as:]`).
     public subscript<T: PersistentModel>(id: PersistentIdentifier, as type: T.Type) -> T? {
         modelContext.model(for: id) as? T
+    }
+}
+
+/// Which model executor is running a job on this thread (a thread-local): `ModelContainer.close()`
+/// autosaves the context of the executor it is called on.
+enum RunningModelExecutor {
+    static var current: ObjectIdentifier? {
+        guard let raw = graphstore_running_executor() else { return nil }
+        return ObjectIdentifier(Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue())
+    }
+
+    static func run<R>(as executor: AnyObject, _ body: () -> R) -> R {
+        let previous = graphstore_running_executor()
+        graphstore_set_running_executor(Unmanaged.passUnretained(executor).toOpaque())
+        defer { graphstore_set_running_executor(previous) }
+        return body()
     }
 }

@@ -15,7 +15,6 @@ public final class ModelContainer: @unchecked Sendable {
     public var openReport: OpenReport? { store?.report }
     private let commitLock: YieldingLock
     private let contexts = Locked<[ContextLink]>([])
-    private let misuse = Locked<[any Error]>([])
     /// A migration's staging container keeps what its contexts commit here instead of in a log.
     private let captured: Locked<[LogOperation]>?
 
@@ -81,20 +80,30 @@ public final class ModelContainer: @unchecked Sendable {
     @MainActor public var mainContext: ModelContext {
         if let context = MainContextStore.contexts[ObjectIdentifier(self)] { return context }
         let context = ModelContext(self)
-        context.owner = .mainThread
+        context.link.home = .mainActor
         context.autosaveEnabled = configuration.autosaveEnabled
         if configuration.isUndoEnabled { context.undoManager = UndoStack() }
         MainContextStore.contexts[ObjectIdentifier(self)] = context
         return context
     }
 
-    /// Closes the store: every autosaving context that belongs to the calling thread (or actor)
-    /// and has unsaved changes is autosaved first (failures go to its autosave error handler),
-    /// then the log is closed and its lock released. Later saves throw `StorageError.closed`.
-    /// Contexts that belong elsewhere are not touched: save them on their own thread first.
+    /// Closes the store: the autosaving contexts it is called beside — mainContext when called on
+    /// the main actor, a model actor's context when called on that actor — are autosaved first if
+    /// they have unsaved changes (failures go to their autosave error handlers), then the log is
+    /// closed and its lock released. Other contexts belong to tasks that close cannot reach: save
+    /// them first. Their later saves throw `StorageError.closed` and keep their changes.
     public func close() {
-        // Only contexts of this thread or actor are touched (their links hand them out without a lock).
-        for context in contexts.withLock({ $0.filter { $0.owner.isCurrent } }).compactMap(\.context) where context.autosaveEnabled {
+        let onMainQueue = MainQueue.isCurrent, executor = RunningModelExecutor.current
+        let reachable = contexts.withLock { links in
+            links.filter { link in
+                switch link.home {
+                case .mainActor: return onMainQueue
+                case .executor: return executor != nil && link.modelExecutor.map(ObjectIdentifier.init) == executor
+                case .task: return false
+                }
+            }
+        }
+        for context in reachable.compactMap(\.context) where context.autosaveEnabled {
             context.runAutosave()
         }
         store?.close()
@@ -116,8 +125,6 @@ public final class ModelContainer: @unchecked Sendable {
 
     /// How many contexts are alive (tests).
     var registeredContextCount: Int { contexts.withLock { $0.count } }
-
-    func reportMisuse(_ error: any Error) { misuse.withLock { $0.append(error) } }
 
     /// Commits one transaction: `encode` runs under the commit lock (the graph changes only under
     /// it, so validation and encoding see no other save in between), then the operations are

@@ -1,28 +1,43 @@
-import CSwiftRuntime
 import Foundation
+import Synchronization
 
-/// The part of a context that other threads and the context's objects may reach: where the
-/// context belongs (read on every property access, to refuse use from elsewhere), its identity
-/// map, its live queries, the inbox of other contexts' commits its merge policy waits for, and
-/// a way back to the context. One per context; its objects and the container hold it.
+/// Where work for a context that arrives from elsewhere (a due autosave, other contexts' saves
+/// for its live queries) is run: the main queue for `mainContext` (the main actor's), the model
+/// executor for a `ModelActor`'s context, and nowhere for any other context — it belongs to
+/// whatever task holds it, which nothing else can reach, so that work waits for the context's
+/// next use there.
+enum ContextHome: Equatable {
+    case mainActor
+    case executor
+    case task
+}
+
+/// The part of a context that other threads and the context's objects may reach: which thread is
+/// inside the context right now (ContextUse), its identity map, its live queries, the inbox of
+/// other contexts' commits its merge policy waits for, and a way back to the context. One per
+/// context; its objects and the container hold it.
 ///
 /// Merges from other threads' saves go through the link alone and never take a reference to
 /// the context, so a context is freed only where the app lets go of it. The way back is not a
 /// weak reference either: a weak reference gives the context a side table, and every retain
-/// and release of the context then takes the runtime's slow path (with 16 writers that was a
-/// tenth of each save). The link keeps the context's address and clears it in the context's
-/// deinit; the owner reads it directly, anyone else through `swift_tryRetain` under the lock,
-/// so a context whose deinit has begun is never handed out (the pattern of ObjectRegistry).
+/// and release of the context then takes the runtime's slow path. The link keeps the context's
+/// address and clears it in the context's deinit; only the context's own isolation domain (its
+/// objects, its autosave, its undo actions) follows it back, and the context is freed only there.
 final class ContextLink: @unchecked Sendable {
     private let lock = NSLock()
-    private var address: UnsafeMutableRawPointer?
-    // Read by every property access of the context's objects (the thread check), so without
-    // run-time exclusivity checks; each is only ever read or assigned whole.
-    @exclusivity(unchecked) var owner: ContextOwner
+    // Written once by the context's initialiser and cleared by its deinit, both in the context's
+    // own domain, which is the only one that reads them: without run-time exclusivity checks.
+    @exclusivity(unchecked) private var address: UnsafeMutableRawPointer?
     /// Cleared when the context is deinitialised (its objects then answer like unmanaged ones).
     @exclusivity(unchecked) private(set) var contextIsAlive = true
+    /// The thread inside the context now (`graphstore_thread_token`), 0 when none (ContextUse).
+    let occupant = Atomic<UInt>(0)
+    /// The operation that thread entered with (a static string's address), for the misuse report.
+    let occupation = Atomic<UInt>(0)
+    /// Where work arriving from elsewhere runs (set before the context is shared, never after).
+    @exclusivity(unchecked) var home: ContextHome = .task
     private var storedMisuse: ModelContextError?
-    private var storedAutosavePending = false
+    private let storedAutosavePending = Atomic<Bool>(false)
     /// The context's identity map, which its objects leave when they are freed (even after the
     /// context itself is gone). Its lock also guards `liveQueries` and the inbox: a merge takes
     /// one lock (with 16 writers every commit is merged into 15 other contexts).
@@ -47,8 +62,7 @@ final class ContextLink: @unchecked Sendable {
     @exclusivity(unchecked) private var inbox: [ChangeSummary] = []
     @exclusivity(unchecked) private var inboxWanted = false
 
-    init(owner: ContextOwner, registry: ObjectRegistry, schema: Schema, graph: Graph) {
-        self.owner = owner
+    init(registry: ObjectRegistry, schema: Schema, graph: Graph) {
         self.registry = registry
         self.schema = schema
         self.graph = graph
@@ -57,44 +71,36 @@ final class ContextLink: @unchecked Sendable {
 
     deinit { readAhead.deallocate() }
 
-    /// The context, unless it is gone or going.
+    /// The context, unless it is gone. Asked only in the context's own isolation domain (by its
+    /// objects, its autosave and its undo actions), where the context is also freed: `detach`
+    /// ran there before its memory went.
     var context: ModelContext? {
-        // The owner needs no lock: a context is freed only where it is used (nothing else
-        // keeps a reference to it), and `detach` ran there before the memory went.
-        if owner.isCurrent {
-            guard contextIsAlive, let address else { return nil }
-            return Unmanaged<ModelContext>.fromOpaque(address).takeUnretainedValue()
-        }
-        lock.lock()
-        defer { lock.unlock() }
-        guard let address, graphstore_try_retain(address) else { return nil }
-        return Unmanaged<ModelContext>.fromOpaque(address).takeRetainedValue()
+        guard contextIsAlive, let address else { return nil }
+        return Unmanaged<ModelContext>.fromOpaque(address).takeUnretainedValue()
     }
 
     /// Called once, by the context's initialiser.
     func attach(_ context: ModelContext) {
-        lock.withLock { address = Unmanaged.passUnretained(context).toOpaque() }
+        address = Unmanaged.passUnretained(context).toOpaque()
     }
 
     /// Called by the context's deinit, before its memory goes.
     func detach() {
-        lock.withLock {
-            address = nil
-            contextIsAlive = false
-        }
+        address = nil
+        contextIsAlive = false
     }
 
-    /// The last use from the wrong thread or actor (kept here, so that recording it never
-    /// touches the context from that thread).
+    /// The last concurrent use found (kept here, so that recording it never touches the
+    /// context from the misusing thread).
     var lastMisuse: ModelContextError? {
         get { lock.withLock { storedMisuse } }
         set { lock.withLock { storedMisuse = newValue } }
     }
 
-    /// An autosave came due while the owner (a plain thread) could not be reached.
+    /// An autosave came due for a context with no home to run it in: its next operation runs it.
     var autosavePending: Bool {
-        get { lock.withLock { storedAutosavePending } }
-        set { lock.withLock { storedAutosavePending = newValue } }
+        get { storedAutosavePending.load(ordering: .acquiring) }
+        set { storedAutosavePending.store(newValue, ordering: .releasing) }
     }
 
     /// Registers a live query of the context, to be told about commits.
@@ -163,43 +169,40 @@ final class ContextLink: @unchecked Sendable {
         }
     }
 
-    /// Hands a commit to the live queries, on the owner (or for their next read).
-    func notifyLiveQueries(_ summary: ChangeSummary) {
-        notifyLiveQueries(summary, registry.lock.withLock { liveQueries.compactMap(\.query) })
+    /// Hands the context's own commit to its live queries (in the context's domain: at once).
+    func notifyLiveQueriesOfOwnCommit(_ summary: ChangeSummary) {
+        let queries = registry.lock.withLock { liveQueries.compactMap(\.query) }
+        for query in queries { query.committed(summary, inHome: true) }
     }
 
+    /// Hands another context's commit to the live queries, from the saving thread: each keeps it
+    /// and applies it at home (the main queue, the model executor) or at its next read.
     private func notifyLiveQueries(_ summary: ChangeSummary, _ queries: [any LiveQueryUpdating]) {
         guard !queries.isEmpty else { return }
-        if owner.isCurrent {
-            for query in queries { query.committed(summary, onOwner: true) }
-            return
-        }
-        for query in queries { query.committed(summary, onOwner: false) }
-        if case .thread = owner { return }  // applied at the next read of `results`
+        for query in queries { query.committed(summary, inHome: false) }
+        guard home != .task else { return }  // applied at the next read of `results`
         let transfer = UncheckedTransfer(queries)
-        performOnOwner {
-            for query in transfer.value { query.committed(ChangeSummary.empty, onOwner: true) }
+        performAtHome {
+            for query in transfer.value { query.committed(ChangeSummary.empty, inHome: true) }
         }
     }
 
-    /// Runs `body` where the context belongs: right here when that is here; on the main queue
-    /// for mainContext; on the model executor for an actor's context. A context owned by a plain
-    /// thread cannot be reached from elsewhere, so its due autosave runs at its next operation.
-    func performOnOwner(_ body: @escaping () -> Void) {
-        if owner.isCurrent {
-            body()
-            return
-        }
+    /// Runs `body` later in the context's home: on the main queue for mainContext, as a job of
+    /// the model executor for an actor's context. False (and `body` never runs) for any other
+    /// context, which has no home that work from elsewhere could reach.
+    @discardableResult
+    func performAtHome(_ body: @escaping () -> Void) -> Bool {
         let transfer = UncheckedTransfer(body)
-        switch owner {
-        case .mainThread:
+        switch home {
+        case .mainActor:
             DispatchQueue.main.async { transfer.value() }
+            return true
         case .executor:
-            if let executor = modelExecutor {
-                executor.perform { transfer.value() }
-            }
-        case .thread:
-            autosavePending = true
+            guard let modelExecutor else { return false }
+            modelExecutor.perform { transfer.value() }
+            return true
+        case .task:
+            return false
         }
     }
 }
@@ -209,6 +212,6 @@ final class ContextLink: @unchecked Sendable {
 // reflection does not copy safely.
 extension ContextLink: CustomReflectable {
     var customMirror: Mirror {
-        Mirror(self, children: ["owner": owner.description, "contextIsAlive": contextIsAlive], displayStyle: .class)
+        Mirror(self, children: ["home": "\(home)", "contextIsAlive": contextIsAlive], displayStyle: .class)
     }
 }

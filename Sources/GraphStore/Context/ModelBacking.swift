@@ -123,8 +123,14 @@ open class ModelBacking {
 
     /// Remembers that a value assigned to an attribute could not be encoded; the next save throws.
     public final func recordEncodingFailure(at index: Int, reason: String, of model: any PersistentModel) {
+        guard let context else {
+            encodingFailures[index] = reason
+            return
+        }
+        let entered = context.link.enterOrStop("setting an attribute")
+        defer { context.link.leave(entered) }
         encodingFailures[index] = reason
-        context?.markChanged(model)
+        context.markChanged(model)
     }
 
     /// Records a to-one target by identifier (Codable decoding), resolved on insert.
@@ -134,10 +140,10 @@ open class ModelBacking {
 
     /// The current value, or nil when the property still has its declared initial value.
     public final func attributeValue(at index: Int) -> Value? {
-        // Read off the context's thread or actor: refused as misuse, answered from the committed
-        // row only (the unsaved changes belong to the owner and are not touched from here).
-        let offOwner = isOffOwner("reading an attribute")
-        if !readsCommittedState, !offOwner, let value = attributeChanges[index] { return value }
+        // A read changes nothing of the context's: it checks that no other thread is inside
+        // (ContextUse), and enters nothing.
+        unretainedLink?._withUnsafeGuaranteedRef { $0.checkNoOtherThreadInside("reading an attribute") }
+        if !readsCommittedState, let value = attributeChanges[index] { return value }
         guard row > 0, state != .inserted, entityIndex >= 0, let unretainedLink else { return nil }
         let entityIndex = self.entityIndex, row = self.row
         let stored = unretainedLink._withUnsafeGuaranteedRef { link in
@@ -160,24 +166,25 @@ open class ModelBacking {
     // MARK: Relationships
 
     public final func toOne(at index: Int) -> (any PersistentModel)? {
-        if isOffOwner("reading a relationship") { return nil }
+        // Reading a committed relationship hands out (and registers) the target's object: it
+        // enters the context.
+        guard let link else { return relationshipTarget(at: index) }
+        let entered = link.enterOrStop("reading a relationship")
+        defer { link.leave(entered) }
+        return relationshipTarget(at: index)
+    }
+
+    private final func relationshipTarget(at index: Int) -> (any PersistentModel)? {
         if !readsCommittedState, case let .toOne(target)? = relationshipChanges[index] { return target }
         guard let context, row > 0, state != .inserted else { return nil }
         return context.committedToOne(of: self, relationship: index)
     }
 
     public final func toMany(at index: Int) -> [any PersistentModel] {
-        if isOffOwner("reading a relationship") { return [] }
+        guard let link else { return toMany(at: index, includingDeleted: false) }
+        let entered = link.enterOrStop("reading a relationship")
+        defer { link.leave(entered) }
         return toMany(at: index, includingDeleted: false)
-    }
-
-    /// Whether this object is being used off its context's thread or actor (recorded as misuse).
-    private final func isOffOwner(_ operation: String) -> Bool {
-        // Every property access asks this: the link answers without loading a weak reference.
-        guard let unretainedLink,
-              unretainedLink._withUnsafeGuaranteedRef({ $0.contextIsAlive && !$0.owner.isCurrent }), let link else { return false }
-        link.lastMisuse = ModelContextError.wrongThread("\(operation) off \(link.owner.description)")
-        return true
     }
 
     /// The members, in order; objects deleted in the context are left out unless asked for.

@@ -1,7 +1,9 @@
 import Foundation
 
 /// Autosave: a context with `autosaveEnabled` saves on its own, `autosaveInterval` after the
-/// first unsaved change, on its own thread or actor. It never saves in the middle of
+/// first unsaved change, in its home (the main queue for mainContext, the model executor for an
+/// actor's context); any other context has no home the timer could reach, so a due autosave runs
+/// at the context's next operation (or `processPendingChanges()`). It never saves in the middle of
 /// `transaction {}`. A failed autosave is never swallowed: it goes to `autosaveErrorHandler`,
 /// stays in `lastAutosaveError`, and is posted as `ModelContext.autosaveFailed`.
 extension ModelContext {
@@ -19,8 +21,10 @@ extension ModelContext {
         autosaveTimer = nil
     }
 
-    /// Runs on the context's owner: saves if there is anything to save.
+    /// Runs in the context's domain: saves if there is anything to save.
     func runAutosave() {
+        let entered = link.enterOrStop("autosave")
+        defer { link.leave(entered) }
         autosaveTimer = nil
         guard autosaveEnabled, hasChanges else { return }
         if transactionDepth > 0 {
@@ -36,12 +40,7 @@ extension ModelContext {
         }
     }
 
-    /// Runs `body` where this context belongs (see ContextLink.performOnOwner).
-    func performOnOwner(_ body: @escaping () -> Void) {
-        link.performOnOwner(body)
-    }
-
-    /// A due autosave left for a thread-owned context's own thread.
+    /// A due autosave left for the context's next operation (a context with no home).
     func runPendingAutosave() {
         guard autosavePending else { return }
         autosavePending = false
@@ -50,10 +49,10 @@ extension ModelContext {
 }
 
 extension ModelContext {
-    /// The clock's callback: finds the context through its link (without keeping it alive) and
-    /// hops to its owner, where it is used.
+    /// The clock's callback: finds the context through its link (without keeping it alive) in
+    /// its home, or leaves the autosave for its next operation.
     fileprivate static func autosaveDue(_ link: ContextLink) {
-        link.performOnOwner { link.context?.runAutosave() }
+        if !link.performAtHome({ link.context?.runAutosave() }) { link.autosavePending = true }
     }
 }
 

@@ -4,7 +4,8 @@ import Foundation
 /// descriptor says otherwise), filtered by the predicate and sorted by the sort descriptors.
 extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        try checkOwner("fetch")
+        let entered = try link.enter("fetch")
+        defer { link.leave(entered) }
         runPendingAutosave()
         guard descriptor.includePendingChanges || !hasChanges else { return try fetchCommitted(descriptor) }
         return try sortedAndPaged(try candidates(descriptor), sortBy: descriptor.sortBy,
@@ -20,7 +21,8 @@ extension ModelContext {
     }
 
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        try checkOwner("fetchCount")
+        let entered = try link.enter("fetchCount")
+        defer { link.leave(entered) }
         // Counting everything needs no objects.
         if descriptor.predicate == nil, !hasChanges || !descriptor.includePendingChanges, let entity = schema.entity(for: T.self) {
             let count = graph.read { $0.table(entity.index).liveCount }
@@ -37,7 +39,9 @@ extension ModelContext {
     }
 
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
-        try fetch(descriptor).map(\.persistentModelID)
+        let entered = try link.enter("fetchIdentifiers")
+        defer { link.leave(entered) }
+        return try fetch(descriptor).map(\.persistentModelID)
     }
 
     /// `#Predicate { $0.uniqueKey == value }` with no unsaved changes in this context: the unique
@@ -75,7 +79,8 @@ extension ModelContext {
     /// unsaved changes at the start or after a batch, unless `allowEscapingMutations`.
     public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5_000,
                                               allowEscapingMutations: Bool = false, block: (T) throws -> Void) throws {
-        try checkOwner("enumerate")
+        let entered = try link.enter("enumerate")
+        defer { link.leave(entered) }
         guard allowEscapingMutations || !hasChanges else { throw ModelContextError.mutationDuringEnumeration }
         let identifiers = try fetchIdentifiers(descriptor)
         var start = 0
@@ -91,6 +96,8 @@ extension ModelContext {
 
     /// How a fetch will find its rows, as text: the index or inverse set used, or a scan.
     public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> String {
+        let entered = try link.enter("explain")
+        defer { link.leave(entered) }
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
         let (plan, rows) = plan(descriptor, entity: entity)
         var lines = [plan?.plan ?? "scan \(entity.name): \(rows.count) row(s)"]

@@ -35,7 +35,8 @@ final class CompiledPreparedFetch {
 /// rows with the condition compiled on the context's first run, then sort and page as `fetch`.
 extension ModelContext {
     public func fetch<T: PersistentModel, Parameters>(_ fetch: PreparedFetch<T, Parameters>, _ parameters: Parameters) throws -> [T] {
-        try checkOwner("fetch")
+        let entered = try link.enter("fetch")
+        defer { link.leave(entered) }
         runPendingAutosave()
         // Unsaved changes, or a predicate only objects can answer: the bound descriptor's fetch.
         guard queryPlanningEnabled, !hasChanges, let entity = schema.entity(for: T.self) else {

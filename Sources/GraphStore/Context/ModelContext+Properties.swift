@@ -43,7 +43,8 @@ extension ModelContext {
     // MARK: Writing
 
     func setAttribute(_ value: Value, at index: Int, of model: any PersistentModel) {
-        guard isOwnerCurrent("setting an attribute") else { return }
+        let entered = link.enterOrStop("setting an attribute")
+        defer { link.leave(entered) }
         registerAttributeUndo(model, index)
         let backing = model.persistentBacking
         if backing.state == .inserted, let entity = backing.entity, entity.attributes[index].isUnique {
@@ -56,7 +57,8 @@ extension ModelContext {
     }
 
     func setToOne(_ target: (any PersistentModel)?, at index: Int, of model: any PersistentModel) {
-        guard isOwnerCurrent("setting a relationship") else { return }
+        let entered = link.enterOrStop("setting a relationship")
+        defer { link.leave(entered) }
         let backing = model.persistentBacking
         guard let entity = backing.entity else { return }
         let relationship = entity.relationships[index]
@@ -72,7 +74,8 @@ extension ModelContext {
     }
 
     func setToMany(_ targets: [any PersistentModel], at index: Int, of model: any PersistentModel) {
-        guard isOwnerCurrent("setting a relationship") else { return }
+        let entered = link.enterOrStop("setting a relationship")
+        defer { link.leave(entered) }
         let backing = model.persistentBacking
         guard let entity = backing.entity else { return }
         let relationship = entity.relationships[index]

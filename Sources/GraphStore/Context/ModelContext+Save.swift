@@ -2,9 +2,13 @@
 /// container (log append, then graph apply), and mark everything clean.
 extension ModelContext {
     public func save() throws {
-        try checkOwner("save")
+        let entered = try link.enter("save")
+        defer { link.leave(entered) }
         autosavePending = false
         cancelAutosave()
+        // A save ends the undo manager's automatic group (a context off the main actor has no
+        // main-queue turn to end it).
+        undoManager?.closeAutomaticGroup()
         try applyMergePolicy()
         guard hasChanges else { return }
         guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }

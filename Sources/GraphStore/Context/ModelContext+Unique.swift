@@ -5,6 +5,8 @@ extension ModelContext {
     /// context, else a committed row (unless this context deleted it). Throws when `keyPath` is
     /// not a unique attribute of `T`.
     public func fetchUnique<T: PersistentModel, V: Storable>(_ keyPath: KeyPath<T, V>, equals value: V) throws -> T? {
+        let entered = try link.enter("fetchUnique")
+        defer { link.leave(entered) }
         let key = try uniqueAttribute(keyPath, of: T.self)
         let stored = value.storedValue
         if !pendingUnique.isEmpty, let pending = pendingUnique[key.entity]?[key.attribute]?[stored] as? T { return pending }
@@ -28,6 +30,8 @@ extension ModelContext {
     /// The object whose unique attribute equals `value`, or a new one from `create` (inserted
     /// into this context). O(1) either way.
     public func findOrInsert<T: PersistentModel, V: Storable>(_ keyPath: KeyPath<T, V>, equals value: V, create: () -> T) throws -> T {
+        let entered = try link.enter("findOrInsert")
+        defer { link.leave(entered) }
         if let existing = try fetchUnique(keyPath, equals: value) { return existing }
         let model = create()
         insert(model)

@@ -2,7 +2,9 @@ import Foundation
 
 /// SwiftData's ModelContext on GraphStore: hands out model objects backed by committed rows
 /// (one object per identifier), tracks their changes, keeps inverses in step at once, and saves
-/// them as one transaction. Not Sendable: use one per thread or actor (`ModelActor`).
+/// them as one transaction. Not Sendable: a context belongs to one isolation domain (the main
+/// actor, an actor, or a task), which may use it from any thread, one at a time
+/// (Docs/guides/concurrency.md).
 public final class ModelContext {
     public let container: ModelContainer
     let schema: Schema
@@ -10,7 +12,7 @@ public final class ModelContext {
 
     /// Objects of each entity by row, not retained: a clean object lives as long as the app holds it.
     let registry: ObjectRegistry
-    // A context's state is its owner's alone (every entry point checks the thread or actor),
+    // A context's state is used by one thread at a time (every entry point enters; ContextUse),
     // and each field here is read or assigned whole, never in overlapping accesses: so the
     // fields every property set or save touches skip run-time exclusivity checks (a
     // thread-local access-set update each, a twentieth of a small save).
@@ -37,18 +39,14 @@ public final class ModelContext {
         didSet { if mergePolicy != oldValue { editsChanged() } }
     }
     let observers = SaveObservers()
-    /// Where this context may be used (see ContextOwner). Kept in `link`, which every object of
-    /// this context holds.
-    var owner: ContextOwner {
-        get { link.owner }
-        set { link.owner = newValue }
-    }
     /// What this context's objects hold of it (see ContextLink).
     let link: ContextLink
     /// The schema's model types by entity (metatypes: reading one retains nothing, unlike
     /// reading it from its entity description).
     private let modelTypes: [(any PersistentModel.Type)?]
-    /// The last use from the wrong thread or actor, refused. (Kept in the link: it is set from that thread.)
+    /// The last concurrent use found: the operation that threw `concurrentUse` (or the one
+    /// that stopped the program), for a debugger or a log. Kept in the link: it is set from the
+    /// misusing thread.
     public internal(set) var lastMisuse: ModelContextError? {
         get { link.lastMisuse }
         set { link.lastMisuse = newValue }
@@ -61,7 +59,7 @@ public final class ModelContext {
     public var autosaveInterval: Duration = .seconds(1)
     /// What times autosave (inject a `ManualAutosaveClock` in tests).
     public var autosaveClock: any AutosaveClock = DispatchAutosaveClock()
-    /// Called with every autosave failure (on the context's thread or actor).
+    /// Called with every autosave failure (where the autosave ran: see `autosaveEnabled`).
     public var autosaveErrorHandler: ((any Error) -> Void)?
     /// The last autosave failure, kept until the next one.
     public internal(set) var lastAutosaveError: (any Error)?
@@ -93,7 +91,7 @@ public final class ModelContext {
         registry = ObjectRegistry(entityCount: container.schema.entities.count)
         modelTypes = container.schema.entities.map(\.type)
         autosaveEnabled = false
-        link = ContextLink(owner: ContextOwner.current, registry: registry, schema: container.schema, graph: container.graph)
+        link = ContextLink(registry: registry, schema: container.schema, graph: container.graph)
         link.attach(self)
         container.register(link)
     }
@@ -103,10 +101,10 @@ public final class ModelContext {
         container.unregister(link)
     }
 
-    /// A model executor takes the context over: from now on it belongs to that executor's jobs.
+    /// A model executor takes the context over: from now on its home is that executor's jobs.
     func adopt(by executor: DefaultSerialModelExecutor) {
-        owner = .executor(ObjectIdentifier(executor))
         link.modelExecutor = executor
+        link.home = .executor
     }
 
     // MARK: The identity map
@@ -115,9 +113,9 @@ public final class ModelContext {
         model.persistentBacking.entity ?? schema.entity(for: type(of: model))
     }
 
-    /// The one object for (entity, row) in this context, materialized on first use. On the
-    /// owner only (as every use of a context), which is what lets it skip the registry's lock
-    /// when the registry is empty.
+    /// The one object for (entity, row) in this context, materialized on first use. Only by the
+    /// thread inside the context (as every use of a context), which is what lets it skip the
+    /// registry's lock when the registry is empty.
     func object(entity: Int, row: UInt64) -> any PersistentModel {
         if registry.mayHoldAny(), let existing = registry.object(entity: entity, row: row) { return existing }
         let model = makeStoredObject(entity: entity, row: row)
@@ -159,6 +157,8 @@ public final class ModelContext {
     /// The object for an identifier: registered, or materialized if the row is stored. Returns
     /// nil when there is no such object (SwiftData's `model(for:)` returns a fault that crashes later).
     public func model(for identifier: PersistentIdentifier) -> (any PersistentModel)? {
+        let entered = link.enterOrStop("model(for:)")
+        defer { link.leave(entered) }
         guard let entity = schema.entity(named: identifier.entityName), !identifier.isTemporary else {
             return inserted.first { $0.persistentModelID == identifier }
         }
@@ -169,6 +169,8 @@ public final class ModelContext {
 
     /// The object for an identifier only if this context already has it in memory.
     public func registeredModel<T: PersistentModel>(for identifier: PersistentIdentifier) -> T? {
+        let entered = link.enterOrStop("registeredModel(for:)")
+        defer { link.leave(entered) }
         guard let entity = schema.entity(named: identifier.entityName) else { return nil }
         if identifier.isTemporary { return inserted.first { $0.persistentModelID == identifier } as? T }
         return registeredObject(entity: entity.index, row: identifier.row) as? T
@@ -176,15 +178,27 @@ public final class ModelContext {
 
     // MARK: Unsaved work
 
-    public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+    public var hasChanges: Bool {
+        link.checkNoOtherThreadInside("hasChanges")
+        return !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty
+    }
 
     /// Every object with unsaved work: inserted, changed, deleted.
     var unsavedModels: [any PersistentModel] {
         hasChanges ? inserted + Array(changed.values) + Array(deleted.values) : []
     }
-    public var insertedModelsArray: [any PersistentModel] { inserted }
-    public var changedModelsArray: [any PersistentModel] { Array(changed.values) }
-    public var deletedModelsArray: [any PersistentModel] { Array(deleted.values) }
+    public var insertedModelsArray: [any PersistentModel] {
+        link.checkNoOtherThreadInside("insertedModelsArray")
+        return inserted
+    }
+    public var changedModelsArray: [any PersistentModel] {
+        link.checkNoOtherThreadInside("changedModelsArray")
+        return Array(changed.values)
+    }
+    public var deletedModelsArray: [any PersistentModel] {
+        link.checkNoOtherThreadInside("deletedModelsArray")
+        return Array(deleted.values)
+    }
 
     func resetInsertedIDs() {
         insertedIDs = []
@@ -205,7 +219,8 @@ public final class ModelContext {
 
     /// Inserts a new object, and every unsaved object reachable from it through relationships.
     public func insert<T: PersistentModel>(_ model: T) {
-        guard isOwnerCurrent("insert") else { return }
+        let entered = link.enterOrStop("insert")
+        defer { link.leave(entered) }
         runPendingAutosave()
         insertAny(model)
     }
@@ -213,10 +228,14 @@ public final class ModelContext {
     func insertAny(_ model: any PersistentModel) {
         let backing = model.persistentBacking
         if backing.context === self && backing.state != .deleted { return }
-        if backing.context != nil && backing.context !== self { return }  // managed elsewhere: SwiftData traps; we ignore
+        // Never ignored (the object would seem saved and not be): a programming error stops the
+        // program with what went wrong, as SwiftData does.
+        if let other = backing.link, other !== link, other.contextIsAlive {
+            fatalError("GraphStore: insert of a \(type(of: model)) that another ModelContext manages; "
+                       + "pass its persistentModelID and use model(for:) in this context instead")
+        }
         guard let entity = schema.entity(for: type(of: model)) else {
-            container.reportMisuse(ModelContextError.typeNotInSchema("\(type(of: model))"))
-            return
+            fatalError("GraphStore: \(ModelContextError.typeNotInSchema("\(type(of: model))")); add it to the ModelContainer's types")
         }
         registerLifecycleUndo(model, wasLive: false)
         if backing.state == .deleted {
@@ -262,7 +281,9 @@ public final class ModelContext {
     /// Deletes an object, applying its relationships' delete rules (cascade deletes the related
     /// objects; nullify removes it from their inverse; deny is checked when saving).
     public func delete<T: PersistentModel>(_ model: T) {
-        guard isOwnerCurrent("delete") else { return }
+        let entered = link.enterOrStop("delete")
+        defer { link.leave(entered) }
+        runPendingAutosave()
         deleteAny(model)
     }
 
@@ -302,6 +323,8 @@ public final class ModelContext {
 
     /// Deletes every object of `type` that matches `predicate` (all of them when nil).
     public func delete<T: PersistentModel>(model type: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        let entered = try link.enter("delete(model:where:)")
+        defer { link.leave(entered) }
         let descriptor = FetchDescriptor<T>(predicate: predicate)
         for model in try fetch(descriptor) { delete(model) }
     }
@@ -309,7 +332,8 @@ public final class ModelContext {
     /// Discards every unsaved change: inserted objects leave the context, changed and deleted
     /// ones return to their committed state.
     public func rollback() {
-        guard isOwnerCurrent("rollback") else { return }
+        let entered = link.enterOrStop("rollback")
+        defer { link.leave(entered) }
         undoManager?.removeAllActions()
         for model in inserted {
             let backing = model.persistentBacking
@@ -337,6 +361,8 @@ public final class ModelContext {
 
     /// Runs `body`, then saves; if `body` throws, rolls back and rethrows.
     public func transaction(block body: () throws -> Void) throws {
+        let entered = try link.enter("transaction")
+        defer { link.leave(entered) }
         transactionDepth += 1
         do {
             try body()
@@ -350,9 +376,13 @@ public final class ModelContext {
     }
 
     /// GraphStore applies changes (inverses, delete rules) as they are made, so nothing is left
-    /// to process; this ends the undo manager's automatic group, as in Core Data.
+    /// to process; this ends the undo manager's automatic group, as in Core Data, and runs an
+    /// autosave that came due while the context had no home to run it in.
     public func processPendingChanges() {
+        let entered = link.enterOrStop("processPendingChanges")
+        defer { link.leave(entered) }
         undoManager?.closeAutomaticGroup()
+        runPendingAutosave()
     }
 
     /// Bookkeeping for an object that became an unsaved insert.
@@ -387,7 +417,7 @@ extension ModelContext {
 
     /// Hands this context's own commit to its live queries.
     func notifyLiveQueries(_ summary: ChangeSummary) {
-        link.notifyLiveQueries(summary)
+        link.notifyLiveQueriesOfOwnCommit(summary)
     }
 
     /// Applies the merge policy to unsaved edits that other contexts' saves touched since.

@@ -12,8 +12,11 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
     case readOnly
     /// A value could not be encoded for storage.
     case encodingFailed(entity: String, attribute: String, reason: String)
-    /// The context or a model was used from another thread or actor than its own.
-    case wrongThread(String)
+    /// Two threads used one context (or its objects) at the same moment: `operation` was called
+    /// while another thread was inside `otherOperation`. A context and its models are not
+    /// Sendable; only code that defeats the compiler (`@unchecked Sendable`,
+    /// `nonisolated(unsafe)`) can do this. Nothing of `operation` was done.
+    case concurrentUse(operation: String, otherOperation: String)
     /// A lookup by unique value named a key path that is not a unique attribute.
     case notUnique(entity: String, keyPath: String)
     /// `enumerate` met unsaved changes (pass `allowEscapingMutations: true` to allow them).
@@ -43,8 +46,10 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
             return "the container is read-only (allowsSave: false)"
         case let .encodingFailed(entity, attribute, reason):
             return "cannot store \(entity).\(attribute): \(reason)"
-        case let .wrongThread(detail):
-            return "a model context was used off its own thread or actor: \(detail)"
+        case let .concurrentUse(operation, otherOperation):
+            return "\(operation) was called on a ModelContext (or one of its models) while another thread was inside "
+                + "\(otherOperation) of the same context; a ModelContext and its models are not Sendable: give each task "
+                + "or actor its own context and pass PersistentIdentifiers between them"
         case let .notUnique(entity, keyPath):
             return "\(keyPath) is not a unique attribute of \(entity)"
         case .mutationDuringEnumeration:

@@ -45,7 +45,8 @@ extension PersistentModel {
 
     /// Whether the object has unsaved changes.
     public var hasChanges: Bool {
-        persistentBacking.state == .inserted || !persistentBacking.attributeChanges.isEmpty
+        persistentBacking.link?.checkNoOtherThreadInside("hasChanges")
+        return persistentBacking.state == .inserted || !persistentBacking.attributeChanges.isEmpty
             || !persistentBacking.relationshipChanges.isEmpty
     }
 }

@@ -7,9 +7,9 @@ import Observation
 /// `withObservationTracking` see `results` change. Unlike SwiftData's @Query, the predicate and
 /// sort can change at run time: assign `descriptor`.
 ///
-/// A live query belongs to its context's thread or actor. Saves of other contexts reach it there
-/// (the main queue for mainContext, the model executor for an actor's context); for a context
-/// owned by a plain thread, they apply the next time `results` is read.
+/// A live query belongs with its context. Saves of other contexts reach it in the context's home
+/// (the main queue for mainContext, the model executor for an actor's context); for any other
+/// context they apply the next time `results` is read.
 public final class LiveQuery<T: PersistentModel>: Observable {
     public let context: ModelContext
     private let registrar = ObservationRegistrar()
@@ -60,11 +60,11 @@ public final class LiveQuery<T: PersistentModel>: Observable {
     }
 
     /// A commit (this context's or another's) that may change the results.
-    func committed(_ summary: ChangeSummary, onOwner: Bool) {
-        // Kept until the owner's next read: worked out now, so it keeps no operations.
-        if !onOwner { summary.settle() }
+    func committed(_ summary: ChangeSummary, inHome: Bool) {
+        // Kept until the context's next read at home: worked out now, so it keeps no operations.
+        if !inHome { summary.settle() }
         waitingLock.withLock { waiting.append(summary) }
-        if onOwner { applyWaiting() }
+        if inHome { applyWaiting() }
     }
 
     private func applyWaiting() {
@@ -111,7 +111,7 @@ public final class LiveQuery<T: PersistentModel>: Observable {
 
 /// Lets a context reach its live queries without keeping them alive.
 protocol LiveQueryUpdating: AnyObject {
-    func committed(_ summary: ChangeSummary, onOwner: Bool)
+    func committed(_ summary: ChangeSummary, inHome: Bool)
 }
 
 extension LiveQuery: LiveQueryUpdating {}

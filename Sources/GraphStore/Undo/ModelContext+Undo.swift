@@ -7,10 +7,16 @@
 extension ModelContext {
     var recordsUndo: Bool { undoManager?.isUndoRegistrationEnabled ?? false }
 
+    /// Registers an undo action. Only mainContext's group closes with the main queue's turn: any
+    /// other context may be on any thread, and its group closes at `processPendingChanges()` or save.
+    private func registerUndo(_ action: @escaping () -> Void) {
+        undoManager?.register(action, closingWithMainQueueTurn: link.home == .mainActor)
+    }
+
     func registerAttributeUndo(_ model: any PersistentModel, _ index: Int) {
         guard recordsUndo, let entity = model.persistentBacking.entity else { return }
         let old = model.persistentBacking.attributeValue(at: index) ?? entity.attributes[index].defaultValue
-        undoManager?.registerUndo { [link] in link.context?.restoreAttribute(model, index, old) }
+        registerUndo { [link] in link.context?.restoreAttribute(model, index, old) }
     }
 
     func registerRelationshipUndo(_ model: any PersistentModel, _ relationship: Schema.Relationship) {
@@ -19,10 +25,10 @@ extension ModelContext {
         if relationship.isToMany {
             // Members being deleted in this same change still count: undo brings them back too.
             let old = backing.toMany(at: relationship.index, includingDeleted: true)
-            undoManager?.registerUndo { [link] in link.context?.restoreToMany(model, relationship, old) }
+            registerUndo { [link] in link.context?.restoreToMany(model, relationship, old) }
         } else {
             let old = backing.toOne(at: relationship.index)
-            undoManager?.registerUndo { [link] in link.context?.restoreToOne(model, relationship, old) }
+            registerUndo { [link] in link.context?.restoreToOne(model, relationship, old) }
         }
     }
 
@@ -40,7 +46,7 @@ extension ModelContext {
                 if r.isToMany { toMany[r.index] = backing.toMany(at: r.index) } else { toOne[r.index] = backing.toOne(at: r.index) }
             }
         }
-        undoManager?.registerUndo { [link] in
+        registerUndo { [link] in
             link.context?.restoreLifecycle(model, live: wasLive, attributes: attributes, toOne: toOne, toMany: toMany)
         }
     }
@@ -48,6 +54,8 @@ extension ModelContext {
     // MARK: Restoring (no inverse upkeep: the other side restores itself from its own registration)
 
     private func restoreAttribute(_ model: any PersistentModel, _ index: Int, _ value: Value) {
+        let entered = link.enterOrStop("undo")
+        defer { link.leave(entered) }
         guard let entity = model.persistentBacking.entity else { return }
         registerAttributeUndo(model, index)
         model.persistentBacking.attributeChanges[index] = value
@@ -56,6 +64,8 @@ extension ModelContext {
     }
 
     private func restoreToOne(_ model: any PersistentModel, _ relationship: Schema.Relationship, _ target: (any PersistentModel)?) {
+        let entered = link.enterOrStop("undo")
+        defer { link.leave(entered) }
         registerRelationshipUndo(model, relationship)
         model.persistentBacking.relationshipChanges[relationship.index] = .toOne(target)
         markChanged(model)
@@ -63,6 +73,8 @@ extension ModelContext {
     }
 
     private func restoreToMany(_ model: any PersistentModel, _ relationship: Schema.Relationship, _ members: [any PersistentModel]) {
+        let entered = link.enterOrStop("undo")
+        defer { link.leave(entered) }
         registerRelationshipUndo(model, relationship)
         model.persistentBacking.relationshipChanges[relationship.index] = .toMany(PendingToMany(base: members))
         markChanged(model)
@@ -71,6 +83,8 @@ extension ModelContext {
 
     private func restoreLifecycle(_ model: any PersistentModel, live: Bool, attributes: [Int: Value],
                                   toOne: [Int: (any PersistentModel)?], toMany: [Int: [any PersistentModel]]) {
+        let entered = link.enterOrStop("undo")
+        defer { link.leave(entered) }
         let backing = model.persistentBacking
         guard let entity = backing.entity ?? schema.entity(for: type(of: model)) else { return }
         let isLive = backing.context === self && (backing.state == .inserted || backing.state == .persistent)

@@ -5,8 +5,8 @@ import Foundation
 /// runs a group's closures in reverse order — and the changes those make register the redo.
 ///
 /// Grouping: explicit `beginUndoGrouping()`/`endUndoGrouping()` (nestable), or one automatic
-/// group per event-loop turn of the main queue (when `groupsByEvent`) and per
-/// `ModelContext.processPendingChanges()`.
+/// group per event-loop turn of the main queue (when `groupsByEvent`, for mainContext and for
+/// actions registered on the main queue) and per `ModelContext.processPendingChanges()` and save.
 public final class UndoStack {
     struct Group {
         var actions: [() -> Void] = []
@@ -69,6 +69,13 @@ public final class UndoStack {
 
     /// Registers a closure that reverses a change just made.
     public func registerUndo(_ action: @escaping () -> Void) {
+        register(action, closingWithMainQueueTurn: MainQueue.isCurrent)
+    }
+
+    /// Registers `action`; its automatic group closes at the end of the main queue's turn only
+    /// when `closingWithMainQueueTurn` (a context's changes: only mainContext's, which lives on the
+    /// main actor; any other context's group closes at its `processPendingChanges()` or save).
+    func register(_ action: @escaping () -> Void, closingWithMainQueueTurn: Bool) {
         guard isUndoRegistrationEnabled else { return }
         if collecting != nil {
             collecting!.actions.append(action)
@@ -76,7 +83,7 @@ public final class UndoStack {
         }
         if openGroup == nil {
             openGroup = Group()
-            scheduleAutomaticClose()
+            if closingWithMainQueueTurn { scheduleAutomaticClose() }
         }
         openGroup!.actions.append(action)
         redoGroups.removeAll()
@@ -137,7 +144,7 @@ public final class UndoStack {
     }
 
     private func scheduleAutomaticClose() {
-        guard groupsByEvent, !closeScheduled, ContextOwner.isOnMainQueue else { return }
+        guard groupsByEvent, !closeScheduled else { return }
         closeScheduled = true
         let box = UncheckedTransfer(self)
         DispatchQueue.main.async {
