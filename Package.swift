@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "GraphStore",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "GraphStore", targets: ["GraphStore"]),
         .library(name: "GraphStoreMacrosFree", targets: ["GraphStoreMacrosFree"]),

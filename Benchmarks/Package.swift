@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "GraphStoreBenchmarks",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "GraphStore", path: ".."),
         // The `grdb` baseline: SQLite through GRDB records, as a Swift programmer writes them.

@@ -1,6 +1,7 @@
 // The header holds the inline functions; the recording counter, the thread-locals (the
-// observation probe's flag, the main thread's and the running model executor's), the mutex's contended path, an allocation's
-// size and the CRC-32C instruction (compiled for it alone, behind a check of the CPU) live here.
+// observation probe's flag, whether the thread is the main one, the model executor running on
+// it), the mutex's contended path, an allocation's size and the CRC-32C instruction (compiled
+// for it alone, behind a check of the CPU) live here.
 #include "CSwiftRuntime.h"
 #include <string.h>
 #if defined(__APPLE__)

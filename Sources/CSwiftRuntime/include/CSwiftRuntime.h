@@ -1,8 +1,9 @@
 // The one Swift runtime entry point GraphStore calls directly (Swift code may not name runtime
 // symbols itself), see Sources/GraphStore/Context/ObjectRegistry.swift; a C atomic for
-// schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; thread-locals
-// for ObservationProbe, the main queue and model executors (Swift has no thread-local variables of its own); a
-// two-word mutex for the identity map (WordLock); a readers-writer lock for the graph
+// schema discovery, see Sources/GraphStoreMacrosFree/DeclarationRecording.swift; the calling
+// thread's number, for ContextUse; thread-locals for ObservationProbe, the main queue and model
+// executors (Swift has no thread-local variables of its own); a two-word mutex for the identity
+// map (WordLock); a readers-writer lock for the graph
 // (ReadWriteLock); the size of an object's allocation (see
 // Sources/GraphStoreMacrosFree/SlotLocator.swift); a prefetch and relaxed atomics for
 // AttributeReadAhead; and the CPU's CRC-32C instruction, see
