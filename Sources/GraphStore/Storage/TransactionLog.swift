@@ -66,6 +66,8 @@ public final class TransactionLog: @unchecked Sendable {
     /// The tickets of the write that failed: records before them were written, records after
     /// them were given up.
     private var failedTickets: Range<UInt64>?
+    /// Tickets below this were written (in order: nothing is written after a failure).
+    private var ticketsWrittenWhole: UInt64 = 0
     /// Threads waiting for every reservation to be written (a roll, a seal, a sync, close).
     private var drainWaiters = 0
     /// Threads waiting for a group sync to cover their commits (see `wakeSyncWaiters`).
@@ -301,6 +303,10 @@ public final class TransactionLog: @unchecked Sendable {
         case .none:
             return receipt
         case .full:
+            // Another writer's sync since covered it; or a sync failed since it was written, and
+            // the file is never synced again (its pages may be lost: this commit is not durable).
+            if syncedBytes >= reservation.end { return receipt }
+            if let poison { throw StorageError.writerPoisoned(cause: poison.description) }
             do { try active!.sync() } catch { throw poisonWith(error) }
             syncedBytes = appendedBytes
             return receipt
@@ -338,8 +344,11 @@ public final class TransactionLog: @unchecked Sendable {
             } else {
                 appendedBytes = batch[batch.count - 1].end
                 appendedCommits += UInt64(batch.count)
+                ticketsWrittenWhole = batch[batch.count - 1].ticket + 1
             }
         }
+        // After a failure (a write, a sync, or another commit's reservation) the batch is given
+        // up unwritten: its writers throw (writeFailure).
         ticketsWritten += UInt64(batch.count)
         // Their writers waiting to see them written, whoever waits for the log to be quiet.
         if handInWaiters > 0 || drainWaiters > 0 { condition.broadcast() }
@@ -353,12 +362,14 @@ public final class TransactionLog: @unchecked Sendable {
         handInWaiters -= 1
     }
 
-    /// What the writer of `ticket` throws when a write failed: the failure itself when its own
-    /// record was in the failed write (as if it had written it), the poisoning when its record
-    /// was given up after it; nil when its record was written before.
+    /// What the writer of `ticket` throws once the log is poisoned: the failure itself when its
+    /// own record was in the failed write (as if it had written it), the poisoning when its
+    /// record was given up; nil when its record was written (whether it is durable is the
+    /// caller's question: see `write`).
     private func writeFailure(ofTicket ticket: UInt64) -> (any Error)? {
-        guard let failedTickets, let poison, ticket >= failedTickets.lowerBound else { return nil }
-        return failedTickets.contains(ticket) ? poison : StorageError.writerPoisoned(cause: poison.description)
+        guard let poison, ticket >= ticketsWrittenWhole else { return nil }
+        if let failedTickets, failedTickets.contains(ticket) { return poison }
+        return StorageError.writerPoisoned(cause: poison.description)
     }
 
     /// Writes records in order, each run of them contiguous in one file as one write.
