@@ -34,14 +34,31 @@ import GraphStore
         #expect(result.status == 0)
         #expect(result.stdout.contains("ok: 5 transactions"))
 
-        // Tear the last record: verify reports it and still passes; the store is unchanged.
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: segment(store)))
+        // Tear the last record (its last bytes never written): verify reports it and still
+        // passes; the store is unchanged.
+        let sound = try Data(contentsOf: URL(fileURLWithPath: segment(store)))
+        var bytes = sound
         let end = bytes.lastIndex { $0 != 0 }!
-        bytes[end - 3] ^= 0xFF
+        for i in (end - 3)...end { bytes[i] = 0 }
         try bytes.write(to: URL(fileURLWithPath: segment(store)))
         result = try runTool("graphstore", ["verify", store])
         #expect(result.status == 0)
         #expect(result.stdout.contains("torn tail that open would cut: segment 1 offset"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: segment(store))) == bytes)
+    }
+
+    /// A complete last record with a damaged byte is damage, not a torn write: verify fails and
+    /// names it, and the store is unchanged.
+    @Test func verifyReportsADamagedLastRecord() throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: segment(store)))
+        let end = bytes.lastIndex { $0 != 0 }!
+        bytes[end - 3] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: segment(store)))
+        let result = try runTool("graphstore", ["verify", store])
+        #expect(result.status == 1)
+        #expect((result.stdout + result.stderr).contains("a complete record, not a torn write"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: segment(store))) == bytes)
     }
 

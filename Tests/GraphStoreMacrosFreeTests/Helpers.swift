@@ -32,6 +32,7 @@ final class PassThroughFileIO: FileIO, @unchecked Sendable {
     func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
     func createDirectory(_ path: String) throws { try base.createDirectory(path) }
     func removeFile(_ path: String) throws { try base.removeFile(path) }
+    func removeDirectory(_ path: String) throws { try base.removeDirectory(path) }
     func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
     func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
 }

@@ -85,6 +85,10 @@ public final class FaultInjectingFileIO: FileIO, Sendable {
         try checkAlive()
         try base.removeFile(path)
     }
+    public func removeDirectory(_ path: String) throws {
+        try checkAlive()
+        try base.removeDirectory(path)
+    }
     public func rename(_ from: String, to: String) throws {
         try checkAlive()
         try base.rename(from, to: to)

@@ -13,6 +13,8 @@ public protocol FileIO: Sendable {
     /// Creates the directory and its missing parents.
     func createDirectory(_ path: String) throws
     func removeFile(_ path: String) throws
+    /// Removes an empty directory (throws when it is not empty).
+    func removeDirectory(_ path: String) throws
     func rename(_ from: String, to: String) throws
     /// Makes the directory's entries (created, renamed, removed files) durable.
     func syncDirectory(_ path: String) throws
@@ -68,6 +70,12 @@ extension FileHandleIO {
 }
 
 extension FileIO {
+    /// Removes `path` if it is a directory with nothing in it (a failed open's own directory).
+    func removeDirectoryIfEmpty(_ path: String) throws {
+        guard isDirectory(path), try listDirectory(path).isEmpty else { return }
+        try removeDirectory(path)
+    }
+
     /// The whole file at `path`.
     func readFile(_ path: String) throws -> [UInt8] {
         let handle = try open(path, mode: .readOnly)

@@ -9,14 +9,22 @@ import Darwin
 /// The store's writer lock: an exclusive advisory lock (flock) on `LOCK`, which also holds the
 /// holder's process id so a refused writer can say who has it. The OS drops the lock when the
 /// holder exits, however it exits, so a crash never leaves a store locked.
+///
+/// The holder's pid is written only once its open has succeeded (`recordHolder`): an open that
+/// fails leaves `LOCK` as it found it, or removes it if the open made it (`abandon`).
 struct FileLock {
     let handle: any FileHandleIO
+    let path: String
+    let fileIO: any FileIO
+    /// Whether `acquire` made the file.
+    let created: Bool
 
     /// How long a lock its holder has released (its pid erased) may still be held: see `acquire`.
     static let releasedLockGraceMilliseconds = 250
 
     static func acquire(directory: String, fileIO: any FileIO) throws -> FileLock {
         let path = joinPath(directory, SegmentFormat.lockFileName)
+        let created = !fileIO.fileExists(path)
         let handle = try fileIO.open(path, mode: .create)
         var waitedMilliseconds = 0
         while try !handle.tryLockExclusive() {
@@ -36,13 +44,23 @@ struct FileLock {
             usleep(1_000)
             waitedMilliseconds += 1
         }
+        return FileLock(handle: handle, path: path, fileIO: fileIO, created: created)
+    }
+
+    /// Writes this process's id into the lock, for a refused writer's message.
+    func recordHolder() throws {
         try handle.truncate(to: 0)
         try handle.writeAll(Array("\(getpid())\n".utf8), at: 0)
-        return FileLock(handle: handle)
     }
 
     func release() {
         try? handle.truncate(to: 0)
+        handle.close()
+    }
+
+    /// Lets go of the lock of an open that failed, changing nothing it found.
+    func abandon() {
+        if created { try? fileIO.removeFile(path) }
         handle.close()
     }
 }

@@ -84,6 +84,17 @@ public final class MemoryFileIO: FileIO, Sendable {
         _ = state.withLock { $0.files.removeValue(forKey: path) }
     }
 
+    public func removeDirectory(_ path: String) throws {
+        try state.withLock { state in
+            let prefix = path.hasSuffix("/") ? path : path + "/"
+            guard !state.files.keys.contains(where: { $0.hasPrefix(prefix) }),
+                  !state.directories.contains(where: { $0.hasPrefix(prefix) }) else {
+                throw StorageError.io(operation: "rmdir", path: path, errno: 39)
+            }
+            state.directories.remove(path)
+        }
+    }
+
     public func rename(_ from: String, to: String) throws {
         try state.withLock { state in
             guard let bytes = state.files.removeValue(forKey: from) else {

@@ -60,6 +60,10 @@ public struct PosixFileIO: FileIO {
         if unlink(path) != 0 && errno != ENOENT { throw ioError("unlink", path) }
     }
 
+    public func removeDirectory(_ path: String) throws {
+        if rmdir(path) != 0 && errno != ENOENT { throw ioError("rmdir", path) }
+    }
+
     public func rename(_ from: String, to: String) throws {
         if Glibc.rename(from, to) != 0 { throw ioError("rename", from) }
     }

@@ -3,16 +3,22 @@ import Foundation
 /// Reads a store's segments in order at open, hands every good transaction to the caller, and
 /// decides what a damaged spot is:
 ///
-/// - a *torn tail*: the first bad record of the last segment with no well-framed record after it.
-///   A writer cuts it off (zeroing the bytes) and reports it; a reader stops before it.
-/// - *damage in the middle*: anything else. The open fails with `StorageError.corruption` naming
-///   segment, offset and reason, unless `salvage` is set: then the longest valid prefix is kept,
-///   and the dropped bytes are moved into a quarantine directory, never deleted.
+/// - a *torn tail*: the first bad record of the last segment with no well-framed record after
+///   it, when it is a write that never reached its end (`SegmentScanner.isTornWrite`). It was
+///   never acknowledged: a writer cuts it off (zeroing the bytes) and reports it; a reader stops
+///   before it.
+/// - *damage*: anything else — a complete record that fails its checks, wherever it is. The
+///   open fails with `StorageError.corruption` naming segment, offset and reason, unless
+///   `salvage` is set: then the longest valid prefix is kept, and the dropped bytes are moved
+///   into a quarantine directory, never deleted.
+///
+/// Reading changes nothing on disk: what a writer must change (cut a torn tail, drop a segment
+/// whose creation never finished, quarantine what salvage dropped) is returned as `repairs`,
+/// which the caller applies once the whole open has succeeded (`apply`). An open that fails
+/// leaves every byte as it was.
 struct Recovery {
     let fileIO: any FileIO
     let directory: String
-    /// Readers never change a byte.
-    let writable: Bool
     let salvage: Bool
     let segmentSize: UInt64
 
@@ -22,10 +28,24 @@ struct Recovery {
         var offset: UInt64
     }
 
+    /// A change a writer makes to the directory once its open has succeeded.
+    enum Repair: Equatable {
+        /// The newest segment's creation never finished: nothing in it was committed.
+        case removeIncompleteSegment(UInt64)
+        /// Cut a segment at `offset`, zero-filling (preallocating) it again up to `fileSize`.
+        case cut(segment: UInt64, offset: UInt64, fileSize: UInt64)
+        /// Salvage: keep the bytes of `segment` from `offset` and the `later` segments in the
+        /// quarantine directory, then cut the segment there (remove it when not even its header
+        /// is good) and take the later ones out of the log.
+        case quarantine(directory: String, segment: UInt64, offset: UInt64, later: [UInt64])
+    }
+
     struct Outcome {
         var report = OpenReport()
         /// The active segment and the end of its last good record; nil when there are no segments.
         var end: Position?
+        /// What a writer changes once the open has succeeded, in order.
+        var repairs: [Repair] = []
     }
 
     func run(baseTransaction: UInt64 = 0, body: (LogTransaction) throws -> Void) throws -> Outcome {
@@ -61,7 +81,7 @@ struct Recovery {
             if index > 0 && number != segments[index - 1] + 1 {
                 try damaged(segment: segments[index - 1] + 1, offset: 0, reason: "segment \(segments[index - 1] + 1) is missing",
                             bytes: UnsafeRawBufferPointer(start: nil, count: 0), later: Array(segments[index...]), outcome: &outcome)
-                return outcome
+                break
             }
             let bytes = try fileIO.readFile(path)
             let done: Bool = try bytes.withUnsafeBytes { raw in
@@ -73,9 +93,14 @@ struct Recovery {
                     throw StorageError.unsupportedFormatVersion(path: path, found: found, supported: SegmentFormat.formatVersion)
                 case let .failure(problem):
                     let reason = problem == .incomplete ? "incomplete segment header" : "\(problem)"
-                    if isLast && SegmentScanner.firstValidRecord(raw, after: -1) == nil {
+                    // The header is written and synced before any record: a bad one with nothing
+                    // after it is a creation that never finished.
+                    if isLast && SegmentScanner.firstValidRecord(raw, after: -1) == nil
+                        && (problem == .incomplete || SegmentScanner.isZero(raw, from: SegmentFormat.headerSize)) {
                         // A crash while creating the newest segment: nothing in it was ever committed.
-                        try dropIncompleteSegment(number, path: path, raw: raw, reason: reason, outcome: &outcome)
+                        outcome.report.tornTail = OpenReport.Drop(segment: number, offset: 0, bytes: droppedLength(raw, from: 0), reason: reason)
+                        outcome.report.segments -= 1
+                        outcome.repairs.append(.removeIncompleteSegment(number))
                         return true
                     }
                     try damaged(segment: number, offset: 0, reason: reason, bytes: raw, later: Array(segments[(index + 1)...]),
@@ -101,11 +126,14 @@ struct Recovery {
                 outcome.end = Position(segment: number, offset: UInt64(scan.end))
                 guard case let .damaged(offset, reason) = scan.stop else { return false }
                 let laterInSegment = SegmentScanner.firstValidRecord(raw, after: offset)
-                if isLast && laterInSegment == nil {
-                    try cutTornTail(number, path: path, raw: raw, offset: offset, reason: reason, outcome: &outcome)
+                if isLast && laterInSegment == nil && SegmentScanner.isTornWrite(raw, at: offset) {
+                    outcome.report.tornTail = OpenReport.Drop(segment: number, offset: UInt64(offset),
+                                                              bytes: droppedLength(raw, from: offset), reason: reason)
+                    outcome.repairs.append(.cut(segment: number, offset: UInt64(offset), fileSize: UInt64(raw.count)))
                     return true
                 }
-                let why = laterInSegment.map { "\(reason); a valid record follows at offset \($0)" } ?? reason
+                let why = laterInSegment.map { "\(reason); a valid record follows at offset \($0)" }
+                    ?? (isLast ? "\(reason) (a complete record, not a torn write)" : reason)
                 try damaged(segment: number, offset: offset, reason: why, bytes: raw,
                             later: Array(segments[(index + 1)...]), outcome: &outcome)
                 return true
@@ -130,22 +158,45 @@ struct Recovery {
         return UInt64(lastByte - offset + 1)
     }
 
-    private func dropIncompleteSegment(_ number: UInt64, path: String, raw: UnsafeRawBufferPointer, reason: String,
-                                       outcome: inout Outcome) throws {
-        outcome.report.tornTail = OpenReport.Drop(segment: number, offset: 0, bytes: droppedLength(raw, from: 0), reason: reason)
-        outcome.report.segments -= 1
-        if writable {
-            try fileIO.removeFile(path)
-            try fileIO.syncDirectory(directory)
+    /// Damage: fail, or (salvage) keep the prefix and plan to quarantine the rest.
+    private func damaged(segment: UInt64, offset: Int, reason: String, bytes raw: UnsafeRawBufferPointer,
+                         later: [UInt64], outcome: inout Outcome) throws {
+        guard salvage else {
+            throw StorageError.corruption(segment: segment, offset: UInt64(offset), reason: reason)
+        }
+        var drops = [OpenReport.Drop(segment: segment, offset: UInt64(offset), bytes: droppedLength(raw, from: offset), reason: reason)]
+        for number in later {
+            let size = (try? fileIO.fileSize(joinPath(directory, SegmentFormat.fileName(segment: number)))) ?? 0
+            drops.append(OpenReport.Drop(segment: number, offset: 0, bytes: size, reason: "after damage in segment \(segment)"))
+        }
+        outcome.report.salvaged = drops
+        let quarantine = joinPath(directory, "salvage-\(outcome.report.lastTransaction)-\(Int(Date().timeIntervalSince1970))")
+        outcome.report.quarantineDirectory = quarantine
+        // A segment that was there (not a missing one) loses its bytes from `offset`.
+        let present = raw.count > 0
+        outcome.repairs.append(.quarantine(directory: quarantine, segment: present ? segment : 0, offset: UInt64(offset), later: later))
+        if present && offset < SegmentFormat.headerSize { outcome.report.segments -= 1 }
+        outcome.report.segments -= later.count
+        if offset < SegmentFormat.headerSize, outcome.end?.segment == segment { outcome.end = nil }
+    }
+
+    // MARK: Applying repairs (a writer, once its open succeeded)
+
+    func apply(_ repairs: [Repair]) throws {
+        for repair in repairs {
+            switch repair {
+            case let .removeIncompleteSegment(number):
+                try fileIO.removeFile(segmentPath(number))
+                try fileIO.syncDirectory(directory)
+            case let .cut(segment, offset, fileSize):
+                try zeroTail(path: segmentPath(segment), from: offset, fileSize: fileSize)
+            case let .quarantine(quarantine, segment, offset, later):
+                try moveToQuarantine(quarantine, segment: segment, offset: offset, later: later)
+            }
         }
     }
 
-    private func cutTornTail(_ number: UInt64, path: String, raw: UnsafeRawBufferPointer, offset: Int, reason: String,
-                             outcome: inout Outcome) throws {
-        outcome.report.tornTail = OpenReport.Drop(segment: number, offset: UInt64(offset),
-                                                  bytes: droppedLength(raw, from: offset), reason: reason)
-        if writable { try zeroTail(path: path, from: UInt64(offset), fileSize: UInt64(raw.count)) }
-    }
+    private func segmentPath(_ number: UInt64) -> String { joinPath(directory, SegmentFormat.fileName(segment: number)) }
 
     /// Cuts a segment at `offset` and restores zeroed preallocated space after it, durably, so
     /// that no stale bytes survive past the new end.
@@ -157,35 +208,17 @@ struct Recovery {
         try handle.sync()
     }
 
-    /// Damage in the middle of the log: fail, or (salvage) keep the prefix and quarantine the rest.
-    private func damaged(segment: UInt64, offset: Int, reason: String, bytes raw: UnsafeRawBufferPointer,
-                         later: [UInt64], outcome: inout Outcome) throws {
-        guard salvage else {
-            throw StorageError.corruption(segment: segment, offset: UInt64(offset), reason: reason)
-        }
-        var drops = [OpenReport.Drop(segment: segment, offset: UInt64(offset), bytes: droppedLength(raw, from: offset), reason: reason)]
-        var laterSizes: [UInt64: UInt64] = [:]
-        for number in later {
-            let path = joinPath(directory, SegmentFormat.fileName(segment: number))
-            var size: UInt64 = 0
-            if let handle = try? fileIO.open(path, mode: .readOnly) {
-                size = (try? handle.size()) ?? 0
-                handle.close()
-            }
-            laterSizes[number] = size
-            drops.append(OpenReport.Drop(segment: number, offset: 0, bytes: size, reason: "after damage in segment \(segment)"))
-        }
-        outcome.report.salvaged = drops
-        guard writable else { return }
-
-        let quarantine = joinPath(directory, "salvage-\(outcome.report.lastTransaction)-\(Int(Date().timeIntervalSince1970))")
+    private func moveToQuarantine(_ quarantine: String, segment: UInt64, offset: UInt64, later: [UInt64]) throws {
         try fileIO.createDirectory(quarantine)
-        outcome.report.quarantineDirectory = quarantine
-        let damagedPath = joinPath(directory, SegmentFormat.fileName(segment: segment))
-        if raw.count > 0 {
+        let damagedPath = segmentPath(segment)
+        let size = segment == 0 ? 0 : try fileIO.fileSize(damagedPath)
+        if size > offset {
             // Keep the dropped bytes of the damaged segment, then cut it.
+            let dropped = try fileIO.open(damagedPath, mode: .readOnly)
+            let bytes = try dropped.read(at: offset, count: Int(size - offset))
+            dropped.close()
             let keep = try fileIO.open(joinPath(quarantine, SegmentFormat.fileName(segment: segment) + ".from-\(offset)"), mode: .create)
-            try keep.writeAll(UnsafeRawBufferPointer(rebasing: raw[offset...]), at: 0)
+            try keep.writeAll(bytes, at: 0)
             try keep.sync()
             keep.close()
         }
@@ -194,18 +227,15 @@ struct Recovery {
             try fileIO.rename(joinPath(directory, name), to: joinPath(quarantine, name))
         }
         try fileIO.syncDirectory(quarantine)
-        if raw.count > 0 {
-            if offset < SegmentFormat.headerSize {
+        if segment != 0 {
+            if offset < UInt64(SegmentFormat.headerSize) {
                 // Not even the header is good: the whole segment went to quarantine.
                 try fileIO.removeFile(damagedPath)
-                outcome.report.segments -= 1
             } else {
-                try zeroTail(path: damagedPath, from: UInt64(offset), fileSize: UInt64(raw.count))
+                try zeroTail(path: damagedPath, from: offset, fileSize: size)
             }
         }
-        outcome.report.segments -= later.count
         try fileIO.syncDirectory(directory)
-        if offset < SegmentFormat.headerSize, outcome.end?.segment == segment { outcome.end = nil }
     }
 }
 

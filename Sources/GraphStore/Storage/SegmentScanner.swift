@@ -83,7 +83,7 @@ struct SegmentScanner {
         guard bytes.count - offset >= RecordFormat.headerSize + 17, bytes[offset + 8] == RecordFormat.Kind.transaction.rawValue else { return nil }
         let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         let start = offset + RecordFormat.headerSize
-        guard length >= 17, length <= bytes.count - start, bytes[start] == TransactionCodec.payloadVersion else { return nil }
+        guard length >= 17, length <= bytes.count - start, TransactionCodec.readableVersions.contains(bytes[start]) else { return nil }
         let found = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start + TransactionCodec.numberOffset, as: UInt64.self))
         guard found == number else { return nil }
         let time = Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start + 9, as: UInt64.self)))
@@ -128,6 +128,55 @@ struct SegmentScanner {
             candidate += 1
         }
         return nil
+    }
+
+    /// Whether the bytes at `offset`, where a scan of the newest segment stopped with nothing
+    /// valid after them, are a write that never reached its end (a torn write: recovery cuts it,
+    /// it was never acknowledged) rather than a complete record damaged afterwards (reported as
+    /// damage, never dropped silently). Segments are zero-filled ahead of the writes, so a write
+    /// that did not finish leaves zeros where its bytes would be. A record is torn when:
+    ///
+    /// - its header is cut short by the end of the file, or is zero while data follows (the
+    ///   header's write never landed);
+    /// - its length runs past the end of the file, unless the bytes there are a whole version-2
+    ///   record under a damaged length (its payload up to the last non-zero byte ends with the
+    ///   end mark and matches the checksum: damage);
+    /// - a 512-byte sector's share of it is all zero (a write reaches the disk sector by sector,
+    ///   and not always in order);
+    /// - nothing follows it but zeros, and it does not end with its end mark (version 2), or
+    ///   ends with a zero byte (version 1, which has no end mark: the best it can tell). Data
+    ///   after its end means a write went further: the record is complete, its length damaged.
+    static func isTornWrite(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        guard offset >= 0, bytes.count - offset >= RecordFormat.headerSize else { return true }
+        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        let headerIsZero = (0..<RecordFormat.headerSize).allSatisfy { bytes[offset + $0] == 0 }
+        if headerIsZero { return true }
+        let payloadStart = offset + RecordFormat.headerSize
+        guard length <= bytes.count - payloadStart else { return !isWholeRecordUnderDamagedLength(bytes, at: offset) }
+        let end = payloadStart + length
+        var sector = offset - offset % sectorSize
+        while sector < end {
+            let from = max(sector, offset), to = min(sector + sectorSize, end)
+            if (from..<to).allSatisfy({ bytes[$0] == 0 }) { return true }
+            sector += sectorSize
+        }
+        guard length > 0, isZero(bytes, from: end) else { return false }
+        if bytes[payloadStart] >= 2 { return bytes[end - 1] != TransactionCodec.endMark }
+        return bytes[end - 1] == 0
+    }
+
+    /// The unit in which a write reaches the disk (the smallest a device writes whole).
+    static let sectorSize = 512
+
+    /// Whether the bytes from `offset` to the last non-zero byte of the file form a whole
+    /// version-2 record whose length field alone is wrong.
+    private static func isWholeRecordUnderDamagedLength(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        let payloadStart = offset + RecordFormat.headerSize
+        guard let last = lastNonZero(bytes, from: payloadStart), bytes[last] == TransactionCodec.endMark,
+              bytes[payloadStart] >= 2 else { return false }
+        let storedCRC = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart...last])
+        return RecordFormat.checksum(kind: bytes[offset + 8], payload: payload) == storedCRC
     }
 
     static func isZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Bool {

@@ -1,13 +1,21 @@
 /// The versioned binary encoding of a transaction: the payload of a transaction record.
 ///
-///     u8      payload version (1)
+///     u8      payload version (2; 1 is read too)
 ///     u64     transaction number
 ///     u64     commit time, microseconds since 1970 (two's complement)
 ///     string  author (varint length + UTF-8)
 ///     varint  operation count
 ///     ops     each: u8 tag, then its fields (Docs/FILE-FORMAT.md)
+///     u8      end mark 0x5A (version 2 only)
+///
+/// The end mark is how recovery tells a record whose write never reached its end (torn, cut
+/// off) from a complete record that was damaged afterwards (reported, never dropped silently):
+/// a payload may end in zero bytes, the end mark never does.
 public enum TransactionCodec {
-    public static let payloadVersion: UInt8 = 1
+    public static let payloadVersion: UInt8 = 2
+    /// Version 1 payloads (no end mark) are still read.
+    static let readableVersions: ClosedRange<UInt8> = 1...2
+    public static let endMark: UInt8 = 0x5A
     /// Where the transaction number sits in the payload, so it can be filled in at append time.
     static let numberOffset = 1
 
@@ -25,6 +33,7 @@ public enum TransactionCodec {
         w.varint(changes.operationCount)
         for block in changes.blocks { encode(block, into: &w) }
         for op in changes.operations { encode(op, into: &w) }
+        w.u8(endMark)
     }
 
     /// A block's rows, each exactly as its `.insert` or `.update` operation is encoded.
@@ -82,7 +91,7 @@ public enum TransactionCodec {
     public static func decode(_ payload: UnsafeRawBufferPointer) throws -> LogTransaction {
         var r = ByteReader(payload)
         let version = try r.u8()
-        guard version == payloadVersion else { throw r.fail("unknown transaction payload version \(version)") }
+        guard readableVersions.contains(version) else { throw r.fail("unknown transaction payload version \(version)") }
         let number = try r.u64()
         let time = Int64(bitPattern: try r.u64())
         let author = try r.string()
@@ -91,6 +100,10 @@ public enum TransactionCodec {
         var operations: [LogOperation] = []
         operations.reserveCapacity(count)
         for _ in 0..<count { operations.append(try decodeOperation(&r)) }
+        if version >= 2 {
+            let mark = try r.u8()
+            guard mark == endMark else { throw r.fail("end mark \(mark) where \(endMark) was expected") }
+        }
         guard r.isAtEnd else { throw r.fail("\(r.remaining) stray bytes after the last operation") }
         return LogTransaction(number: number, timestampMicros: time, author: author, operations: operations)
     }

@@ -99,46 +99,102 @@ public final class TransactionLog: @unchecked Sendable {
     /// `loadCheckpoint` runs once the writer lock is held and before the log is read; it returns
     /// the transaction the caller's state already holds (a checkpoint's), and only transactions
     /// after it reach `body`.
+    ///
+    /// Reading changes nothing on disk. A writer's repairs (a torn tail cut, salvage's
+    /// quarantine, the first segment of a new store) are made before this returns — or, with
+    /// `completing: false`, by `completeOpen()`, which the caller calls once its own part of the
+    /// open has succeeded: an open that fails anywhere leaves every byte as it was.
     public static func open(
         directory: String,
         options: LogOptions = LogOptions(),
+        completing: Bool = true,
         body: (LogTransaction) throws -> Void = { _ in },
         loadCheckpoint: () throws -> UInt64 = { 0 }
     ) throws -> TransactionLog {
         let fileIO = options.fileIO
         var lock: FileLock?
+        var createdDirectory = false
         if options.readOnly {
             guard fileIO.isDirectory(directory) else { throw StorageError.noStore(path: directory) }
         } else {
+            createdDirectory = !fileIO.isDirectory(directory)
             try fileIO.createDirectory(directory)
-            lock = try FileLock.acquire(directory: directory, fileIO: fileIO)
+            do {
+                lock = try FileLock.acquire(directory: directory, fileIO: fileIO)
+            } catch {
+                if createdDirectory { try? fileIO.removeDirectoryIfEmpty(directory) }
+                throw error
+            }
         }
         do {
-            let recovery = Recovery(fileIO: fileIO, directory: directory, writable: !options.readOnly,
-                                    salvage: options.salvage, segmentSize: options.segmentSize)
+            let recovery = Recovery(fileIO: fileIO, directory: directory, salvage: options.salvage, segmentSize: options.segmentSize)
             let outcome = try recovery.run(baseTransaction: try loadCheckpoint(), body: body)
             let log = TransactionLog(directory: directory, options: options, report: outcome.report, lock: lock)
+            log.createdDirectory = createdDirectory
             if options.readOnly {
                 log.readSegment = outcome.end?.segment ?? 1
                 log.readOffset = outcome.end?.offset ?? 0
-            } else if let end = outcome.end {
-                log.active = try fileIO.open(log.segmentPath(end.segment), mode: .readWrite)
-                log.activeSegment = end.segment
-                log.writeOffset = end.offset
-                log.preallocatedEnd = try log.active!.size()
             } else {
-                try log.createSegment(1)
+                log.pendingOpen = PendingOpen(recovery: recovery, repairs: outcome.repairs, end: outcome.end)
+                if completing { try log.completeOpen() }
             }
             return log
         } catch {
-            lock?.release()
+            lock?.abandon()
+            if createdDirectory { try? fileIO.removeDirectoryIfEmpty(directory) }
             throw error
         }
     }
 
+    /// What a writer's open still has to do on disk (see `completeOpen`).
+    private struct PendingOpen {
+        let recovery: Recovery
+        let repairs: [Recovery.Repair]
+        let end: Recovery.Position?
+    }
+    private var pendingOpen: PendingOpen?
+    /// Whether this open made the store's directory (a failed open removes it again).
+    private var createdDirectory = false
+
+    /// A writer's open, finished: recovery's repairs are made, the active segment opened (or
+    /// the first one created), and the lock records this process. Idempotent.
+    public func completeOpen() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let pending = pendingOpen else { return }
+        do {
+            try pending.recovery.apply(pending.repairs)
+            if let end = pending.end {
+                active = try fileIO.open(segmentPath(end.segment), mode: .readWrite)
+                activeSegment = end.segment
+                writeOffset = end.offset
+                preallocatedEnd = try active!.size()
+            } else {
+                try createSegment(1)
+            }
+            try lock?.recordHolder()
+        } catch {
+            throw poisonWith(error)
+        }
+        pendingOpen = nil
+    }
+
+    /// Gives up a writer's open that `completeOpen` did not finish: releases the lock without a
+    /// trace, and removes the directory if this open made it and it is still empty.
+    public func abandonOpen() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard pendingOpen != nil else { return }
+        pendingOpen = nil
+        closed = true
+        lock?.abandon()
+        lock = nil
+        if createdDirectory { try? fileIO.removeDirectoryIfEmpty(directory) }
+    }
+
     deinit {
         active?.close()
-        lock?.release()
+        if pendingOpen != nil { lock?.abandon() } else { lock?.release() }
     }
 
     /// The number of the newest transaction this log has (written or read).
@@ -562,6 +618,7 @@ public final class TransactionLog: @unchecked Sendable {
     private func checkWritable() throws {
         if closed { throw StorageError.closed }
         if options.readOnly { throw StorageError.readOnly }
+        precondition(pendingOpen == nil, "a writer's open must be completed (completeOpen) before it writes")
         if let poison { throw StorageError.writerPoisoned(cause: poison.description) }
     }
 
@@ -716,6 +773,10 @@ public final class TransactionLog: @unchecked Sendable {
     /// appends throw `StorageError.closed`.
     public func close() {
         condition.lock()
+        if pendingOpen != nil {
+            condition.unlock()
+            return abandonOpen()
+        }
         defer { condition.unlock() }
         waitUntilQuiet()
         guard !closed else { return }

@@ -83,7 +83,8 @@ public final class Store: @unchecked Sendable {
         let loader = StoreLoader(directory: directory, schema: schema, graph: graph, options: options)
         graph.beginLoading()
         defer { graph.finishLoading() }
-        let log = try TransactionLog.open(directory: directory, options: options.log,
+        // Nothing on disk changes until the open has succeeded (`completeOpen` below).
+        let log = try TransactionLog.open(directory: directory, options: options.log, completing: false,
                                           body: { try loader.apply($0) },
                                           loadCheckpoint: { try loader.loadCheckpoint() })
         // The store must be in a schema the models can read: differences that need a migration
@@ -104,6 +105,15 @@ public final class Store: @unchecked Sendable {
         if let asOf = options.asOfTransaction, asOf > log.lastTransaction {
             log.close()
             throw LogReplay.Failure.transactionNotInLog(requested: asOf, last: log.lastTransaction)
+        }
+        if !options.log.readOnly {
+            do {
+                try log.completeOpen()
+                try CheckpointFile.removeTemporaries(directory: directory, fileIO: options.log.fileIO)
+            } catch {
+                log.close()
+                throw error
+            }
         }
         let store = Store(directory: directory, schema: schema, options: options, report: report, graph: graph,
                           log: log, history: loader.history)
@@ -303,7 +313,6 @@ private final class StoreLoader {
     /// wanted transaction); a damaged one is skipped, and said so. Returns its transaction, or 0.
     func loadCheckpoint() throws -> UInt64 {
         guard fileIO.isDirectory(directory) else { return 0 }
-        if !options.log.readOnly { try CheckpointFile.removeTemporaries(directory: directory, fileIO: fileIO) }
         let logStart = try GraphStore.logStart(directory: directory, fileIO: fileIO)
         let limit = options.asOfTransaction ?? .max
         for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO).reversed() where transaction <= limit {
