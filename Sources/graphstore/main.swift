@@ -210,28 +210,34 @@ func run(_ argv: [String]) throws -> ExitCode {
     case "export":
         let store = try openForTool(target, writable: false)
         defer { store.close() }
-        let output: FileHandle
-        if let path = arguments.value("--output") {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                printError("graphstore export: cannot create \(path)")
-                return .failure
-            }
-            output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        } else {
-            output = FileHandle.standardOutput
+        // An export holds all of the store's data: made readable by its owner only (0600), and
+        // never written through a symbolic link.
+        let file = try arguments.value("--output").map { path -> any FileHandleIO in
+            let handle = try PosixFileIO().open(path, mode: .create)
+            try handle.truncate(to: 0)
+            return handle
         }
+        var written: UInt64 = 0
         var buffer = Data()
+        func flush() throws {
+            guard let file else { return try FileHandle.standardOutput.write(contentsOf: buffer) }
+            try buffer.withUnsafeBytes { try file.writeAll($0, at: written) }
+            written += UInt64(buffer.count)
+        }
         try withProgress("export") { bar in
             try store.export(write: { piece in
                 buffer.append(contentsOf: piece.utf8)
                 if buffer.count > 1 << 20 {
-                    try output.write(contentsOf: buffer)
+                    try flush()
                     buffer.removeAll(keepingCapacity: true)
                 }
             }) { bar.update(Double($0) / Double(max($1, 1))) }
         }
-        try output.write(contentsOf: buffer)
-        if output !== FileHandle.standardOutput { try output.close() }
+        try flush()
+        if let file {
+            try file.sync()
+            file.close()
+        }
         return .success
 
     case "import":

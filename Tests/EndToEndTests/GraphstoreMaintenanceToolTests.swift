@@ -110,3 +110,36 @@ import GraphStore
         #expect(missing.status == 1)
     }
 }
+
+/// The tools on stores holding what a store file must never be.
+@Suite struct ToolFileSafetyTests {
+    /// A FIFO named like the next segment: every tool that reads the store refuses it at once
+    /// (each used to wait forever for a writer to open the FIFO).
+    @Test func toolsRefuseAFIFONamedLikeASegment() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.store()
+        #expect(try runTool("enroute", ["--store", store]).status == 0)
+        #expect(mkfifo(store + "/" + SegmentFormat.fileName(segment: 2), 0o600) == 0)
+        for command in [["graphstore", "verify", store], ["graphstore", "info", store], ["graphstore", "dump", store],
+                        ["enroute", "status", "--store", store]] {
+            let result = try runTool(command[0], Array(command.dropFirst()), timeout: 30)
+            #expect(result.status == 1, "\(command): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("is a FIFO, not a regular file"), "\(command): \(result.stderr)")
+        }
+    }
+
+    /// An export holds all of a store's data: it is created readable by its owner only.
+    @Test func anExportIsCreatedOwnerOnly() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.store()
+        #expect(try runTool("enroute", ["--store", store]).status == 0)
+        let output = dir.path + "/export.json"
+        let previous = umask(0)
+        defer { umask(previous) }
+        let result = try runTool("graphstore", ["export", store, "--output", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: output)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        #expect(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) is [String: Any])
+    }
+}

@@ -12,8 +12,9 @@ struct ProcessResult {
     var stderr: String
 }
 
-/// Runs one of the package's executables to completion.
-func runTool(_ name: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+/// Runs one of the package's executables to completion; one still running after `timeout`
+/// seconds is killed (status 9 by signal), so that a hang fails the test instead of stalling it.
+func runTool(_ name: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 300) throws -> ProcessResult {
     let process = Process()
     process.executableURL = productsDirectory.appendingPathComponent(name)
     process.arguments = arguments
@@ -22,6 +23,10 @@ func runTool(_ name: String, _ arguments: [String], environment: [String: String
     process.standardOutput = out
     process.standardError = err
     try process.run()
+    let pid = process.processIdentifier
+    let watchdog = DispatchWorkItem { Foundation.kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    defer { watchdog.cancel() }
     // Read before waiting so a full pipe cannot stall the child.
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()

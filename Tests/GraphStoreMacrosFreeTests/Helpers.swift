@@ -33,6 +33,7 @@ final class PassThroughFileIO: FileIO, @unchecked Sendable {
     func createDirectory(_ path: String) throws { try base.createDirectory(path) }
     func removeFile(_ path: String) throws { try base.removeFile(path) }
     func removeDirectory(_ path: String) throws { try base.removeDirectory(path) }
+    func checkOwnership(ofDirectory path: String) throws { try base.checkOwnership(ofDirectory: path) }
     func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
     func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
 }

@@ -15,7 +15,8 @@ public struct ModelConfiguration: Sendable {
     /// Open a damaged store by keeping its longest valid prefix (Docs/guides/recovery.md).
     public var salvage: Bool
     public var segmentSize: UInt64
-    /// The file system seam (tests inject faults through it).
+    /// The file system seam (tests inject faults through it). By default the POSIX file system,
+    /// creating files 0600 and directories 0700 (`PosixFileIO(permissions:)` widens that).
     public var fileIO: any FileIO
     /// Automatic checkpoints, compaction and history retention (Docs/guides/recovery.md).
     public var maintenance = MaintenancePolicy()
@@ -42,7 +43,8 @@ public struct ModelConfiguration: Sendable {
 
     public var isReadOnly: Bool { !allowsSave }
 
-    /// A store at `url` (a directory, created on demand).
+    /// A store at `url` (a directory, created on demand, readable by its owner only: pass
+    /// `fileIO: PosixFileIO(permissions: .groupReadable)` to let the group read it).
     public init(url: URL, allowsSave: Bool = true, durability: Durability = .full, autosaveEnabled: Bool = true,
                 isUndoEnabled: Bool = false, salvage: Bool = false, segmentSize: UInt64 = 64 << 20, fileIO: any FileIO = PosixFileIO()) {
         self.isUndoEnabled = isUndoEnabled

@@ -85,6 +85,7 @@ public final class FaultInjectingFileIO: FileIO, Sendable {
         try checkAlive()
         try base.removeFile(path)
     }
+    public func checkOwnership(ofDirectory path: String) throws { try base.checkOwnership(ofDirectory: path) }
     public func removeDirectory(_ path: String) throws {
         try checkAlive()
         try base.removeDirectory(path)

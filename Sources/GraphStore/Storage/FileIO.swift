@@ -18,6 +18,9 @@ public protocol FileIO: Sendable {
     func rename(_ from: String, to: String) throws
     /// Makes the directory's entries (created, renamed, removed files) durable.
     func syncDirectory(_ path: String) throws
+    /// Throws `StorageError.notOwned` when the directory at `path` belongs to another user (a
+    /// store is opened only by its owner); nothing when there is no directory there yet.
+    func checkOwnership(ofDirectory path: String) throws
 }
 
 public enum FileOpenMode: Sendable {
@@ -70,6 +73,9 @@ extension FileHandleIO {
 }
 
 extension FileIO {
+    /// File systems without owners (in memory) own everything.
+    public func checkOwnership(ofDirectory path: String) throws {}
+
     /// Removes `path` if it is a directory with nothing in it (a failed open's own directory).
     func removeDirectoryIfEmpty(_ path: String) throws {
         guard isDirectory(path), try listDirectory(path).isEmpty else { return }

@@ -7,9 +7,37 @@ import Musl
 import Darwin
 #endif
 
+/// The modes a store's new files and directories get (the process's umask still applies).
+public struct FilePermissions: Sendable, Equatable {
+    public var file: UInt16
+    public var directory: UInt16
+
+    public init(file: UInt16, directory: UInt16) {
+        self.file = file
+        self.directory = directory
+    }
+
+    /// 0600 and 0700: only the owner can read the store (the default).
+    public static let ownerOnly = FilePermissions(file: 0o600, directory: 0o700)
+    /// 0640 and 0750: the owner's group can read it too.
+    public static let groupReadable = FilePermissions(file: 0o640, directory: 0o750)
+}
+
 /// The real file system, through POSIX calls.
+///
+/// Files are opened with `O_NOFOLLOW` and must be regular files: a symbolic link, a FIFO or a
+/// device where a store file belongs is refused (`StorageError.notRegularFile`), so a store never
+/// writes through a link to a file outside it and never blocks on a FIFO. New files and
+/// directories get `permissions` (owner only by default).
 public struct PosixFileIO: FileIO {
-    public init() {}
+    public let permissions: FilePermissions
+
+    /// Files 0600, directories 0700.
+    public init() { self.init(permissions: .ownerOnly) }
+
+    public init(permissions: FilePermissions) {
+        self.permissions = permissions
+    }
 
     public func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
         let flags: Int32
@@ -18,9 +46,30 @@ public struct PosixFileIO: FileIO {
         case .readWrite: flags = O_RDWR
         case .create: flags = O_RDWR | O_CREAT
         }
-        let fd = retryingEINTR { Glibc.open(path, flags | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { throw ioError("open", path) }
+        // Non-blocking, so that opening a FIFO returns at once (to be refused below).
+        let fd = retryingEINTR { Glibc.open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode_t(permissions.file)) }
+        guard fd >= 0 else {
+            if errno == ELOOP { throw StorageError.notRegularFile(path: path, kind: "a symbolic link") }
+            throw ioError("open", path)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = ioError("fstat", path)
+            Glibc.close(fd)
+            throw error
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(fd)
+            throw StorageError.notRegularFile(path: path, kind: fileKind(info.st_mode))
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return PosixFileHandle(fd: fd, path: path)
+    }
+
+    public func checkOwnership(ofDirectory path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }  // not there: nothing to own yet
+        if info.st_uid != geteuid() { throw StorageError.notOwned(path: path, owner: info.st_uid) }
     }
 
     public func fileExists(_ path: String) -> Bool {
@@ -53,7 +102,7 @@ public struct PosixFileIO: FileIO {
         if isDirectory(path) { return }
         let parent = parentDirectory(of: path)
         if !parent.isEmpty && parent != path && !isDirectory(parent) { try createDirectory(parent) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw ioError("mkdir", path) }
+        if mkdir(path, mode_t(permissions.directory)) != 0 && errno != EEXIST { throw ioError("mkdir", path) }
     }
 
     public func removeFile(_ path: String) throws {
@@ -73,6 +122,19 @@ public struct PosixFileIO: FileIO {
         guard fd >= 0 else { throw ioError("open directory", path) }
         defer { Glibc.close(fd) }
         if fsync(fd) != 0 { throw ioError("fsync directory", path) }
+    }
+}
+
+/// What a file that is not a regular file is, in words.
+private func fileKind(_ mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFDIR: return "a directory"
+    case S_IFIFO: return "a FIFO"
+    case S_IFSOCK: return "a socket"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFLNK: return "a symbolic link"
+    default: return "not a regular file"
     }
 }
 

@@ -32,6 +32,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case checkpointUnavailable(logStartsAfter: UInt64, problems: [String])
     /// History before `oldestAvailable` was compacted away (a history read or a time-travel open asked for it).
     case historyCompacted(requested: UInt64, oldestAvailable: UInt64)
+    /// A store file is a symbolic link, a FIFO, a device or a directory: refused, never followed or read.
+    case notRegularFile(path: String, kind: String)
+    /// The store directory belongs to another user (uid `owner`): a store is opened only by its owner.
+    case notOwned(path: String, owner: UInt32)
 
     /// A file the operation expected was not there (ENOENT): what a reader sees when a writer
     /// removed a file it had listed.
@@ -73,6 +77,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
                 + (problems.isEmpty ? " (there is none)" : ":\n" + problems.map { "  - \($0)" }.joined(separator: "\n"))
         case let .historyCompacted(requested, oldest):
             return "history after transaction \(requested) is no longer kept; the oldest available starts after transaction \(oldest)"
+        case let .notRegularFile(path, kind):
+            return "\(path) is \(kind), not a regular file: refused"
+        case let .notOwned(path, owner):
+            return "\(path) belongs to another user (uid \(owner)): a store is opened only by its owner"
         }
     }
 }

@@ -114,6 +114,7 @@ public final class TransactionLog: @unchecked Sendable {
         let fileIO = options.fileIO
         var lock: FileLock?
         var createdDirectory = false
+        try fileIO.checkOwnership(ofDirectory: directory)
         if options.readOnly {
             guard fileIO.isDirectory(directory) else { throw StorageError.noStore(path: directory) }
         } else {
