@@ -117,26 +117,23 @@ func run(_ argv: [String]) throws -> ExitCode {
 
     case "verify":
         do {
-            let info = try StoreInspection.inspect(directory: target)
-            var notes: [String] = []
-            if let tail = info.report.tornTail { notes.append("torn tail that open would cut: \(tail)") }
-            for checkpoint in info.checkpoints { if let problem = checkpoint.problem { notes.append("damaged checkpoint: \(problem)") } }
-            var loaded = ""
-            if try Store.recordedSchema(directory: target) != nil {
-                let store = try openForTool(target, writable: false)
-                defer { store.close() }
-                notes.append(contentsOf: store.report.skippedCheckpoints.map { "open skips \($0)" })
-                let problems = withProgress("reading blobs") { bar in store.verifyBlobs { bar.update(Double($0) / Double(max($1, 1))) } }
-                if let first = problems.first {
-                    printError("verify failed: \(first)" + (problems.count > 1 ? " (and \(problems.count - 1) more)" : ""))
-                    return .failure
-                }
-                loaded = "; state as of transaction \(store.lastTransaction) loads" + (store.report.checkpoint.map { " from the checkpoint at \($0)" } ?? "")
+            let verification = try withProgress("verify") { bar in
+                try Store.verify(directory: target) { bar.update(Double($0) / Double(max($1, 1))) }
             }
+            if let first = verification.blobProblems.first {
+                let more = verification.blobProblems.count > 1 ? " (and \(verification.blobProblems.count - 1) more)" : ""
+                printError("verify failed: \(first)\(more)")
+                return .failure
+            }
+            let info = verification.inspection
+            let loaded = "; state as of transaction \(verification.loadedTransaction) loads"
+                + (verification.loadedCheckpoint.map { " from the checkpoint at \($0)" } ?? "")
             print("ok: \(info.transactionCount) transactions in \(info.segments.count) segment(s), \(info.checkpoints.count) checkpoint(s), \(info.blobCount) blob file(s)\(loaded)")
-            for note in notes { print("note: \(note)") }
+            for note in verification.notes { print("note: \(note)") }
             return .success
-        } catch let error as StorageError {
+        } catch {
+            // Whatever stops an open stops verify: damage, a missing checkpoint, a schema record
+            // that does not decode, data the schema cannot read.
             printError("verify failed: \(error)")
             return .failure
         }

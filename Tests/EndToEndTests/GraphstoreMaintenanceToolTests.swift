@@ -111,6 +111,57 @@ import GraphStore
     }
 }
 
+/// Verify fails wherever an open would, on compacted stores too.
+@Suite struct VerifyTellsTheTruthTests {
+    /// An Enroute store compacted with no history kept: its log starts after transaction 1 and
+    /// only its checkpoint holds the schema and the rows before.
+    func compactedStore(_ dir: TemporaryDirectory) throws -> String {
+        let store = dir.store()
+        #expect(try runTool("enroute", ["--store", store]).status == 0)
+        let compact = try runTool("graphstore", ["compact", store, "--retention", "none"])
+        #expect(compact.status == 0, "\(compact.stderr)")
+        #expect(try StoreInspection.inspect(directory: store).logStart > 0)
+        return store
+    }
+
+    func checkpoints(_ store: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: store).filter { $0.hasSuffix(".gsckpt") }.map { store + "/" + $0 }
+    }
+
+    @Test func aCompactedStoreWithoutItsCheckpointFailsVerify() throws {
+        let dir = TemporaryDirectory()
+        let store = try compactedStore(dir)
+        for path in try checkpoints(store) { try FileManager.default.removeItem(atPath: path) }
+        let open = try runTool("enroute", ["status", "--store", store])
+        #expect(open.status == 1)
+        let verify = try runTool("graphstore", ["verify", store])
+        #expect(verify.status == 1)
+        #expect(verify.stderr.contains("no usable checkpoint covers it"), "\(verify.stderr)")
+    }
+
+    @Test func aCompactedStoreWithADamagedCheckpointHeaderFailsVerify() throws {
+        let dir = TemporaryDirectory()
+        let store = try compactedStore(dir)
+        for path in try checkpoints(store) {
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes[3] ^= 0x20  // the magic
+            try bytes.write(to: URL(fileURLWithPath: path))
+        }
+        #expect(try runTool("enroute", ["status", "--store", store]).status == 1)
+        let verify = try runTool("graphstore", ["verify", store])
+        #expect(verify.status == 1)
+        #expect(verify.stderr.contains("verify failed:"), "\(verify.stderr)")
+    }
+
+    @Test func aSoundCompactedStorePassesVerify() throws {
+        let dir = TemporaryDirectory()
+        let store = try compactedStore(dir)
+        let verify = try runTool("graphstore", ["verify", store])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stdout.contains("from the checkpoint at"))
+    }
+}
+
 /// The tools on stores holding what a store file must never be.
 @Suite struct ToolFileSafetyTests {
     /// A FIFO named like the next segment: every tool that reads the store refuses it at once
