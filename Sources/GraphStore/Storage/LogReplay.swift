@@ -22,6 +22,7 @@ public enum LogReplay {
         to lastWanted: UInt64,
         into destination: String,
         fileIO: any FileIO = PosixFileIO(),
+        segmentSize: UInt64 = LogOptions().segmentSize,
         progress: (UInt64) -> Void = { _ in }
     ) throws -> Int {
         if fileIO.isDirectory(destination), try !fileIO.listDirectory(destination).isEmpty {
@@ -50,7 +51,7 @@ public enum LogReplay {
         for id in blobs { try copyFile(sourceBlobs.path(of: id), to: destinationBlobs.path(of: id), fileIO: fileIO) }
 
         // Writes unsynced, then one sync at the end: replay is restartable, so per-commit syncs buy nothing.
-        let target = try TransactionLog.open(directory: destination, options: LogOptions(durability: .none, fileIO: fileIO),
+        let target = try TransactionLog.open(directory: destination, options: LogOptions(durability: .none, segmentSize: segmentSize, fileIO: fileIO),
                                              loadCheckpoint: { base })
         defer { target.close() }
         var written = 0
@@ -61,7 +62,8 @@ public enum LogReplay {
             progress(transaction.number)
         }, loadCheckpoint: { inspection.logStart })
         reader.close()
-        try target.sync()
+        // Every segment, not only the last: with `.none` the sealed ones were never synced.
+        try target.syncEverySegment()
         if !blobs.isEmpty { try fileIO.syncDirectory(destinationBlobs.directory) }
         try fileIO.syncDirectory(destination)
         return written

@@ -711,6 +711,28 @@ public final class TransactionLog: @unchecked Sendable {
         preallocatedEnd = min(options.segmentSize, options.preallocationStep)
     }
 
+    /// Makes the whole log durable, whatever the durability it was written with: every segment
+    /// file (sealed ones too: with `.none` a roll does not sync them), then the directory's
+    /// entries. For bulk writers that write with `.none` and sync once at the end.
+    public func syncEverySegment() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        try checkWritable()
+        waitUntilQuiet()
+        do {
+            for number in try listSegments(fileIO: fileIO, directory: directory) where number != activeSegment {
+                let sealed = try fileIO.open(segmentPath(number), mode: .readOnly)
+                defer { sealed.close() }
+                try sealed.sync()
+            }
+            try active!.sync()
+            syncedBytes = appendedBytes
+            try fileIO.syncDirectory(directory)
+        } catch {
+            throw poisonWith(error)
+        }
+    }
+
     /// Syncs everything appended so far, whatever the durability (for bulk writers using `.none`).
     public func sync() throws {
         condition.lock()

@@ -78,3 +78,60 @@ import GraphStoreTestSupport
         #expect(faulty.syncCount == syncsBefore + 1)
     }
 }
+
+/// `graphstore replay --into` reports success only once every segment it wrote, and the
+/// directory, are durable.
+@Suite struct ReplayDurabilityTests {
+    /// A file system that records which files and directories were synced.
+    final class SyncRecordingFileIO: FileIO, @unchecked Sendable {
+        let base = MemoryFileIO()
+        let synced = Locked<Set<String>>([])
+
+        final class Handle: FileHandleIO, @unchecked Sendable {
+            let base: any FileHandleIO
+            let owner: SyncRecordingFileIO
+            init(_ base: any FileHandleIO, _ owner: SyncRecordingFileIO) { self.base = base; self.owner = owner }
+            var path: String { base.path }
+            func read(at offset: UInt64, count: Int) throws -> [UInt8] { try base.read(at: offset, count: count) }
+            func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int { try base.write(bytes, at: offset) }
+            func sync() throws {
+                try base.sync()
+                owner.synced.withLock { _ = $0.insert(path) }
+            }
+            func size() throws -> UInt64 { try base.size() }
+            func truncate(to size: UInt64) throws { try base.truncate(to: size) }
+            func preallocate(to size: UInt64) throws { try base.preallocate(to: size) }
+            func tryLockExclusive() throws -> Bool { try base.tryLockExclusive() }
+            func close() { base.close() }
+        }
+
+        func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO { Handle(try base.open(path, mode: mode), self) }
+        func fileExists(_ path: String) -> Bool { base.fileExists(path) }
+        func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
+        func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
+        func createDirectory(_ path: String) throws { try base.createDirectory(path) }
+        func removeFile(_ path: String) throws { try base.removeFile(path) }
+        func removeDirectory(_ path: String) throws { try base.removeDirectory(path) }
+        func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
+        func syncDirectory(_ path: String) throws {
+            try base.syncDirectory(path)
+            synced.withLock { _ = $0.insert(path) }
+        }
+    }
+
+    @Test func replaySyncsEverySegmentAndTheDirectory() throws {
+        let io = SyncRecordingFileIO()
+        let source = try TransactionLog.open(directory: "/source", options: LogOptions(durability: .none, segmentSize: 4096, fileIO: io))
+        for i in 0..<200 {
+            try source.append([.insert(entity: 1, row: UInt64(i + 1), values: [PropertyValue(0, .string(String(repeating: "x", count: 60)))])])
+        }
+        source.close()
+        try LogReplay.replay(from: "/source", to: 200, into: "/copy", fileIO: io, segmentSize: 4096)
+        let segments = try listSegments(fileIO: io, directory: "/copy")
+        #expect(segments.count >= 3)
+        let synced = io.synced.value
+        for number in segments { #expect(synced.contains("/copy/" + SegmentFormat.fileName(segment: number)), "segment \(number)") }
+        #expect(synced.contains("/copy"))
+        #expect(try readAll("/copy", fileIO: io).0.count == 200)
+    }
+}
