@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(name: "EnrouteModelsTests", dependencies: ["EnrouteModels"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["GraphStore", "GraphStoreTestSupport", "graphstore", "graphstore-crashtest", "enroute"]
+            dependencies: ["GraphStore", "EnrouteModels", "GraphStoreTestSupport", "graphstore", "graphstore-crashtest", "enroute"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -4,8 +4,29 @@ import GraphStore
 /// and names them in its row number, so a checker can tell whether a recovered transaction is
 /// exactly one that was committed, whatever transaction number the log gave it.
 public enum CrashWorkload {
+    /// The schema the commits are in (entity 1, `Commit`: its sequence, label and blob, and a link
+    /// to the writer's previous commit), committed first into a new store, so that the store
+    /// opens, and verifies, as any other.
+    public static let schema = SchemaRecord(fingerprint: "crash-workload-1", nextEntityNumber: 2, nextPropertyNumber: 8, entities: [
+        SchemaRecord.EntityRecord(name: "Commit", number: 1, attributes: [
+            SchemaRecord.Property(name: "sequence", number: 0, type: "Int"),
+            SchemaRecord.Property(name: "label", number: 1, type: "String"),
+            SchemaRecord.Property(name: "blob", number: 2, type: "Data"),
+        ], relationships: [
+            SchemaRecord.Property(name: "previous", number: 7, type: "Commit", isToMany: false, deleteRule: "nullify"),
+        ]),
+    ])
+
+    public static var schemaOperations: [LogOperation] { [.schema(payload: schema.encoded())] }
+
+    /// Whether a recovered transaction is the schema's.
+    public static func isSchema(_ transaction: LogTransaction) -> Bool { transaction.operations == schemaOperations }
+
+    /// Writers interleave (at most 16), so rows stay dense as a real store's are.
+    public static let maximumWriters = 16
+
     public static func row(writer: Int, sequence: Int) -> RowNumber {
-        (UInt64(writer) << 40) | UInt64(sequence)
+        UInt64(sequence * maximumWriters + writer + 1)
     }
 
     public static func operations(writer: Int, sequence: Int) -> [LogOperation] {
@@ -29,9 +50,9 @@ public enum CrashWorkload {
 
     /// The (writer, sequence) a recovered transaction claims, if its contents are exactly theirs.
     public static func identify(_ transaction: LogTransaction) -> (writer: Int, sequence: Int)? {
-        guard case let .insert(_, row, _)? = transaction.operations.first else { return nil }
-        let writer = Int(row >> 40)
-        let sequence = Int(row & 0xFF_FFFF_FFFF)
+        guard case let .insert(_, row, _)? = transaction.operations.first, row > 0 else { return nil }
+        let writer = Int((row - 1) % UInt64(maximumWriters))
+        let sequence = Int((row - 1) / UInt64(maximumWriters))
         return transaction.operations == operations(writer: writer, sequence: sequence) ? (writer, sequence) : nil
     }
 }

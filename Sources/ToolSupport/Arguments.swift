@@ -12,7 +12,8 @@ public struct Arguments {
     private var values: [String: [String]] = [:]
 
     /// Parses `arguments`; `flags` take no value, `options` take one ("--to 5" or "--to=5").
-    /// Anything starting with "--" that is neither is a usage error.
+    /// Anything starting with "--" that is neither is a usage error, and so is an option given
+    /// twice (which one was meant cannot be told).
     public init(_ arguments: [String], flags allowedFlags: Set<String> = [], options allowedOptions: Set<String> = []) throws {
         var index = 0
         while index < arguments.count {
@@ -36,6 +37,7 @@ public struct Arguments {
                 guard inlineValue == nil else { throw UsageError("\(name) takes no value") }
                 flags.insert(name)
             } else if allowedOptions.contains(name) {
+                guard values[name] == nil else { throw UsageError("\(name) is given more than once") }
                 if let inlineValue {
                     values[name, default: []].append(inlineValue)
                 } else {
@@ -51,7 +53,7 @@ public struct Arguments {
 
     public func flag(_ name: String) -> Bool { flags.contains(name) }
 
-    /// The last value given for an option.
+    /// The value given for an option.
     public func value(_ name: String) -> String? { values[name]?.last }
 
     public func integer(_ name: String) throws -> Int? {

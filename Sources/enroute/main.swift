@@ -54,10 +54,12 @@ let accepted: [String: Set<String>] = [
     return home + "/.graphstore/enroute"
 }
 
-@MainActor func openContext(_ arguments: Arguments) throws -> ModelContext {
+/// A context on the store. Commands that only read open it read-only: beside a running load,
+/// and never creating a store where a mistyped --store points (`StorageError.noStore`).
+@MainActor func openContext(_ arguments: Arguments, writable: Bool) throws -> ModelContext {
     let url = URL(fileURLWithPath: arguments.value("--store") ?? defaultStore())
-    let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self,
-                                       configurations: ModelConfiguration(url: url, durability: .full, autosaveEnabled: false))
+    let configuration = ModelConfiguration(url: url, allowsSave: writable, durability: .full, autosaveEnabled: false)
+    let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: configuration)
     return ModelContext(container)
 }
 
@@ -175,7 +177,7 @@ let clock: DateFormatter = {
 
     case "load":
         let files = rest.isEmpty ? EnrouteSample.files : rest.map { URL(fileURLWithPath: $0) }
-        return try load(files, into: try openContext(arguments))
+        return try load(files, into: try openContext(arguments, writable: true))
 
     case "flights":
         guard rest.isEmpty else {
@@ -201,7 +203,7 @@ let clock: DateFormatter = {
             printError("enroute flights: \(error)\n\n\(help)")
             return .usage
         }
-        let context = try openContext(arguments)
+        let context = try openContext(arguments, writable: false)
         let flights = try context.fetch(filter.fetchDescriptor)
         if arguments.flag("--json") { try printJSON(flights.map(json)) } else {
             print(flightTable(flights))
@@ -214,7 +216,7 @@ let clock: DateFormatter = {
             printError("enroute airports: unexpected \(rest.joined(separator: " "))\n\n\(help)")
             return .usage
         }
-        let context = try openContext(arguments)
+        let context = try openContext(arguments, writable: false)
         var airports = try EnrouteQueries.airports(matching: arguments.value("--search") ?? "", in: context)
         if arguments.flag("--departing") {
             let departing = Set(try EnrouteQueries.airportsWithDepartures(in: context).map(\.icao))
@@ -233,7 +235,11 @@ let clock: DateFormatter = {
         return .success
 
     case "airlines":
-        let context = try openContext(arguments)
+        guard rest.isEmpty else {
+            printError("enroute airlines: unexpected \(rest.joined(separator: " "))\n\n\(help)")
+            return .usage
+        }
+        let context = try openContext(arguments, writable: false)
         let airlines = try context.fetch(FetchDescriptor<Airline>(sortBy: [SortDescriptor(\Airline.code)]))
         if arguments.flag("--json") {
             try printJSON(airlines.map { ["code": $0.code, "name": $0.name, "shortname": $0.shortname, "flights": $0.flights.count] as [String: Any] })
@@ -250,7 +256,7 @@ let clock: DateFormatter = {
             return .usage
         }
         let code = rest[0].uppercased()
-        let context = try openContext(arguments)
+        let context = try openContext(arguments, writable: false)
         guard try context.fetchUnique(\Airport.icao, equals: code) != nil else {
             printError("enroute board: no airport \(code) in the store")
             return .failure
@@ -265,7 +271,11 @@ let clock: DateFormatter = {
         return .success
 
     case "status":
-        let context = try openContext(arguments)
+        guard rest.isEmpty else {
+            printError("enroute status: unexpected \(rest.joined(separator: " "))\n\n\(help)")
+            return .usage
+        }
+        let context = try openContext(arguments, writable: false)
         print("Enroute store at \(arguments.value("--store") ?? defaultStore())")
         print("transactions: \(context.container.lastTransaction)")
         print("flights: \(try context.fetchCount(FetchDescriptor<Flight>())), airports: \(try context.fetchCount(FetchDescriptor<Airport>())), airlines: \(try context.fetchCount(FetchDescriptor<Airline>()))")
@@ -287,7 +297,7 @@ let clock: DateFormatter = {
 
 @MainActor func demo(_ arguments: Arguments) throws -> ExitCode {
     let store = arguments.value("--store") ?? defaultStore()
-    let context = try openContext(arguments)
+    let context = try openContext(arguments, writable: true)
     print("GraphStore Enroute demo — store at \(store)\n")
     if try context.fetchCount(FetchDescriptor<Flight>()) == 0 {
         print("Loading the bundled FlightAware sample (KSFO and KORD boards)…")

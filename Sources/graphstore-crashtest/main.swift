@@ -89,6 +89,12 @@ do {
     emit("open failed: \(error)", to: 2)
     exit(1)
 }
+if log.lastTransaction == 0 {
+    do { try log.append(CrashWorkload.schemaOperations, author: "schema") } catch {
+        emit("schema failed: \(error)", to: 2)
+        exit(1)
+    }
+}
 emit("open \(log.lastTransaction)")
 
 let output = NSLock()

@@ -1,3 +1,4 @@
+import EnrouteModels
 import Foundation
 import Testing
 
@@ -102,7 +103,37 @@ import Testing
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stderr.contains("usage: enroute"), "\(arguments): \(result.stderr)")
         }
+        for extra in [["status", "now"], ["airlines", "all"]] {
+            let result = try enroute(dir.store(), extra)
+            #expect(result.status == 2 && result.stderr.contains("unexpected \(extra[1])"), "\(extra): \(result.stderr)")
+        }
+        let twice = try runTool("enroute", ["status", "--store", dir.store("a"), "--store", dir.store("b")])
+        #expect(twice.status == 2 && twice.stderr.contains("--store is given more than once") && twice.stderr.contains("usage: enroute"))
+        #expect(try enroute(dir.store(), ["load"]).status == 0)
         let unknownAirport = try enroute(dir.store(), ["board", "KXXX", "--arrivals"])
         #expect(unknownAirport.status == 1 && unknownAirport.stderr.contains("no airport KXXX"))
+    }
+
+    /// Commands that only read open the store read-only: beside a writer holding it, and never
+    /// creating a store where --store points at nothing.
+    @Test func readingCommandsOpenReadOnly() throws {
+        let dir = TemporaryDirectory()
+        #expect(try enroute(dir.store(), ["load"]).status == 0)
+        let mistyped = dir.store("typo")
+        for command in [["status"], ["flights"], ["airports"], ["airlines"], ["board", "KSFO", "--arrivals"]] {
+            let result = try enroute(mistyped, command)
+            #expect(result.status == 1 && result.stderr.contains("no store at \(mistyped)"), "\(command): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: mistyped))
+        // A writer holds the store (as a running load does).
+        let writer = try ModelContainer(for: Flight.self, Airport.self, Airline.self,
+                                        configurations: ModelConfiguration(url: URL(fileURLWithPath: dir.store()), autosaveEnabled: false))
+        defer { writer.close() }
+        for command in [["status"], ["flights", "--to", "KSFO"], ["airports"], ["airlines"], ["board", "KSFO", "--arrivals"]] {
+            let result = try enroute(dir.store(), command)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+        }
+        let refused = try enroute(dir.store(), ["load"])
+        #expect(refused.status == 1 && refused.stderr.contains("locked for writing"), "\(refused.stderr)")
     }
 }

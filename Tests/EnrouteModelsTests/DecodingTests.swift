@@ -102,3 +102,26 @@ import Testing
         }
     }
 }
+
+/// A number no field can hold is refused naming the field and the number, not as "not valid JSON".
+@Suite struct OutOfRangeNumberTests {
+    @Test(arguments: ["99999999999999999999", "9223372036854775808", "-9223372036854775809", "1e400", "1.5e20"])
+    func anOutOfRangeIntegerNamesItsFieldAndValue(literal: String) {
+        let json = #"{"arrivals": [{"ident": "UAL1", "route_distance": \#(literal)}], "departures": []}"#
+        #expect {
+            _ = try FlightAwareFile.decode(Data(json.utf8), file: "board.json")
+        } throws: { error in
+            guard let refusal = error as? FlightAwareFile.Refusal else { return false }
+            return refusal.path == "$.arrivals[0].route_distance" && refusal.reason == "the number \(literal) is out of range"
+        }
+    }
+
+    @Test func escapedKeysAndNestingDoNotConfuseThePath() {
+        let json = #"{"links": {"next": "a\"b"}, "arrivals": [{}, {"origin": {"code": "KSFO"}, "filed_altitude": 1e999}]}"#
+        #expect {
+            _ = try FlightAwareFile.decode(Data(json.utf8), file: "f")
+        } throws: { error in
+            (error as? FlightAwareFile.Refusal)?.path == "$.arrivals[1].filed_altitude"
+        }
+    }
+}

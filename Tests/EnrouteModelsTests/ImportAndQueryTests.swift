@@ -146,6 +146,26 @@ struct SampleFacts {
         #expect(united.count == facts.flights.keys.filter { $0.hasPrefix("UAL") }.count)
     }
 
+    /// Synthetic codes never name a real airport or airline (index 505 used to be "KATL"), so a
+    /// generated data set has one record per code, and loading it again commits nothing.
+    @Test func syntheticCodesAreUniqueAndAReloadCommitsNothing() throws {
+        let output = EnrouteGenerator(flights: 100, airports: 1_200, airlines: 300, seed: 5).generate()
+        let airportCodes = output.airports.map(\.airportCode), airlineCodes = output.airlines.compactMap(\.icao)
+        #expect(Set(airportCodes).count == airportCodes.count)
+        #expect(Set(airlineCodes).count == airlineCodes.count)
+        #expect(airportCodes.contains("KATL"))
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-reload-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let files = try EnrouteGenerator(flights: 600, airports: 520, airlines: 60, seed: 5).write(to: base)
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for file in files { _ = try EnrouteImporter(context: context).load(file) }
+        let loaded = container.lastTransaction
+        for file in files { _ = try EnrouteImporter(context: context).load(file) }
+        #expect(container.lastTransaction == loaded)
+        #expect(try context.fetchCount(FetchDescriptor<Airport>()) == 520)
+    }
+
     @Test func theGeneratorIsDeterministicForASeed() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-gen-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: base) }

@@ -23,6 +23,7 @@ public enum FlightAwareFile: Equatable, Sendable {
         do {
             json = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
+            if let number = JSONNumberCheck.firstUnrepresentableNumber(in: [UInt8](data)) { throw outOfRange(number, file: file) }
             throw Refusal(file: file, path: "$", reason: "not valid JSON (\(describe(error)))")
         }
         let decoder = JSONDecoder()
@@ -56,8 +57,16 @@ public enum FlightAwareFile: Equatable, Sendable {
         } catch let refusal as Refusal {
             throw refusal
         } catch let error as DecodingError {
+            // A number the decoder cannot hold is refused as "not valid JSON", at no path: say where and what.
+            if case .dataCorrupted = error, let number = JSONNumberCheck.firstUnrepresentableNumber(in: [UInt8](data)) {
+                throw outOfRange(number, file: file)
+            }
             throw refusal(error, file: file)
         }
+    }
+
+    private static func outOfRange(_ number: JSONNumberCheck.Finding, file: String) -> Refusal {
+        Refusal(file: file, path: number.path, reason: "the number \(number.literal) is out of range")
     }
 
     /// Reads and decodes the file at `url`.

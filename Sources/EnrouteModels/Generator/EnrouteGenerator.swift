@@ -179,7 +179,7 @@ public struct EnrouteGenerator {
             record.elevation = info.elevation
             record.timezone = info.timezone
         } else {
-            let code = "K" + Self.letters(i, count: 3)
+            let code = "K" + Self.letters(Self.skipping(Self.realAirportCodes, i), count: 3)
             record = FlightAwareAirport(airportCode: code)
             record.alternateIdent = String(code.dropFirst())
             record.name = "\(Self.townNames[i % Self.townNames.count]) Regional \(i)"
@@ -208,7 +208,7 @@ public struct EnrouteGenerator {
             record.url = "https://www.\(info.shortname.lowercased().replacingOccurrences(of: " ", with: "")).com"
             return record
         }
-        let code = Self.letters(i + 10_000, count: 3)
+        let code = Self.letters(Self.skipping(Self.realAirlineCodes, i + 10_000), count: 3)
         var record = FlightAwareAirline(icao: code)
         record.callsign = "CALL\(i)"
         record.name = "Airline \(code) Inc."
@@ -272,6 +272,26 @@ public struct EnrouteGenerator {
         flight.positionOnly = false
         flight.type = "Airline"
         return flight
+    }
+
+    /// The three-letter numbers (`letters`' inverse) of the reference data's codes: synthetic
+    /// codes skip them, so that no synthetic airport or airline is named like a real one (which
+    /// would make two different records of one code, and every reload an update).
+    static let realAirportCodes = ReferenceData.airports.map(\.icao).filter { $0.count == 4 && $0.hasPrefix("K") }
+        .compactMap { number(ofLetters: String($0.dropFirst())) }.sorted()
+    static let realAirlineCodes = ReferenceData.airlines.map(\.icao).compactMap(number(ofLetters:)).sorted()
+
+    /// The `n`th number that is not in `taken` (ascending), counting from the numbers themselves:
+    /// increasing in `n`, and never one of `taken`.
+    static func skipping(_ taken: [Int], _ n: Int) -> Int {
+        var result = n
+        for number in taken where number <= result { result += 1 }
+        return result
+    }
+
+    static func number(ofLetters text: String) -> Int? {
+        guard text.count == 3, text.allSatisfy({ $0.isASCII && $0.isUppercase }) else { return nil }
+        return text.unicodeScalars.reduce(0) { $0 * 26 + Int($1.value - 65) }
     }
 
     static func letters(_ n: Int, count: Int) -> String {
