@@ -3,6 +3,7 @@
 /// so no context can make objects of them; the graph, checkpoints and history work as usual.
 extension Schema {
     public convenience init(record: SchemaRecord) throws {
+        try record.validate()
         let indexByName = Dictionary(record.entities.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         var entities: [Schema.Entity] = []
         for (entityIndex, recorded) in record.entities.enumerated() {
@@ -37,6 +38,38 @@ extension Schema {
     }
 }
 
+extension SchemaRecord {
+    /// The longest type text, and the deepest nesting of arrays and dictionaries, a record may
+    /// hold: far beyond any model's, and small enough that parsing one costs nothing.
+    static let longestTypeText = 256
+    static let deepestTypeNesting = 16
+
+    /// Throws `SchemaError.unreadableRecord` naming the first thing no schema can be built from:
+    /// a name used twice (entities; properties of one entity), a number used twice, an empty
+    /// name, a type text that is too long or nested too deep.
+    func validate() throws {
+        func fail(_ reason: String) -> SchemaError { .unreadableRecord(reason: reason) }
+        var entityNames = Set<String>(), entityNumbers = Set<EntityNumber>()
+        for entity in entities {
+            guard !entity.name.isEmpty else { throw fail("an entity has no name") }
+            guard entityNames.insert(entity.name).inserted else { throw fail("two entities are named \(entity.name)") }
+            guard entityNumbers.insert(entity.number).inserted else { throw fail("two entities have the number \(entity.number)") }
+            var names = Set<String>(), numbers = Set<PropertyNumber>()
+            for property in entity.attributes + entity.relationships {
+                guard !property.name.isEmpty else { throw fail("a property of \(entity.name) has no name") }
+                guard names.insert(property.name).inserted else { throw fail("\(entity.name) has two properties named \(property.name)") }
+                guard numbers.insert(property.number).inserted else { throw fail("\(entity.name) has two properties numbered \(property.number)") }
+            }
+            for attribute in entity.attributes {
+                let nesting = attribute.type.reduce(0) { $0 + ($1 == "[" ? 1 : 0) }
+                guard attribute.type.utf8.count <= Self.longestTypeText, nesting <= Self.deepestTypeNesting else {
+                    throw fail("\(entity.name).\(attribute.name) has a type too long or nested too deep to be a model's")
+                }
+            }
+        }
+    }
+}
+
 extension AttributeType {
     /// Parses the type text a schema record holds ("String?", "[Int]", "[String: Date]").
     init?(recorded text: String) {
@@ -63,9 +96,9 @@ extension StorageKind {
         case "URL": self = .url
         case "Decimal": self = .decimal
         default:
-            if text.hasPrefix("Int"), let bits = Int(text.dropFirst(3)) {
+            if text.hasPrefix("Int"), let bits = Int(text.dropFirst(3)), [8, 16, 32, 64].contains(bits) {
                 self = .int(bits: bits)
-            } else if text.hasPrefix("UInt"), let bits = Int(text.dropFirst(4)) {
+            } else if text.hasPrefix("UInt"), let bits = Int(text.dropFirst(4)), [8, 16, 32, 64].contains(bits) {
                 self = .uint(bits: bits)
             } else if text.hasPrefix("Codable("), text.hasSuffix(")") {
                 self = .codable(typeName: String(text.dropFirst(8).dropLast()))

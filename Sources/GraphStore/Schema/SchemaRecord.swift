@@ -135,6 +135,8 @@ public struct SchemaRecord: Equatable, Sendable {
             guard r.isAtEnd else { throw r.fail("stray bytes after the schema record") }
             return record
         }
+        // Bytes that decode are not yet a schema: a name used twice, say, is refused here.
+        try validate()
     }
 
     /// Whether the two record the same entities, properties and numbers (the version identifier aside).

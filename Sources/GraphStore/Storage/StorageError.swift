@@ -32,6 +32,9 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case checkpointUnavailable(logStartsAfter: UInt64, problems: [String])
     /// History before `oldestAvailable` was compacted away (a history read or a time-travel open asked for it).
     case historyCompacted(requested: UInt64, oldestAvailable: UInt64)
+    /// A transaction that is sound as a record cannot be applied: it names what no store holds
+    /// (a row number 0 or beyond the limits, data before any schema record).
+    case damagedTransaction(number: UInt64, reason: String)
     /// A store file is a symbolic link, a FIFO, a device or a directory: refused, never followed or read.
     case notRegularFile(path: String, kind: String)
     /// The store directory belongs to another user (uid `owner`): a store is opened only by its owner.
@@ -77,6 +80,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
                 + (problems.isEmpty ? " (there is none)" : ":\n" + problems.map { "  - \($0)" }.joined(separator: "\n"))
         case let .historyCompacted(requested, oldest):
             return "history after transaction \(requested) is no longer kept; the oldest available starts after transaction \(oldest)"
+        case let .damagedTransaction(number, reason):
+            return "transaction \(number) cannot be applied: \(reason)"
         case let .notRegularFile(path, kind):
             return "\(path) is \(kind), not a regular file: refused"
         case let .notOwned(path, owner):

@@ -360,9 +360,15 @@ private final class StoreLoader {
                 continue
             }
             guard let translation else {
-                throw StorageError.corruption(segment: 0, offset: 0, reason: "transaction \(transaction.number) holds data before any schema record")
+                throw StorageError.damagedTransaction(number: transaction.number, reason: "it holds data before any schema record")
             }
-            if let translated = identity ? operation : translation.translate(operation) { operations.append(translated) }
+            guard let translated = identity ? operation : translation.translate(operation) else { continue }
+            // A row the graph cannot hold is damage, refused before the table grows to it.
+            if case let .insert(entityNumber, row, _) = translated, let index = schema.entityIndexByNumber[entityNumber],
+               let problem = RowLimits.problem(row: row, of: schema.entities[index]) {
+                throw StorageError.damagedTransaction(number: transaction.number, reason: "an insert of \(schema.entities[index].name): \(problem)")
+            }
+            operations.append(translated)
         }
         graph.apply(operations, number: transaction.number)
     }
