@@ -28,10 +28,15 @@ let package = Package(
         .executableTarget(name: "graphstore-crashtest", dependencies: ["GraphStore", "GraphStoreMacrosFree", "GraphStoreTestSupport"]),
         // Workloads and reference models shared by the tests and the crash-test child.
         .target(name: "GraphStoreTestSupport", dependencies: ["GraphStore"]),
+        // Every reader of outside bytes as a fuzz target, and the executable that fuzzes them with
+        // libFuzzer (Fuzz/run.sh) or replays files through them.
+        .target(name: "GraphStoreFuzzTargets", dependencies: ["GraphStore", "EnrouteModels", "ToolSupport"]),
+        .executableTarget(name: "graphstore-fuzz", dependencies: ["GraphStoreFuzzTargets"]),
 
         .testTarget(name: "GraphStoreTests", dependencies: ["GraphStore", "GraphStoreTestSupport"]),
         .testTarget(name: "GraphStoreMacrosFreeTests", dependencies: ["GraphStoreMacrosFree", "GraphStore", "GraphStoreTestSupport"]),
         .testTarget(name: "EnrouteModelsTests", dependencies: ["EnrouteModels"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["GraphStoreFuzzTargets"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["GraphStore", "EnrouteModels", "GraphStoreTestSupport", "graphstore", "graphstore-crashtest", "enroute"]

@@ -8,12 +8,12 @@ import Synchronization
 /// the slots of its entity that fit in half the machine's memory (a store that needs more could
 /// not be held in memory anyway). What is read from disk or an import is checked against these
 /// before the graph grows; GraphStore's own writer never comes near them.
-enum RowLimits {
+package enum RowLimits {
     /// The largest row number any store holds.
     static let largestRow = RowNumber(UInt32.max)
 
     /// Bytes the slots of one entity may take; half the machine's memory (tests and fuzzing lower it).
-    static let memoryBudget = Atomic<UInt64>(ProcessInfo.processInfo.physicalMemory / 2)
+    package static let memoryBudget = Atomic<UInt64>(ProcessInfo.processInfo.physicalMemory / 2)
 
     /// What one slot of `entity` costs at least: its live flag, a value per attribute, a target
     /// per relationship.

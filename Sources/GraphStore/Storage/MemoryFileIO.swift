@@ -154,7 +154,7 @@ final class MemoryFileHandle: FileHandleIO, Sendable {
         guard !source.isEmpty else { return 0 }
         return try fileSystem.withFile(path) { bytes in
             let end = Int(offset) + source.count
-            if bytes.count < end { bytes.append(contentsOf: repeatElement(0, count: end - bytes.count)) }
+            if bytes.count < end { bytes.append(contentsOf: [UInt8](repeating: 0, count: end - bytes.count)) }
             bytes.withUnsafeMutableBytes { target in
                 target.baseAddress!.advanced(by: Int(offset)).copyMemory(from: source.baseAddress!, byteCount: source.count)
             }
@@ -173,14 +173,14 @@ final class MemoryFileHandle: FileHandleIO, Sendable {
             if bytes.count > Int(size) {
                 bytes.removeSubrange(Int(size)...)
             } else {
-                bytes.append(contentsOf: repeatElement(0, count: Int(size) - bytes.count))
+                bytes.append(contentsOf: [UInt8](repeating: 0, count: Int(size) - bytes.count))
             }
         }
     }
 
     func preallocate(to size: UInt64) throws {
         try fileSystem.withFile(path) { bytes in
-            if bytes.count < Int(size) { bytes.append(contentsOf: repeatElement(0, count: Int(size) - bytes.count)) }
+            if bytes.count < Int(size) { bytes.append(contentsOf: [UInt8](repeating: 0, count: Int(size) - bytes.count)) }
         }
     }
 

@@ -26,9 +26,14 @@ public enum SegmentFormat {
     public struct Header: Equatable, Sendable {
         public var segment: UInt64
         public var previousTransaction: UInt64
+
+        package init(segment: UInt64, previousTransaction: UInt64) {
+            self.segment = segment
+            self.previousTransaction = previousTransaction
+        }
     }
 
-    static func encodeHeader(_ header: Header) -> [UInt8] {
+    package static func encodeHeader(_ header: Header) -> [UInt8] {
         var w = ByteWriter(capacity: headerSize)
         w.raw(magic)
         w.u16(formatVersion)
@@ -96,7 +101,7 @@ public enum RecordFormat {
     static let logKinds: ClosedRange<UInt8> = 1...1
     static let checkpointKinds: ClosedRange<UInt8> = 2...5
 
-    static func checksum(kind: UInt8, payload: UnsafeRawBufferPointer) -> UInt32 {
+    package static func checksum(kind: UInt8, payload: UnsafeRawBufferPointer) -> UInt32 {
         var crc = withUnsafeBytes(of: kind) { CRC32C.update(0, $0) }
         crc = CRC32C.update(crc, payload)
         return CRC32C.mask(crc)
