@@ -36,7 +36,8 @@ let package = Package(
         .testTarget(name: "GraphStoreTests", dependencies: ["GraphStore", "GraphStoreTestSupport"]),
         .testTarget(name: "GraphStoreMacrosFreeTests", dependencies: ["GraphStoreMacrosFree", "GraphStore", "GraphStoreTestSupport"]),
         .testTarget(name: "EnrouteModelsTests", dependencies: ["EnrouteModels"]),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["GraphStoreFuzzTargets"]),
+        // Crashers/ holds inputs the tests read by path (not resources to bundle).
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["GraphStoreFuzzTargets"], exclude: ["Crashers"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["GraphStore", "EnrouteModels", "GraphStoreTestSupport", "graphstore", "graphstore-crashtest", "enroute"]
