@@ -70,6 +70,8 @@ public struct BatchInsert<Model: PersistentModel> {
     public var count: Int { rowCount }
 
     public init(_ type: Model.Type = Model.self, in container: ModelContainer) throws {
+        // With several stores, the batch is the store's that holds the type.
+        let container = container.partition(for: type) ?? container
         guard let entity = container.schema.entity(for: type) else { throw ModelContextError.typeNotInSchema("\(type)") }
         schema = container.schema
         self.entity = entity

@@ -5,6 +5,15 @@ extension ModelContext {
     /// other context, it merges the transaction (its merge policy decides conflicts).
     @discardableResult
     public func execute<each Model: PersistentModel>(_ batch: repeat BatchInsert<each Model>) throws -> BatchInsertResult {
+        if let partitions {
+            // One transaction is one store's: every batch must be of the same store.
+            var schemas: [Schema] = []
+            repeat schemas.append((each batch).schema)
+            guard let part = partitions.contexts.first(where: { part in schemas.allSatisfy { $0 === part.schema } }) else {
+                throw ModelContextError.batchInvalid(entity: "-", reason: "the batches are of models in different stores; execute each store's batches apart")
+            }
+            return try part.execute(repeat each batch)
+        }
         let entered = try link.enter("execute")
         defer { link.leave(entered) }
         guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }

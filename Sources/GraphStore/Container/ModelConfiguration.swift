@@ -43,10 +43,34 @@ public struct ModelConfiguration: Sendable {
 
     public var isReadOnly: Bool { !allowsSave }
 
-    /// A store at `url` (a directory, created on demand, readable by its owner only: pass
-    /// `fileIO: PosixFileIO(permissions: .groupReadable)` to let the group read it).
-    public init(url: URL, allowsSave: Bool = true, durability: Durability = .full, autosaveEnabled: Bool = true,
-                isUndoEnabled: Bool = false, salvage: Bool = false, segmentSize: UInt64 = 64 << 20, fileIO: any FileIO = PosixFileIO()) {
+    /// The configuration's name (SwiftData's): unless given, "default", or for a configuration
+    /// with a URL its last path component ("trips" for `…/trips.store`). A container with
+    /// several configurations names each store by it in errors.
+    public var name: String
+    /// The models this configuration stores, when the container has several configurations
+    /// (nil: every model of the container's schema that no other configuration names).
+    public var schema: Schema?
+    /// Accepted so that SwiftData code compiles; GraphStore has no app groups (see `url`).
+    public var groupContainer: GroupContainer
+    /// Accepted so that SwiftData code compiles; GraphStore syncs with no CloudKit database.
+    public var cloudKitDatabase: CloudKitDatabase
+    public var cloudKitContainerIdentifier: String?
+
+    /// A store at `url`: a directory, created on demand (readable by its owner only: pass
+    /// `fileIO: PosixFileIO(permissions: .groupReadable)` to let the group read it). SwiftData's
+    /// URLs name a store *file* (`…/trips.store`): GraphStore makes its directory at that path
+    /// (a file already there is refused: it is not a GraphStore store).
+    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
+                cloudKitDatabase: CloudKitDatabase = .automatic, cloudKitContainerIdentifier: String? = nil,
+                durability: Durability = .full, autosaveEnabled: Bool = true, isUndoEnabled: Bool = false,
+                salvage: Bool = false, segmentSize: UInt64 = 64 << 20, fileIO: any FileIO = PosixFileIO()) {
+        // Named after its store when unnamed ("trips" for …/trips.store), so that errors of a
+        // container with several stores say which.
+        self.name = name ?? url.deletingPathExtension().lastPathComponent
+        self.schema = schema
+        self.groupContainer = .automatic
+        self.cloudKitDatabase = cloudKitDatabase
+        self.cloudKitContainerIdentifier = cloudKitContainerIdentifier
         self.isUndoEnabled = isUndoEnabled
         self.url = url
         self.isStoredInMemoryOnly = false
@@ -58,10 +82,17 @@ public struct ModelConfiguration: Sendable {
         self.fileIO = fileIO
     }
 
-    /// In memory (writes nothing), or the default store location when false.
-    public init(isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true, autosaveEnabled: Bool = true, isUndoEnabled: Bool = false) {
+    /// In memory (writes nothing), or, when false, the store named `name` in the default
+    /// location (`defaultStoreURL`: `~/.graphstore/default` for the unnamed one).
+    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
+                groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic,
+                autosaveEnabled: Bool = true, isUndoEnabled: Bool = false) {
+        self.name = name ?? "default"
+        self.schema = schema
+        self.groupContainer = groupContainer
+        self.cloudKitDatabase = cloudKitDatabase
         self.isUndoEnabled = isUndoEnabled
-        self.url = isStoredInMemoryOnly ? nil : ModelConfiguration.defaultStoreURL
+        self.url = isStoredInMemoryOnly ? nil : ModelConfiguration.defaultStoreURL(named: name)
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
         self.allowsSave = allowsSave
         self.durability = isStoredInMemoryOnly ? .none : .full
@@ -71,10 +102,33 @@ public struct ModelConfiguration: Sendable {
         self.fileIO = PosixFileIO()
     }
 
+    /// SwiftData's `ModelConfiguration(for: Trip.self, isStoredInMemoryOnly: true)`: a
+    /// configuration for these models (and those they relate to).
+    public init(for type: any PersistentModel.Type, _ more: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
+        self.init(schema: Schema([type] + more), isStoredInMemoryOnly: isStoredInMemoryOnly)
+    }
+
     /// `$HOME/.graphstore/default` (the account's home directory when HOME is unset).
-    public static var defaultStoreURL: URL {
+    public static var defaultStoreURL: URL { defaultStoreURL(named: nil) }
+
+    /// `$HOME/.graphstore/NAME` (`default` when nil).
+    public static func defaultStoreURL(named name: String?) -> URL {
         let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? FileManager.default.homeDirectoryForCurrentUser.path
-        return URL(fileURLWithPath: home).appendingPathComponent(".graphstore/default", isDirectory: true)
+        return URL(fileURLWithPath: home).appendingPathComponent(".graphstore/\(name ?? "default")", isDirectory: true)
+    }
+
+    /// SwiftData's app group containers; GraphStore has none, so every value stores alike.
+    public enum GroupContainer: Sendable, Hashable {
+        case automatic
+        case none
+        case identifier(String)
+    }
+
+    /// SwiftData's CloudKit databases; GraphStore never syncs, whatever the value.
+    public enum CloudKitDatabase: Sendable, Hashable {
+        case automatic
+        case none
+        case `private`(String)
     }
 }

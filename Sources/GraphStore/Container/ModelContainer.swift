@@ -17,20 +17,53 @@ public final class ModelContainer: @unchecked Sendable {
     private let contexts = Locked<[ContextLink]>([])
     /// A migration's staging container keeps what its contexts commit here instead of in a log.
     private let captured: Locked<[LogOperation]>?
+    /// With several configurations: a container per store, by which models are routed (this
+    /// container then stores nothing itself; ModelContainer+Partitions.swift).
+    let partitions: ContainerPartitions?
+    /// Every configuration, in the order given (SwiftData's `configurations`).
+    public var configurations: [ModelConfiguration] { partitions?.containers.map(\.configuration) ?? [configuration] }
 
     public convenience init(for types: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: types, configurations: configurations.first ?? ModelConfiguration())
+        try self.init(for: types, migrationPlan: nil, configurations: configurations)
     }
 
     public convenience init(for types: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?,
                             configurations: ModelConfiguration...) throws {
-        try self.init(for: types, migrationPlan: migrationPlan, configurations: configurations.first ?? ModelConfiguration())
+        try self.init(for: types, migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// Xcode's template: `ModelContainer(for: schema, configurations: [modelConfiguration])`.
+    public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+                            configurations: [ModelConfiguration]) throws {
+        try self.init(for: try givenSchema.checked().types, migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+                            configurations: ModelConfiguration...) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// The form of SwiftData's first releases: `ModelContainer(for: fullSchema, trips, people)`.
+    public convenience init(for givenSchema: Schema, _ configurations: ModelConfiguration...) throws {
+        try self.init(for: givenSchema, migrationPlan: nil, configurations: configurations)
+    }
+
+    /// The models `types` (and every model they relate to) in the stores `configurations`
+    /// describe: one store when there is one configuration (or none: the default store); with
+    /// several, each configuration's models in a store of their own (Docs/guides/porting-from-swiftdata.md).
+    public convenience init(for types: [any PersistentModel.Type], migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+                            configurations: [ModelConfiguration]) throws {
+        guard configurations.count > 1 else {
+            try self.init(for: types, migrationPlan: migrationPlan, configurations: configurations.first ?? ModelConfiguration())
+            return
+        }
+        try self.init(partitioning: types, migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// Opens the store, first migrating it with `migrationPlan` when it is in an older version of
     /// the plan (Docs/guides/migration.md). `types` are the newest version's models.
     public init(for types: [any PersistentModel.Type], migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                configurations configuration: ModelConfiguration) throws {
+                configurations configuration: ModelConfiguration = ModelConfiguration()) throws {
         // With a plan, the models are known as its newest version.
         let version = migrationPlan?.schemas.last.flatMap { newest in
             Set(newest.models.map { ObjectIdentifier($0) }).isSuperset(of: types.map { ObjectIdentifier($0) }) ? newest.versionIdentifier : nil
@@ -38,6 +71,7 @@ public final class ModelContainer: @unchecked Sendable {
         schema = try SchemaBuilder.build(types: types, version: version)
         self.configuration = configuration
         captured = nil
+        partitions = nil
         guard !configuration.isStoredInMemoryOnly, let url = configuration.url else {
             graph = Graph(schema: schema)
             store = nil
@@ -64,6 +98,18 @@ public final class ModelContainer: @unchecked Sendable {
         store = nil
         commitLock = YieldingLock()
         captured = Locked([])
+        partitions = nil
+    }
+
+    /// A container over other containers, one per store (`init(partitioning:…)`).
+    init(facadeOver containers: [ModelContainer], indexByEntity: [String: Int], schema: Schema, configuration: ModelConfiguration) {
+        self.schema = schema
+        self.configuration = configuration
+        graph = Graph(schema: schema)
+        store = nil
+        commitLock = YieldingLock()
+        captured = nil
+        partitions = ContainerPartitions(containers: containers, indexByEntity: indexByEntity)
     }
 
     func takeCapturedOperations() -> [LogOperation] {
@@ -81,6 +127,7 @@ public final class ModelContainer: @unchecked Sendable {
         if let context = MainContextStore.contexts[ObjectIdentifier(self)] { return context }
         let context = ModelContext(self)
         context.link.home = .mainActor
+        for part in context.partitions?.contexts ?? [] { part.link.home = .mainActor }
         context.autosaveEnabled = configuration.autosaveEnabled
         if configuration.isUndoEnabled { context.undoManager = UndoStack() }
         MainContextStore.contexts[ObjectIdentifier(self)] = context
@@ -93,6 +140,12 @@ public final class ModelContainer: @unchecked Sendable {
     /// closed and its lock released. Other contexts belong to tasks that close cannot reach: save
     /// them first. Their later saves throw `StorageError.closed` and keep their changes.
     public func close() {
+        if let partitions {
+            partitions.containers.forEach { $0.close() }
+            let id = ObjectIdentifier(self)
+            Task { @MainActor in MainContextStore.contexts[id] = nil }
+            return
+        }
         let onMainQueue = MainQueue.isCurrent, executor = RunningModelExecutor.current
         let reachable = contexts.withLock { links in
             links.filter { link in

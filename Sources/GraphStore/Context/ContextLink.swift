@@ -55,6 +55,9 @@ final class ContextLink: @unchecked Sendable {
     @exclusivity(unchecked) private var liveQueries: [WeakLiveQuery] = []
     /// The model executor that owns the context, if an actor's.
     weak var modelExecutor: DefaultSerialModelExecutor?
+    /// With a container of several stores: the context the app made, of which this context is
+    /// one store's part (what its objects answer as their `modelContext`).
+    weak var facade: ModelContext?
     /// Other contexts' commits, waiting to have the merge policy applied at the context's next
     /// save. Only commits made while the context has edits are kept: one made before an edit
     /// cannot clash with it. (A context that never edits would otherwise hold every other

@@ -4,6 +4,7 @@ import Foundation
 /// descriptor says otherwise), filtered by the predicate and sorted by the sort descriptors.
 extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        if let partitions { return try partitions.context(for: T.self, in: schema).fetch(descriptor) }
         let entered = try link.enter("fetch")
         defer { link.leave(entered) }
         runPendingAutosave()
@@ -21,6 +22,7 @@ extension ModelContext {
     }
 
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        if let partitions { return try partitions.context(for: T.self, in: schema).fetchCount(descriptor) }
         let entered = try link.enter("fetchCount")
         defer { link.leave(entered) }
         // Counting everything needs no objects.
@@ -79,6 +81,10 @@ extension ModelContext {
     /// unsaved changes at the start or after a batch, unless `allowEscapingMutations`.
     public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5_000,
                                               allowEscapingMutations: Bool = false, block: (T) throws -> Void) throws {
+        if let partitions {
+            return try partitions.context(for: T.self, in: schema).enumerate(descriptor, batchSize: batchSize,
+                                                                             allowEscapingMutations: allowEscapingMutations, block: block)
+        }
         let entered = try link.enter("enumerate")
         defer { link.leave(entered) }
         guard allowEscapingMutations || !hasChanges else { throw ModelContextError.mutationDuringEnumeration }
@@ -96,6 +102,7 @@ extension ModelContext {
 
     /// How a fetch will find its rows, as text: the index or inverse set used, or a scan.
     public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> String {
+        if let partitions { return try partitions.context(for: T.self, in: schema).explain(descriptor) }
         let entered = try link.enter("explain")
         defer { link.leave(entered) }
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }

@@ -35,6 +35,7 @@ final class CompiledPreparedFetch {
 /// rows with the condition compiled on the context's first run, then sort and page as `fetch`.
 extension ModelContext {
     public func fetch<T: PersistentModel, Parameters>(_ fetch: PreparedFetch<T, Parameters>, _ parameters: Parameters) throws -> [T] {
+        if let partitions { return try partitions.context(for: T.self, in: schema).fetch(fetch, parameters) }
         let entered = try link.enter("fetch")
         defer { link.leave(entered) }
         runPendingAutosave()

@@ -2,6 +2,7 @@
 /// container (log append, then graph apply), and mark everything clean.
 extension ModelContext {
     public func save() throws {
+        if let partitions { return try partitions.save(names: container.configurations.map(\.name)) }
         let entered = try link.enter("save")
         defer { link.leave(entered) }
         autosavePending = false

@@ -5,6 +5,7 @@ extension ModelContext {
     /// context, else a committed row (unless this context deleted it). Throws when `keyPath` is
     /// not a unique attribute of `T`.
     public func fetchUnique<T: PersistentModel, V: Storable>(_ keyPath: KeyPath<T, V>, equals value: V) throws -> T? {
+        if let partitions { return try partitions.context(for: T.self, in: schema).fetchUnique(keyPath, equals: value) }
         let entered = try link.enter("fetchUnique")
         defer { link.leave(entered) }
         let key = try uniqueAttribute(keyPath, of: T.self)
@@ -30,6 +31,7 @@ extension ModelContext {
     /// The object whose unique attribute equals `value`, or a new one from `create` (inserted
     /// into this context). O(1) either way.
     public func findOrInsert<T: PersistentModel, V: Storable>(_ keyPath: KeyPath<T, V>, equals value: V, create: () -> T) throws -> T {
+        if let partitions { return try partitions.context(for: T.self, in: schema).findOrInsert(keyPath, equals: value, create: create) }
         let entered = try link.enter("findOrInsert")
         defer { link.leave(entered) }
         if let existing = try fetchUnique(keyPath, equals: value) { return existing }

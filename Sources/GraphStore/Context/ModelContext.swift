@@ -30,13 +30,23 @@ public final class ModelContext {
     @exclusivity(unchecked) var pendingUnique: [Int: [Int: [Value: any PersistentModel]]] = [:]
 
     /// The name recorded as the author of this context's transactions.
-    public var author: String?
+    public var author: String? {
+        didSet { partitions?.contexts.forEach { $0.author = author } }
+    }
+    /// With a container of several stores: a context per store, by which everything is routed
+    /// (ModelContext+Partitions.swift); nil for a container of one store.
+    private(set) var partitions: ContextPartitions?
     /// Records every change for undo and redo when set (mainContext gets one with
     /// `ModelConfiguration(isUndoEnabled: true)`).
-    @exclusivity(unchecked) public var undoManager: UndoStack?
+    @exclusivity(unchecked) public var undoManager: UndoStack? {
+        didSet { partitions?.contexts.forEach { $0.undoManager = undoManager } }
+    }
     /// What happens at save to a property another context saved since this one changed it.
     public var mergePolicy: MergePolicy = .localWins {
-        didSet { if mergePolicy != oldValue { editsChanged() } }
+        didSet {
+            if mergePolicy != oldValue { editsChanged() }
+            partitions?.contexts.forEach { $0.mergePolicy = mergePolicy }
+        }
     }
     let observers = SaveObservers()
     /// What this context's objects hold of it (see ContextLink).
@@ -53,14 +63,23 @@ public final class ModelContext {
     }
     /// Whether changes are saved without being asked (see Docs/guides/undo-and-autosave.md).
     @exclusivity(unchecked) public var autosaveEnabled: Bool {
-        didSet { if autosaveEnabled { if hasChanges { scheduleAutosave() } } else { cancelAutosave() } }
+        didSet {
+            if let partitions { return partitions.contexts.forEach { $0.autosaveEnabled = autosaveEnabled } }
+            if autosaveEnabled { if hasChanges { scheduleAutosave() } } else { cancelAutosave() }
+        }
     }
     /// How long after the first unsaved change an autosave runs.
-    public var autosaveInterval: Duration = .seconds(1)
+    public var autosaveInterval: Duration = .seconds(1) {
+        didSet { partitions?.contexts.forEach { $0.autosaveInterval = autosaveInterval } }
+    }
     /// What times autosave (inject a `ManualAutosaveClock` in tests).
-    public var autosaveClock: any AutosaveClock = DispatchAutosaveClock()
+    public var autosaveClock: any AutosaveClock = DispatchAutosaveClock() {
+        didSet { partitions?.contexts.forEach { $0.autosaveClock = autosaveClock } }
+    }
     /// Called with every autosave failure (where the autosave ran: see `autosaveEnabled`).
-    public var autosaveErrorHandler: ((any Error) -> Void)?
+    public var autosaveErrorHandler: ((any Error) -> Void)? {
+        didSet { partitions?.contexts.forEach { $0.autosaveErrorHandler = autosaveErrorHandler } }
+    }
     /// The last autosave failure, kept until the next one.
     public internal(set) var lastAutosaveError: (any Error)?
     @exclusivity(unchecked) var autosaveTimer: (any AutosaveTimer)?
@@ -94,6 +113,7 @@ public final class ModelContext {
         link = ContextLink(registry: registry, schema: container.schema, graph: container.graph)
         link.attach(self)
         container.register(link)
+        if let containerPartitions = container.partitions { partitions = ContextPartitions(containerPartitions, facade: self) }
     }
 
     deinit {
@@ -157,6 +177,7 @@ public final class ModelContext {
     /// The object for an identifier: registered, or materialized if the row is stored. Returns
     /// nil when there is no such object (SwiftData's `model(for:)` returns a fault that crashes later).
     public func model(for identifier: PersistentIdentifier) -> (any PersistentModel)? {
+        if let partitions { return partitions.context(forEntityNamed: identifier.entityName)?.model(for: identifier) }
         let entered = link.enterOrStop("model(for:)")
         defer { link.leave(entered) }
         guard let entity = schema.entity(named: identifier.entityName), !identifier.isTemporary else {
@@ -169,6 +190,7 @@ public final class ModelContext {
 
     /// The object for an identifier only if this context already has it in memory.
     public func registeredModel<T: PersistentModel>(for identifier: PersistentIdentifier) -> T? {
+        if let partitions { return partitions.context(forEntityNamed: identifier.entityName)?.registeredModel(for: identifier) }
         let entered = link.enterOrStop("registeredModel(for:)")
         defer { link.leave(entered) }
         guard let entity = schema.entity(named: identifier.entityName) else { return nil }
@@ -179,6 +201,7 @@ public final class ModelContext {
     // MARK: Unsaved work
 
     public var hasChanges: Bool {
+        if let partitions { return partitions.contexts.contains { $0.hasChanges } }
         link.checkNoOtherThreadInside("hasChanges")
         return !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty
     }
@@ -188,14 +211,17 @@ public final class ModelContext {
         hasChanges ? inserted + Array(changed.values) + Array(deleted.values) : []
     }
     public var insertedModelsArray: [any PersistentModel] {
+        if let partitions { return partitions.contexts.flatMap(\.insertedModelsArray) }
         link.checkNoOtherThreadInside("insertedModelsArray")
         return inserted
     }
     public var changedModelsArray: [any PersistentModel] {
+        if let partitions { return partitions.contexts.flatMap(\.changedModelsArray) }
         link.checkNoOtherThreadInside("changedModelsArray")
         return Array(changed.values)
     }
     public var deletedModelsArray: [any PersistentModel] {
+        if let partitions { return partitions.contexts.flatMap(\.deletedModelsArray) }
         link.checkNoOtherThreadInside("deletedModelsArray")
         return Array(deleted.values)
     }
@@ -219,6 +245,7 @@ public final class ModelContext {
 
     /// Inserts a new object, and every unsaved object reachable from it through relationships.
     public func insert<T: PersistentModel>(_ model: T) {
+        if let partitions { return partitions.context(of: model, in: schema).insert(model) }
         let entered = link.enterOrStop("insert")
         defer { link.leave(entered) }
         runPendingAutosave()
@@ -281,6 +308,7 @@ public final class ModelContext {
     /// Deletes an object, applying its relationships' delete rules (cascade deletes the related
     /// objects; nullify removes it from their inverse; deny is checked when saving).
     public func delete<T: PersistentModel>(_ model: T) {
+        if let partitions { return partitions.context(of: model, in: schema).delete(model) }
         let entered = link.enterOrStop("delete")
         defer { link.leave(entered) }
         runPendingAutosave()
@@ -323,6 +351,7 @@ public final class ModelContext {
 
     /// Deletes every object of `type` that matches `predicate` (all of them when nil).
     public func delete<T: PersistentModel>(model type: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        if let partitions { return try partitions.context(for: T.self, in: schema).delete(model: type, where: predicate) }
         let entered = try link.enter("delete(model:where:)")
         defer { link.leave(entered) }
         let descriptor = FetchDescriptor<T>(predicate: predicate)
@@ -332,6 +361,7 @@ public final class ModelContext {
     /// Discards every unsaved change: inserted objects leave the context, changed and deleted
     /// ones return to their committed state.
     public func rollback() {
+        if let partitions { return partitions.contexts.forEach { $0.rollback() } }
         let entered = link.enterOrStop("rollback")
         defer { link.leave(entered) }
         undoManager?.removeAllActions()
@@ -379,6 +409,7 @@ public final class ModelContext {
     /// to process; this ends the undo manager's automatic group, as in Core Data, and runs an
     /// autosave that came due while the context had no home to run it in.
     public func processPendingChanges() {
+        if let partitions { return partitions.contexts.forEach { $0.processPendingChanges() } }
         let entered = link.enterOrStop("processPendingChanges")
         defer { link.leave(entered) }
         undoManager?.closeAutomaticGroup()

@@ -38,7 +38,8 @@ extension PersistentModel {
     public var persistentModelID: PersistentIdentifier { persistentBacking.identifier(for: self) }
 
     /// The context that manages the object, if it has been inserted or fetched.
-    public var modelContext: ModelContext? { persistentBacking.context }
+    /// (With a container of several stores, the context the app made, not its store's own.)
+    public var modelContext: ModelContext? { persistentBacking.link?.facade ?? persistentBacking.context }
 
     /// Whether the object has been deleted in its context (saved or not).
     public var isDeleted: Bool { persistentBacking.state == .deleted }

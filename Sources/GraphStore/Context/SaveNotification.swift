@@ -31,19 +31,22 @@ extension ModelContext {
     /// Calls `handler` before each save of this context commits. Keep the token: dropping it, or
     /// calling `cancel()`, stops the calls.
     public func onWillSave(_ handler: @escaping (SaveNotification) -> Void) -> SaveObservation {
-        observers.add(phase: .willSave, handler)
+        if let partitions { return SaveObservation(combining: partitions.contexts.map { $0.onWillSave(handler) }) }
+        return observers.add(phase: .willSave, handler)
     }
 
-    /// Calls `handler` after each save of this context commits.
+    /// Calls `handler` after each save of this context commits (with several stores, after each
+    /// store's share commits).
     public func onDidSave(_ handler: @escaping (SaveNotification) -> Void) -> SaveObservation {
-        observers.add(phase: .didSave, handler)
+        if let partitions { return SaveObservation(combining: partitions.contexts.map { $0.onDidSave(handler) }) }
+        return observers.add(phase: .didSave, handler)
     }
 
     /// Every will-save and did-save of this context, as an AsyncSequence. The stream ends when
     /// the context goes away.
     public var saveNotifications: AsyncStream<SaveNotification> {
         let (stream, continuation) = AsyncStream<SaveNotification>.makeStream(bufferingPolicy: .unbounded)
-        observers.addStream(continuation)
+        for context in partitions?.contexts ?? [self] { context.observers.addStream(continuation) }
         return stream
     }
 
@@ -71,6 +74,11 @@ extension ModelContext {
 public final class SaveObservation {
     private let cancellation: () -> Void
     init(_ cancellation: @escaping () -> Void) { self.cancellation = cancellation }
+
+    /// One registration for several (a context over several stores).
+    convenience init(combining observations: [SaveObservation]) {
+        self.init { observations.forEach { $0.cancel() } }
+    }
     public func cancel() { cancellation() }
     deinit { cancellation() }
 }

@@ -31,9 +31,10 @@ public final class LiveQuery<T: PersistentModel>: Observable {
 
     public init(_ descriptor: FetchDescriptor<T>, in context: ModelContext) {
         self.descriptor = descriptor
-        self.context = context
+        // With several stores, the query lives with the store that holds T.
+        self.context = (try? context.partitions?.context(for: T.self, in: context.schema)) ?? context
         let reference = WeakLiveQuery(self)
-        context.link.addLiveQuery(reference)
+        self.context.link.addLiveQuery(reference)
         refetch()
     }
 

@@ -23,7 +23,17 @@ public final class Schema: Sendable {
     /// commit's change summary notes one per link (an import links every row it inserts).
     let relationshipNameSets: [[Set<String>]]
 
-    init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, versionIdentifier: Version? = nil) {
+    /// Why the models could not be made a schema, for a `Schema` made without throwing
+    /// (SwiftData's `Schema([Trip.self])`): the container made from it throws this.
+    let failure: (any Error)?
+    /// The names of the entities of the types the schema was made of (the others came along
+    /// through relationships): what a configuration with this schema stores for certain.
+    let declaredEntityNames: Set<String>
+
+    init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, versionIdentifier: Version? = nil,
+         failure: (any Error)? = nil, declaredEntityNames: Set<String>? = nil) {
+        self.failure = failure
+        self.declaredEntityNames = declaredEntityNames ?? Set(entities.map(\.name))
         self.versionIdentifier = versionIdentifier
         self.entities = entities
         entityIndexByNumber = NumberIndex(entities.map { ($0.number, $0.index) })

@@ -11,6 +11,11 @@ public enum SchemaError: Error, Equatable, Sendable, CustomStringConvertible {
     case incompatible(differences: [String])
     /// A schema record in the store cannot be turned back into a schema (a tool opening a store without its models).
     case unreadableRecord(reason: String)
+    /// A container with several configurations: a relationship between models that live in
+    /// different stores (each store is a graph of its own).
+    case crossStoreRelationship(entity: String, relationship: String, target: String, stores: [String])
+    /// A container with several configurations: a model no configuration stores, or one that two name.
+    case notInOneConfiguration(entity: String, configurations: [String])
 
     public var description: String {
         switch self {
@@ -30,6 +35,12 @@ public enum SchemaError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the store's schema differs from the models' and needs a migration:\n" + differences.map { "  - \($0)" }.joined(separator: "\n")
         case let .unreadableRecord(reason):
             return "the store's schema record cannot be read: \(reason)"
+        case let .crossStoreRelationship(entity, relationship, target, stores):
+            return "\(entity).\(relationship) relates \(entity) (in store \(stores[0])) to \(target) (in store \(stores[1])): "
+                + "a relationship cannot cross stores; put both models in one configuration"
+        case let .notInOneConfiguration(entity, configurations):
+            return configurations.isEmpty ? "\(entity) is in no configuration's schema, and every configuration names its models"
+                : "\(entity) is in the schemas of several configurations (\(configurations.joined(separator: ", "))): each model lives in one store"
         }
     }
 }
