@@ -64,6 +64,13 @@ open class Model: ModelBacking, PersistentModel, Codable {
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     public var id: PersistentIdentifier { persistentModelID }
 
+    /// The key path of the persistent property `name`, once the app has passed it to GraphStore
+    /// (a predicate, a sort, a unique lookup, a tombstone subscript): a model declared without
+    /// macros has no table of its key paths (see `DefaultHistoryUpdate`).
+    public class func keyPath(forPersistentProperty name: String) -> AnyKeyPath? {
+        ModelDiscovery.metadata(for: self).keyPath(forProperty: name)
+    }
+
     /// The entity's name in stores written before the class was renamed (override to rename
     /// a model without losing its rows: `override class var originalName: String? { "Plane" }`).
     open class var originalName: String? { nil }

@@ -158,6 +158,11 @@ final class ClassMetadata: @unchecked Sendable {
     private let slotFillCount: Int
     /// The property each recording token of the prototype stands for (AccessRecorder).
     private let tokenNames: [Int: String]
+    /// The key paths of the class's properties, by name. A model declared without macros has no
+    /// table of them, and an accessor cannot hand its own over without making it on every access
+    /// (a key path an accessor passes anywhere is made each time): each is learnt when the app
+    /// passes it to GraphStore (a predicate, a sort, a lookup), through `propertyName`.
+    private let learnt = LearntKeyPaths()
 
     init(type: Model.Type) {
         // Three prototypes, made while their wrappers record their declarations: the first is
@@ -208,6 +213,7 @@ final class ClassMetadata: @unchecked Sendable {
             fill.append((offset, slot))
         }
         tokenNames = names
+        let learnt = self.learnt
         slotFillCount = fill.count
         slotFill = .allocate(capacity: max(1, 2 * fill.count))
         for (i, entry) in fill.enumerated() {
@@ -221,7 +227,8 @@ final class ClassMetadata: @unchecked Sendable {
         if let failure {
             declaration = .failure(failure)
         } else {
-            // Which property a key path reads: read it on the prototype with a recorder attached.
+            // Which property a key path reads: read it on the prototype with a recorder attached
+            // (and learn the key path of that property).
             declaration = .success(EntityDeclaration(
                 name: entityName, type: type, attributes: attributes, relationships: relationships,
                 propertyName: { keyPath in
@@ -231,6 +238,7 @@ final class ClassMetadata: @unchecked Sendable {
                     prototype.accessRecorder = recorder
                     defer { prototype.accessRecorder = nil }
                     _ = prototype[keyPath: keyPath]
+                    if let name = recorder.name { learnt.remember(keyPath, forProperty: name) }
                     return recorder.name
                 }))
         }
@@ -263,6 +271,9 @@ final class ClassMetadata: @unchecked Sendable {
         }
     }
 
+    /// The key path of the persistent property `name`, if learnt.
+    func keyPath(forProperty name: String) -> AnyKeyPath? { learnt.keyPath(forProperty: name) }
+
     /// Tells observers of `model` that its property `name` changed.
     func notify(_ model: Model, property name: String) {
         if let slot = attributeIndex[name] {
@@ -271,4 +282,16 @@ final class ClassMetadata: @unchecked Sendable {
             Model.noteMutation(model, slot: slot, isRelationship: true) {}
         }
     }
+}
+
+/// The key paths of a model class's properties learnt so far, by property name (ClassMetadata).
+final class LearntKeyPaths: @unchecked Sendable {
+    private let lock = NSLock()
+    private var keyPaths: [String: AnyKeyPath] = [:]
+
+    func remember(_ keyPath: AnyKeyPath, forProperty name: String) {
+        lock.withLock { if keyPaths[name] == nil { keyPaths[name] = keyPath } }
+    }
+
+    func keyPath(forProperty name: String) -> AnyKeyPath? { lock.withLock { keyPaths[name] } }
 }

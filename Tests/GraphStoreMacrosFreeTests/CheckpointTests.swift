@@ -142,8 +142,9 @@ func maintainedConfiguration(_ url: URL, _ policy: MaintenancePolicy = .manual, 
             try commitRandomChanges(container, count: 10, seed: 7)
             expected = try describeState(container)
             // History before the compaction is gone, after it is kept.
-            #expect(throws: StorageError.self) { try container.fetchHistory(HistoryDescriptor(after: HistoryToken(transaction: 1))) }
-            let after = try container.fetchHistory(HistoryDescriptor(after: HistoryToken(transaction: summary!.checkpoint.transaction)))
+            let storeIdentifier = container.currentHistoryToken.storeIdentifier
+            #expect(throws: StorageError.self) { try container.fetchHistory(after: DefaultHistoryToken(transaction: 1, storeIdentifier: storeIdentifier)) }
+            let after = try container.fetchHistory(after: DefaultHistoryToken(transaction: summary!.checkpoint.transaction, storeIdentifier: storeIdentifier))
             #expect(after.count == Int(container.lastTransaction - summary!.checkpoint.transaction))
             #expect(after.count > 0)
             container.close()
@@ -158,15 +159,18 @@ func maintainedConfiguration(_ url: URL, _ policy: MaintenancePolicy = .manual, 
             let store = TemporaryStore()
             let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
             try commitRandomChanges(container, count: 80, seed: 8)
-            let before = try container.fetchHistory().count
+            let before = try container.fetchHistory(after: nil).count
             let summary = try container.compact(retention: retention)
             #expect(summary.segmentsRemoved.isEmpty == keepsAll, "\(retention)")
             if keepsAll {
-                #expect(try container.fetchHistory().count == before, "\(retention)")
+                #expect(try container.fetchHistory(after: nil).count == before, "\(retention)")
             } else {
+                // A token from before the compaction cannot be served; all that is kept can.
+                let start = DefaultHistoryToken(transaction: 0, storeIdentifier: container.currentHistoryToken.storeIdentifier)
                 #expect(throws: StorageError.historyCompacted(requested: 0, oldestAvailable: try container.store!.historyStart())) {
-                    try container.fetchHistory()
+                    try container.fetchHistory(after: start)
                 }
+                #expect(try container.fetchHistory(after: nil).count < before)
             }
             let expected = try describeState(container)
             container.close()

@@ -31,20 +31,31 @@ import Testing
 
         let history = try context.fetchHistory(after: start)
         #expect(history.map(\.author) == ["importer", "editor", "editor"])
-        #expect(history.map(\.transactionNumber) == [start.transaction + 1, start.transaction + 2, start.transaction + 3])
+        #expect(history.map(\.transactionIdentifier) == [start.transaction + 1, start.transaction + 2, start.transaction + 3])
+        func summary(_ transaction: DefaultHistoryTransaction) -> Set<String> {
+            Set(transaction.changes.map { change in
+                switch change {
+                case let .insert(insert): return "insert \(insert.changedPersistentIdentifier)"
+                case let .update(update): return "update \(update.changedPersistentIdentifier) \(update.updatedAttributeNames.sorted())"
+                case let .delete(delete): return "delete \(delete.changedPersistentIdentifier)"
+                }
+            })
+        }
         let flightID = stored.persistentModelID
-        #expect(Set(history[0].changes) == [.insert(flightID), .insert(sfo.persistentModelID), .insert(ord.persistentModelID)])
-        #expect(Set(history[1].changes) == [.update(flightID, updatedAttributes: ["routeDistance", "destination"]),
-                                            .update(ord.persistentModelID, updatedAttributes: ["flightsTo"])])
-        #expect(history[2].changes.contains(.delete(flightID)))
+        #expect(summary(history[0]) == ["insert \(flightID)", "insert \(sfo.persistentModelID)", "insert \(ord.persistentModelID)"])
+        #expect(summary(history[1]) == ["update \(flightID) [\"destination\", \"routeDistance\"]",
+                                        "update \(ord.persistentModelID) [\"flightsTo\"]"])
+        #expect(summary(history[2]).contains("delete \(flightID)"))
         #expect(history.allSatisfy { abs($0.timestamp.timeIntervalSinceNow) < 60 })
+        // Typed as the app's models.
+        #expect(history[0].changes.contains { if case let .insert(insert) = $0 { return insert is DefaultHistoryInsert<Flight> } else { return false } })
 
         #expect(try context.fetchHistory(after: afterInsert).count == 2)
-        #expect(try container.fetchHistory(HistoryDescriptor(after: start, fetchLimit: 1)).count == 1)
-        #expect(try container.fetchHistory(HistoryDescriptor(after: start, author: "importer")).count == 1)
+        #expect(try container.fetchHistory(after: start, fetchLimit: 1).count == 1)
+        #expect(try container.fetchHistory(after: start, author: "importer").count == 1)
         #expect(try context.fetchHistory(after: container.currentHistoryToken).isEmpty)
         // Tokens are Codable.
-        let token = try JSONDecoder().decode(HistoryToken.self, from: JSONEncoder().encode(afterInsert))
+        let token = try JSONDecoder().decode(DefaultHistoryToken.self, from: JSONEncoder().encode(afterInsert))
         #expect(token == afterInsert)
     }
 
@@ -58,16 +69,16 @@ import Testing
             container.close()
         }
         let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
-        let history = try container.fetchHistory()
+        let history = try container.fetchHistory(after: nil)
         #expect(history.count == Int(container.lastTransaction))
-        #expect(history.map(\.transactionNumber) == Array(1...container.lastTransaction))
+        #expect(history.map(\.transactionIdentifier) == Array(1...container.lastTransaction))
         #expect(history.first?.author == "schema")
         #expect(history.last?.author == "second")
     }
 
     @Test func anInMemoryContainerHasNoHistory() throws {
         let container = try ModelContainer(for: types, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        #expect(throws: ModelContextError.noHistory) { try container.fetchHistory() }
+        #expect(throws: ModelContextError.noHistory) { try container.fetchHistory(after: nil) }
         #expect(throws: ModelContextError.noHistory) { try container.compact() }
     }
 

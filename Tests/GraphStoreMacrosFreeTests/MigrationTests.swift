@@ -293,7 +293,7 @@ func storeFiles(_ url: URL) throws -> [String: Data] {
         // The seed was written without a plan, so its schema has no version identifier.
         #expect(history.map(\.record.versionIdentifier) == ["", "2.0.0", "3.0.0"])
         #expect(history[1].transaction == beforeMigration + 1)
-        let migration = try container.fetchHistory(HistoryDescriptor(after: HistoryToken(transaction: beforeMigration), fetchLimit: 1))
+        let migration = try container.fetchHistory(after: DefaultHistoryToken(transaction: beforeMigration, storeIdentifier: container.currentHistoryToken.storeIdentifier), fetchLimit: 1)
         #expect(migration.first?.author == "migration 1.0.0 → 2.0.0")
         try context.save()
         container.close()
@@ -421,7 +421,10 @@ enum FleetV2 {
         #expect(try context.fetchUnique(\FleetV2.Aircraft.tail, equals: "N2")?.seats == 180)
         // Recorded as a new schema version; history names the old rows by the new entity name.
         #expect(container.store!.schemaHistory.count == 2)
-        #expect(try container.fetchHistory().contains { $0.changes.contains(.insert(PersistentIdentifier(entityName: "Aircraft", row: 1))) })
+        let firstAircraft = PersistentIdentifier(entityName: "Aircraft", row: 1)
+        #expect(try container.fetchHistory(after: nil).contains { transaction in
+            transaction.changes.contains { if case let .insert(insert) = $0 { return insert.changedPersistentIdentifier == firstAircraft } else { return false } }
+        })
     }
 }
 

@@ -224,6 +224,13 @@ extension ModelContext {
         for model in deletes {
             let backing = model.persistentBacking
             guard let entity = backing.entity else { continue }
+            // A deleted row's tombstone: its `.preserveValueOnDeletion` values as it is deleted,
+            // written just before the delete, where history finds them.
+            let preserved = entity.attributes.filter { $0.options.contains(.preserveValueOnDeletion) }
+            if !preserved.isEmpty {
+                let values = preserved.map { PropertyValue($0.number, backing.attributeValue(at: $0.index) ?? $0.defaultValue) }
+                operations.append(.update(entity: entity.number, row: backing.row, values: values))
+            }
             operations.append(.delete(entity: entity.number, row: backing.row))
         }
         return operations

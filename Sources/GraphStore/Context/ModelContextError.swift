@@ -25,6 +25,8 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
     case mergeConflict(model: PersistentIdentifier, properties: [String])
     /// History, checkpoints and compaction need a store on disk; this container is in memory.
     case noHistory
+    /// `deleteHistory` selected a transaction after one it keeps: history is dropped from its start.
+    case historyNotAPrefix(transaction: UInt64)
     /// A `BatchInsert` cannot set this property (see `BatchInsert` for what it can).
     case batchPropertyUnsupported(entity: String, property: String, reason: String)
     /// A batch row links to a row that does not exist (by identifier or unique key).
@@ -58,6 +60,8 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
             return "\(model): another context saved \(properties.joined(separator: ", ")) since this context changed them"
         case .noHistory:
             return "an in-memory container keeps no history, checkpoints or compaction"
+        case let .historyNotAPrefix(transaction):
+            return "deleteHistory selects transaction \(transaction) after one it keeps; history is deleted from its oldest transaction on"
         case let .batchPropertyUnsupported(entity, property, reason):
             return "a batch insert cannot set \(entity).\(property): \(reason)"
         case let .batchTargetNotFound(entity, relationship, target):

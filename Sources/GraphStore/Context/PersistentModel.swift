@@ -25,12 +25,22 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// them when the object is inserted, so that what is saved is what the object showed, not
     /// the value the schema took from the type's first instance.
     func persistentInitialValues() -> [String: Value]
+    /// The key path of the persistent property named `name`, when the type knows it (a model
+    /// declared without macros learns each property's key path as it is used; history's
+    /// `updatedAttributes` holds those it knows).
+    static func keyPath(forPersistentProperty name: String) -> AnyKeyPath?
 }
 
 extension PersistentModel {
     public var unretainedBacking: Unmanaged<ModelBacking> { .passUnretained(persistentBacking) }
     public func persistentInitialValues() -> [String: Value] { [:] }
     public func committedPropertyDidChange(named name: String) { persistentPropertyDidChange(named: name) }
+    public static func keyPath(forPersistentProperty name: String) -> AnyKeyPath? { nil }
+
+    /// The persistent property `keyPath` reads, by name (nil for anything else).
+    public static func persistentPropertyName(for keyPath: AnyKeyPath) -> String? {
+        (try? entityDeclaration())?.propertyName(keyPath)
+    }
 }
 
 extension PersistentModel {

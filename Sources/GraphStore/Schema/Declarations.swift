@@ -23,6 +23,8 @@ public struct AttributeOptions: OptionSet, Hashable, Sendable {
     @inlinable public static var indexed: AttributeOptions { AttributeOptions(rawValue: 1 << 1) }
     /// Data kept in a blob file beside the log rather than inline.
     @inlinable public static var externalStorage: AttributeOptions { AttributeOptions(rawValue: 1 << 2) }
+    /// Its value at deletion is kept in history, in the delete's tombstone (`HistoryTombstone`).
+    @inlinable public static var preserveValueOnDeletion: AttributeOptions { AttributeOptions(rawValue: 1 << 3) }
 }
 
 /// An attribute as a model type declares it; the declaring layer (GraphStoreMacrosFree) produces these.

@@ -3,7 +3,7 @@ import Foundation
 /// A type GraphStore stores natively, converting to and from `Value` without going through
 /// Codable. Optional, Array and String-keyed Dictionary of storable types are storable too.
 /// Other types reach the store as RawRepresentable (their raw value) or Codable (JSON).
-public protocol Storable {
+public protocol Storable: Sendable {
     static var storageType: AttributeType { get }
     var storedValue: Value { get }
     /// Throws `ValueConversionError` when the stored value has another shape.

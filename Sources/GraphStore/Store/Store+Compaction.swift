@@ -53,6 +53,7 @@ extension Store {
             switch retention {
             case .all: keep = true
             case .none: keep = false
+            case let .through(transaction): keep = starts[i + 1].previousTransaction > transaction
             case let .window(seconds):
                 let newest = try lastCommitTime(segment: segment.segment, previousTransaction: segment.previousTransaction)
                 keep = newest.map { now - $0 < Int64(seconds * 1_000_000) } ?? false

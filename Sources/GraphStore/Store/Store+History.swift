@@ -1,57 +1,29 @@
 import Foundation
 
-/// A point in a store's history: the transaction up to which changes were seen. Save it (it is
-/// Codable) and pass it back to fetch what was committed after it.
-public struct HistoryToken: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
-    public let transaction: UInt64
-    public init(transaction: UInt64) { self.transaction = transaction }
-    public static func < (a: Self, b: Self) -> Bool { a.transaction < b.transaction }
-    public var description: String { "HistoryToken(\(transaction))" }
-}
-
-/// One change in a committed transaction (SwiftData's HistoryInsert/Update/Delete).
-public enum HistoryChange: Hashable, Sendable {
-    case insert(PersistentIdentifier)
-    /// Attribute and relationship names that changed (relationships on both sides of a link).
-    case update(PersistentIdentifier, updatedAttributes: Set<String>)
-    case delete(PersistentIdentifier)
-
-    public var changedPersistentIdentifier: PersistentIdentifier {
-        switch self {
-        case let .insert(id), let .update(id, _), let .delete(id): return id
-        }
-    }
-}
-
-/// A committed transaction as history reports it.
-public struct HistoryTransaction: Hashable, Sendable, Identifiable {
-    public var token: HistoryToken
-    public var transactionNumber: UInt64 { token.transaction }
+/// A committed transaction as the store reads it from its log, without model types (the
+/// container turns it into a `DefaultHistoryTransaction`; tools use it as it is).
+public struct StoredHistoryTransaction: Sendable, Equatable {
+    public var number: UInt64
     public var timestamp: Date
-    /// The saving context's `author` (or name); nil when it had none.
+    /// The saving context's `author`; nil when it had none.
     public var author: String?
-    public var changes: [HistoryChange]
-    public var id: UInt64 { token.transaction }
+    public var changes: [StoredHistoryChange]
 }
 
-/// What to fetch from history.
-public struct HistoryDescriptor: Sendable {
-    /// Transactions after this token (all kept history when nil).
-    public var after: HistoryToken?
-    public var fetchLimit: Int?
-    /// Only transactions by this author.
-    public var author: String?
-
-    public init(after: HistoryToken? = nil, fetchLimit: Int? = nil, author: String? = nil) {
-        self.after = after
-        self.fetchLimit = fetchLimit
-        self.author = author
-    }
+/// One change of a stored transaction, by entity name and row.
+public struct StoredHistoryChange: Sendable, Equatable, Hashable {
+    public enum Kind: Sendable, Equatable, Hashable { case insert, update, delete }
+    public var kind: Kind
+    public var identifier: PersistentIdentifier
+    /// For an update: the attributes and relationships that changed (relationships on both sides of a link).
+    public var updatedAttributes: Set<String> = []
+    /// For a delete: the values of attributes declared `.preserveValueOnDeletion`, by name.
+    public var tombstone: [String: Value] = [:]
 }
 
 extension Store {
     /// The token of the newest committed transaction.
-    public var currentHistoryToken: HistoryToken { HistoryToken(transaction: graph.lastTransaction) }
+    public var currentHistoryToken: DefaultHistoryToken { DefaultHistoryToken(transaction: graph.lastTransaction, storeIdentifier: directory) }
 
     /// The oldest transaction history still holds is the one after this (0: everything is kept).
     public func historyStart() throws -> UInt64 {
@@ -62,6 +34,12 @@ extension Store {
     /// Throws `StorageError.historyCompacted` when compaction dropped transactions after `after`.
     public func readTransactions(after: UInt64, limit: Int? = nil,
                                  body: (LogTransaction, SchemaRecord?) throws -> Bool) throws {
+        do {
+            try readTransactionsUntilStopped(after: after, limit: limit, body: body)
+        } catch is HistoryReadStop {}
+    }
+
+    private func readTransactionsUntilStopped(after: UInt64, limit: Int?, body: (LogTransaction, SchemaRecord?) throws -> Bool) throws {
         let upTo = graph.lastTransaction
         guard after < upTo else { return }
         let history = schemaHistory
@@ -91,21 +69,33 @@ extension Store {
         }
     }
 
-    /// Committed transactions with their changes by identifier and property name (the analogue
-    /// of SwiftData's `fetchHistory`).
-    public func fetchHistory(_ descriptor: HistoryDescriptor = HistoryDescriptor()) throws -> [HistoryTransaction] {
-        var result: [HistoryTransaction] = []
+    /// Committed transactions after `after`, oldest first, with their changes by identifier and
+    /// property name, at most `limit` of them and only those `include` keeps.
+    public func storedHistory(after: UInt64 = 0, limit: Int? = nil,
+                              where include: (StoredHistoryTransaction) throws -> Bool = { _ in true }) throws -> [StoredHistoryTransaction] {
+        var result: [StoredHistoryTransaction] = []
         var namer: (record: SchemaRecord, namer: HistoryNamer)?
-        try readTransactions(after: descriptor.after?.transaction ?? 0, limit: descriptor.fetchLimit) { transaction, record in
-            if let author = descriptor.author, transaction.author != author { return false }
+        try readTransactions(after: after) { transaction, record in
             let record = record ?? SchemaRecord(schema: schema)
             if namer?.record != record { namer = (record, HistoryNamer(record: record, schema: schema)) }
-            result.append(namer!.namer.describe(transaction))
+            let described = namer!.namer.describe(transaction)
+            guard try include(described) else { return false }
+            result.append(described)
+            if let limit, result.count >= limit { throw HistoryReadStop() }
             return true
         }
         return result
     }
+
+    /// Drops history up to and including transaction `through` (whole segments of it: history
+    /// a segment shares with later transactions stays), after a checkpoint that holds its effect.
+    public func deleteHistory(through transaction: UInt64) throws {
+        try compact(retention: .through(transaction))
+    }
 }
+
+/// Ends a history read early (its limit reached).
+private struct HistoryReadStop: Error {}
 
 /// Names a recorded schema's numbers in the opening schema's terms (renamed entities and
 /// properties by their current names), for history.
@@ -114,6 +104,8 @@ struct HistoryNamer {
     private var attributeNames: [PropertyNumber: String] = [:]
     /// Relationship number → (source entity, name, target entity, inverse name).
     private var relationships: [PropertyNumber: (source: String, name: String, target: String, inverse: String?)] = [:]
+    /// By entity name, the attributes declared `.preserveValueOnDeletion` (their tombstone).
+    private var preservedNames: [String: Set<String>] = [:]
 
     init(record: SchemaRecord, schema: Schema) {
         let translation = SchemaTranslation(record: record, schema: schema)
@@ -125,6 +117,7 @@ struct HistoryNamer {
             let name = entityName(entity)
             entityNames[entity.number] = name
             let runtime = schema.entity(named: name)
+            preservedNames[name] = Set(runtime?.attributes.filter { $0.options.contains(.preserveValueOnDeletion) }.map(\.name) ?? [])
             for a in entity.attributes {
                 attributeNames[a.number] = translation.properties[a.number].flatMap { n in runtime?.attributes.first { $0.number == n }?.name } ?? a.name
             }
@@ -136,10 +129,11 @@ struct HistoryNamer {
         }
     }
 
-    func describe(_ transaction: LogTransaction) -> HistoryTransaction {
+    func describe(_ transaction: LogTransaction) -> StoredHistoryTransaction {
         var inserted: [PersistentIdentifier] = []
         var deleted: [PersistentIdentifier] = []
         var updated: [PersistentIdentifier: Set<String>] = [:]
+        var lastValues: [PersistentIdentifier: [String: Value]] = [:]
         var order: [PersistentIdentifier] = []
         func touch(_ id: PersistentIdentifier, _ names: [String]) {
             if updated[id] == nil { order.append(id) }
@@ -152,8 +146,9 @@ struct HistoryNamer {
             case let .delete(entity, row):
                 deleted.append(PersistentIdentifier(entityName: entityNames[entity] ?? "#\(entity)", row: row))
             case let .update(entity, row, values):
-                touch(PersistentIdentifier(entityName: entityNames[entity] ?? "#\(entity)", row: row),
-                      values.map { attributeNames[$0.property] ?? "#\($0.property)" })
+                let id = PersistentIdentifier(entityName: entityNames[entity] ?? "#\(entity)", row: row)
+                touch(id, values.map { attributeNames[$0.property] ?? "#\($0.property)" })
+                for value in values { lastValues[id, default: [:]][attributeNames[value.property] ?? "#\(value.property)"] = value.value }
             case let .link(number, source, target), let .unlink(number, source, target):
                 guard let r = relationships[number] else { continue }
                 touch(PersistentIdentifier(entityName: r.source, row: source), [r.name])
@@ -162,12 +157,16 @@ struct HistoryNamer {
                 continue
             }
         }
+        // A deleted row's preserved values are written as an update just before its delete
+        // (its tombstone); a row inserted or deleted in the transaction reports no update.
         let settled = Set(inserted).union(deleted)
-        var changes = inserted.map(HistoryChange.insert)
-        changes += order.filter { !settled.contains($0) }.map { HistoryChange.update($0, updatedAttributes: updated[$0]!) }
-        changes += deleted.map(HistoryChange.delete)
-        return HistoryTransaction(token: HistoryToken(transaction: transaction.number),
-                                  timestamp: Date(timeIntervalSince1970: Double(transaction.timestampMicros) / 1e6),
-                                  author: transaction.author.isEmpty ? nil : transaction.author, changes: changes)
+        var changes = inserted.map { StoredHistoryChange(kind: .insert, identifier: $0) }
+        changes += order.filter { !settled.contains($0) }.map { StoredHistoryChange(kind: .update, identifier: $0, updatedAttributes: updated[$0]!) }
+        changes += deleted.map { id in
+            let preserved = preservedNames[id.entityName] ?? []
+            return StoredHistoryChange(kind: .delete, identifier: id, tombstone: (lastValues[id] ?? [:]).filter { preserved.contains($0.key) })
+        }
+        return StoredHistoryTransaction(number: transaction.number, timestamp: Date(timeIntervalSince1970: Double(transaction.timestampMicros) / 1e6),
+                                        author: transaction.author.isEmpty ? nil : transaction.author, changes: changes)
     }
 }

@@ -9,6 +9,9 @@ public enum HistoryRetention: Sendable, Equatable {
     case window(TimeInterval)
     /// Keep nothing a checkpoint covers.
     case none
+    /// Keep the transactions after this one (`deleteHistory`): segments holding only
+    /// transactions up to it go.
+    case through(UInt64)
 }
 
 /// When a store writes checkpoints and compacts on its own (Docs/guides/recovery.md).

@@ -5,7 +5,7 @@ import GraphStoreMacrosFree
 // change the ported code needs.
 
 final class Trip: Model {
-    @Attribute var name: String = ""
+    @Attribute(.preserveValueOnDeletion) var name: String = ""
     @Attribute var destination: String = ""
     @Attribute var startDate: Date = Date(timeIntervalSince1970: 0)
     @Attribute var endDate: Date = Date(timeIntervalSince1970: 0)
