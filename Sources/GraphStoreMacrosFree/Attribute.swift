@@ -169,7 +169,7 @@ public struct Attribute<Value>: AttributeWrapper {
 
 /// A property that is not stored: `@Transient var cache = 0`. It lives only in the object.
 @propertyWrapper
-public struct Transient<Value> {
+public struct Transient<Value>: TransientWrapper {
     public var wrappedValue: Value
     public init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
 }

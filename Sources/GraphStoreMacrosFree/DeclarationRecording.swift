@@ -83,6 +83,9 @@ struct AttributeRecord<Value>: DeclaredAttribute {
     }
 
     func declaration(name: String, entity: String, initialValue: Any) throws -> AttributeDeclaration {
+        if let model = modelType(heldBy: Value.self) {
+            throw SchemaError.modelAsAttribute(entity: entity, property: name, model: "\(model)")
+        }
         guard let coder else { throw SchemaError.unsupportedType(entity: entity, property: name, type: "\(Value.self)") }
         let defaultValue: GraphStore.Value
         do { defaultValue = try coder.encode(initialValue as! Value) } catch {
@@ -93,6 +96,21 @@ struct AttributeRecord<Value>: DeclaredAttribute {
 
     var coderBox: AnyAttributeCoder? { coder.map(AttributeCoder.init) }
 }
+
+/// The model type a property type holds — the type itself, an optional of it, or a collection
+/// of it — or nil.
+private func modelType(heldBy type: Any.Type) -> (any PersistentModel.Type)? {
+    if let model = type as? any PersistentModel.Type { return model }
+    if let optional = type as? any AnyOptional.Type { return modelType(heldBy: optional.wrappedType) }
+    if let collection = type as? any ElementTyped.Type { return modelType(heldBy: collection.elementType) }
+    return nil
+}
+
+/// A collection type's element type, for telling a property that holds model objects.
+private protocol ElementTyped { static var elementType: Any.Type { get } }
+extension Array: ElementTyped { static var elementType: Any.Type { Element.self } }
+extension Set: ElementTyped { static var elementType: Any.Type { Element.self } }
+extension ContiguousArray: ElementTyped { static var elementType: Any.Type { Element.self } }
 
 protocol DeclaredAttribute {
     func declaration(name: String, entity: String, initialValue: Any) throws -> AttributeDeclaration

@@ -19,7 +19,8 @@ import Synchronization
 ///
 /// Write your own initialisers as `convenience` ones calling `self.init()`; a designated
 /// initialiser also needs `required init() { super.init() }`. Models are Observable (every
-/// persistent property), Identifiable by their persistent identifier, Hashable by identity,
+/// persistent property), Identifiable by their persistent identifier (a model may declare its own
+/// `id` attribute all the same), Hashable by identity,
 /// and Codable through their schema.
 ///
 /// A model object is its own backing (`ModelBacking` is the superclass): one allocation per
@@ -62,7 +63,6 @@ open class Model: ModelBacking, PersistentModel, Codable {
 
     public static func == (lhs: Model, rhs: Model) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-    public var id: PersistentIdentifier { persistentModelID }
 
     /// The key path of the persistent property `name`, once the app has passed it to GraphStore
     /// (a predicate, a sort, a unique lookup, a tombstone subscript): a model declared without

@@ -65,18 +65,31 @@ enum ModelDiscovery {
 
     /// The wrapper children of a model object, the declaring class's last, with names without "_".
     static func wrapperChildren(of instance: Model) -> [(name: String, value: Any)] {
+        storedChildren(of: instance).compactMap { child in
+            guard child.label.hasPrefix("_"), child.value is any PropertyWrapperSlot else { return nil }
+            return (String(child.label.dropFirst()), child.value)
+        }
+    }
+
+    /// The stored properties a model class declares that are neither persisted nor marked
+    /// `@Transient` (a `lazy var` is a cache, and is left alone).
+    static func unstoredProperties(of instance: Model) -> [String] {
+        storedChildren(of: instance).compactMap { child in
+            if child.value is any PropertyWrapperSlot || child.value is any TransientWrapper { return nil }
+            if child.label.hasPrefix("$__lazy_storage_$_") { return nil }
+            return child.label.hasPrefix("_") ? String(child.label.dropFirst()) : child.label
+        }
+    }
+
+    /// Every stored property of the object's model classes (below `Model`), the declaring class's last.
+    private static func storedChildren(of instance: Model) -> [(label: String, value: Any)] {
         var mirrors: [Mirror] = []
         var mirror: Mirror? = Mirror(reflecting: instance)
         while let current = mirror, current.subjectType != Model.self {
             mirrors.insert(current, at: 0)
             mirror = current.superclassMirror
         }
-        return mirrors.flatMap { m in
-            m.children.compactMap { child in
-                guard let label = child.label, label.hasPrefix("_"), child.value is any PropertyWrapperSlot else { return nil }
-                return (String(label.dropFirst()), child.value)
-            }
-        }
+        return mirrors.flatMap { m in m.children.compactMap { child in child.label.map { ($0, child.value) } } }
     }
 }
 
@@ -136,6 +149,9 @@ protocol AttributeWrapper: PropertyWrapperSlot {
 
 protocol RelationshipWrapper: PropertyWrapperSlot {}
 
+/// `@Transient`: a stored property that is deliberately not persisted.
+protocol TransientWrapper {}
+
 /// Facts about one model class, shared by all its objects.
 @usableFromInline
 final class ClassMetadata: @unchecked Sendable {
@@ -190,6 +206,9 @@ final class ClassMetadata: @unchecked Sendable {
                 failure = failure ?? SchemaError.unsupportedType(entity: entityName, property: name,
                                                                  type: "\(Swift.type(of: value)) (its declaration was not recorded)")
             }
+        }
+        for property in ModelDiscovery.unstoredProperties(of: prototype) {
+            failure = failure ?? SchemaError.unstoredProperty(entity: entityName, property: property)
         }
         attributeCoders = coders
         attributeCoderTable = .allocate(capacity: max(1, coders.count))

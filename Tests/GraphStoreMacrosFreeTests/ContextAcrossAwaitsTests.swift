@@ -148,7 +148,7 @@ import Testing
     @Test func undoGroupsEndAtSaveAndProcessPendingChangesOffTheMainActor() async throws {
         let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
-        let undo = UndoStack()
+        let undo = UndoManager()
         context.undoManager = undo
         let flight = Flight(ident: "UAL1")
         context.insert(flight)

@@ -189,7 +189,7 @@ import Testing
         let loaded = try #require(other.model(for: flight.persistentModelID) as? Flight)
         let registered: Flight? = other.registeredModel(for: flight.persistentModelID)
         #expect(registered === loaded)
-        #expect(other.model(for: PersistentIdentifier(entityName: "Flight", row: 999)) == nil)
+        #expect(other.existingModel(for: PersistentIdentifier(entityName: "Flight", row: 999)) == nil)
         other.processPendingChanges()
         #expect(!other.hasChanges)
     }

@@ -35,6 +35,8 @@ import Testing
         #expect(received.last?.deleted == [flight.persistentModelID])
         let userInfo = try #require(posted.value.last?.userInfo)
         #expect(userInfo[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier] == [flight.persistentModelID])
+        #expect(userInfo[ModelContext.NotificationKey.queryGeneration.rawValue] as? UInt64 == received.last?.transaction)
+        #expect(userInfo[ModelContext.NotificationKey.invalidatedAllIdentifiers.rawValue] == nil)
         will.cancel()
         did.cancel()
         context.insert(Flight(ident: "UAL2"))

@@ -6,7 +6,7 @@ import GraphStoreTestSupport
 @Suite struct UndoTests {
     func undoableContext(_ container: ModelContainer? = nil) throws -> ModelContext {
         let context = ModelContext(try container ?? ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
-        context.undoManager = UndoStack()
+        context.undoManager = UndoManager()
         context.undoManager?.groupsByEvent = false
         return context
     }

@@ -66,7 +66,7 @@ extension ModelActor {
 
     /// The actor's object for an identifier, if it is stored (SwiftData's `self[id, as:]`).
     public subscript<T: PersistentModel>(id: PersistentIdentifier, as type: T.Type) -> T? {
-        modelContext.model(for: id) as? T
+        modelContext.existingModel(for: id) as? T
     }
 }
 

@@ -10,7 +10,7 @@ public struct ModelConfiguration: Sendable {
     public var durability: Durability
     /// Whether `mainContext` autosaves (true by default, as in SwiftData).
     public var autosaveEnabled: Bool
-    /// Whether `mainContext` records undo (an `UndoStack` as its `undoManager`).
+    /// Whether `mainContext` records undo (an `UndoManager` as its `undoManager`).
     public var isUndoEnabled: Bool = false
     /// Open a damaged store by keeping its longest valid prefix (Docs/guides/recovery.md).
     public var salvage: Bool

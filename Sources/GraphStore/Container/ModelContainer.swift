@@ -129,7 +129,7 @@ public final class ModelContainer: @unchecked Sendable {
         context.link.home = .mainActor
         for part in context.partitions?.contexts ?? [] { part.link.home = .mainActor }
         context.autosaveEnabled = configuration.autosaveEnabled
-        if configuration.isUndoEnabled { context.undoManager = UndoStack() }
+        if configuration.isUndoEnabled { context.undoManager = UndoManager() }
         MainContextStore.contexts[ObjectIdentifier(self)] = context
         return context
     }

@@ -110,6 +110,13 @@ open class ModelBacking {
         unretainedLink._withUnsafeGuaranteedRef { $0.registry.remove(entity: entity, row: row, ifObject: object) }
     }
 
+    /// Makes this the object `model(for:)` returns for an identifier with no row: deleted, in
+    /// no context, known by that identifier.
+    final func markMissing(_ identifier: PersistentIdentifier) {
+        state = .deleted
+        temporaryIdentifier = identifier
+    }
+
     final func identifier(for model: AnyObject) -> PersistentIdentifier {
         if row > 0, let entity { return PersistentIdentifier(entityName: entity.name, row: row) }
         if let temporaryIdentifier { return temporaryIdentifier }

@@ -46,6 +46,27 @@ extension ModelContext {
         return try fetch(descriptor).map(\.persistentModelID)
     }
 
+    /// The descriptor's matches as a collection whose objects are made `batchSize` at a time, as
+    /// they are read (SwiftData's batched fetch). Which rows match, and in what order, is
+    /// settled now; an object whose row is deleted before it is read comes back deleted
+    /// (`isDeleted`), as `model(for:)` gives it.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        let identifiers = try fetchIdentifiers(descriptor)
+        return FetchResultsCollection(count: identifiers.count, batchSize: batchSize) { [self] range in
+            identifiers[range].map { identifier in
+                // The context's own type for the identifier's entity, which is T.
+                model(for: identifier) as! T
+            }
+        }
+    }
+
+    /// The descriptor's matching identifiers, handed out `batchSize` at a time.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>,
+                                                     batchSize: Int) throws -> FetchResultsCollection<PersistentIdentifier> {
+        let identifiers = try fetchIdentifiers(descriptor)
+        return FetchResultsCollection(count: identifiers.count, batchSize: batchSize) { Array(identifiers[$0]) }
+    }
+
     /// `#Predicate { $0.uniqueKey == value }` with no unsaved changes in this context: the unique
     /// index answers it directly (no plan, no compiled predicate). Nil when the fetch is anything else.
     private func lookupByUniqueKey<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> [T]? {
@@ -93,7 +114,7 @@ extension ModelContext {
         while start < identifiers.count {
             let end = min(identifiers.count, start + max(1, batchSize))
             for identifier in identifiers[start..<end] {
-                if let model = model(for: identifier) as? T { try block(model) }
+                if let model = existingModel(for: identifier) as? T { try block(model) }
             }
             start = end
             guard allowEscapingMutations || !hasChanges else { throw ModelContextError.mutationDuringEnumeration }

@@ -38,7 +38,7 @@ public final class ModelContext {
     private(set) var partitions: ContextPartitions?
     /// Records every change for undo and redo when set (mainContext gets one with
     /// `ModelConfiguration(isUndoEnabled: true)`).
-    @exclusivity(unchecked) public var undoManager: UndoStack? {
+    @exclusivity(unchecked) public var undoManager: UndoManager? {
         didSet { partitions?.contexts.forEach { $0.undoManager = undoManager } }
     }
     /// What happens at save to a property another context saved since this one changed it.
@@ -174,10 +174,22 @@ public final class ModelContext {
         registry.object(entity: entity, row: row)
     }
 
-    /// The object for an identifier: registered, or materialized if the row is stored. Returns
-    /// nil when there is no such object (SwiftData's `model(for:)` returns a fault that crashes later).
-    public func model(for identifier: PersistentIdentifier) -> (any PersistentModel)? {
-        if let partitions { return partitions.context(forEntityNamed: identifier.entityName)?.model(for: identifier) }
+    /// The object for an identifier, as SwiftData's `model(for:)`: registered, or made for the
+    /// stored row. For an identifier with no row (deleted, or never saved here) it is an object
+    /// of the identifier's type that no context manages, whose `isDeleted` is true and whose
+    /// properties read as their initial values; `existingModel(for:)` returns nil instead.
+    public func model(for identifier: PersistentIdentifier) -> any PersistentModel {
+        if let existing = existingModel(for: identifier) { return existing }
+        let type = schema.entity(named: identifier.entityName).flatMap { modelTypes[$0.index] } ?? UnknownEntityModel.self
+        let missing = type.init()
+        missing.persistentBacking.markMissing(identifier)
+        return missing
+    }
+
+    /// The object for an identifier: registered, or made for the stored row; nil when there is
+    /// no such row (Core Data's `existingObject(with:)`).
+    public func existingModel(for identifier: PersistentIdentifier) -> (any PersistentModel)? {
+        if let partitions { return partitions.context(forEntityNamed: identifier.entityName)?.existingModel(for: identifier) }
         let entered = link.enterOrStop("model(for:)")
         defer { link.leave(entered) }
         guard let entity = schema.entity(named: identifier.entityName), !identifier.isTemporary else {
@@ -301,7 +313,7 @@ public final class ModelContext {
         let unresolved = backing.unresolvedToOne
         backing.unresolvedToOne = [:]
         for (index, identifier) in unresolved.sorted(by: { $0.key < $1.key }) {
-            if let target = self.model(for: identifier) { setToOne(target, at: index, of: model) }
+            if let target = self.existingModel(for: identifier) { setToOne(target, at: index, of: model) }
         }
     }
 

@@ -47,6 +47,10 @@ extension PersistentModel {
     /// The object's identifier: permanent once it is inserted into a context.
     public var persistentModelID: PersistentIdentifier { persistentBacking.identifier(for: self) }
 
+    /// Identifiable's identity: the persistent identifier, unless the model declares its own
+    /// `id` (`@Attribute var id = UUID()`), which then is just one of its attributes.
+    public var id: PersistentIdentifier { persistentModelID }
+
     /// The context that manages the object, if it has been inserted or fetched.
     /// (With a container of several stores, the context the app made, not its store's own.)
     public var modelContext: ModelContext? { persistentBacking.link?.facade ?? persistentBacking.context }

@@ -18,14 +18,24 @@ public struct SaveNotification: Sendable, Equatable {
 }
 
 extension ModelContext {
+    /// Posted before a save commits. SwiftData's has no `userInfo`; GraphStore's carries the
+    /// identifiers the save is about to write, under the same keys as `didSave`.
     public static let willSave = Notification.Name("GraphStore.ModelContext.willSave")
+    /// Posted after a save commits, with the saved identifiers in `userInfo`.
     public static let didSave = Notification.Name("GraphStore.ModelContext.didSave")
 
+    /// The keys of a save notification's `userInfo`, with SwiftData's cases and raw values.
+    /// Each identifier key holds a `[PersistentIdentifier]`.
     public enum NotificationKey: String, Sendable {
+        /// Which generation of the store the context reads: the committed transaction's
+        /// number (`UInt64`) on `didSave`.
+        case queryGeneration
+        /// Posted by SwiftData when every identifier of a context is invalidated; a GraphStore
+        /// save never invalidates identifiers, so this key is never present.
+        case invalidatedAllIdentifiers = "invalidatedAll"
         case insertedIdentifiers = "inserted"
         case updatedIdentifiers = "updated"
         case deletedIdentifiers = "deleted"
-        case transaction
     }
 
     /// Calls `handler` before each save of this context commits. Keep the token: dropping it, or
@@ -59,12 +69,12 @@ extension ModelContext {
         let notification = make()
         observers.deliver(notification)
         guard posts else { return }
-        let userInfo: [AnyHashable: Any] = [
+        var userInfo: [AnyHashable: Any] = [
             NotificationKey.insertedIdentifiers.rawValue: notification.inserted,
             NotificationKey.updatedIdentifiers.rawValue: notification.updated,
             NotificationKey.deletedIdentifiers.rawValue: notification.deleted,
-            NotificationKey.transaction.rawValue: notification.transaction as Any,
         ]
+        if let transaction = notification.transaction { userInfo[NotificationKey.queryGeneration.rawValue] = transaction }
         NotificationCenter.default.post(name: notification.phase == .willSave ? Self.willSave : Self.didSave,
                                         object: self, userInfo: userInfo)
     }

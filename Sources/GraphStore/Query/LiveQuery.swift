@@ -94,7 +94,7 @@ public final class LiveQuery<T: PersistentModel>: Observable {
         do {
             var updated = stored.filter { !touched.contains($0.persistentBacking.row) }
             for row in touched.sorted() {
-                guard let model = context.model(for: PersistentIdentifier(entityName: entity.name, row: row)) as? T,
+                guard let model = context.existingModel(for: PersistentIdentifier(entityName: entity.name, row: row)) as? T,
                       !model.isDeleted else { continue }
                 if try descriptor.predicate?.evaluate(model) ?? true { updated.append(model) }
             }

@@ -16,6 +16,12 @@ public enum SchemaError: Error, Equatable, Sendable, CustomStringConvertible {
     case crossStoreRelationship(entity: String, relationship: String, target: String, stores: [String])
     /// A container with several configurations: a model no configuration stores, or one that two name.
     case notInOneConfiguration(entity: String, configurations: [String])
+    /// A stored property declared with no `@Attribute`, `@Relationship` or `@Transient`: its
+    /// value would never be saved.
+    case unstoredProperty(entity: String, property: String)
+    /// `@Attribute` on a property holding model objects, which would store a copy of them
+    /// rather than relate to them.
+    case modelAsAttribute(entity: String, property: String, model: String)
 
     public var description: String {
         switch self {
@@ -38,6 +44,12 @@ public enum SchemaError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .crossStoreRelationship(entity, relationship, target, stores):
             return "\(entity).\(relationship) relates \(entity) (in store \(stores[0])) to \(target) (in store \(stores[1])): "
                 + "a relationship cannot cross stores; put both models in one configuration"
+        case let .unstoredProperty(entity, property):
+            return "\(entity).\(property) is a stored property with no @Attribute, @Relationship or @Transient: "
+                + "it would never be saved; declare which it is"
+        case let .modelAsAttribute(entity, property, model):
+            return "\(entity).\(property) holds \(model) model objects but is declared @Attribute, which would store a copy of them: "
+                + "declare it @Relationship"
         case let .notInOneConfiguration(entity, configurations):
             return configurations.isEmpty ? "\(entity) is in no configuration's schema, and every configuration names its models"
                 : "\(entity) is in the schemas of several configurations (\(configurations.joined(separator: ", "))): each model lives in one store"

@@ -59,6 +59,7 @@ extension ValueCoder where T: OptionalRawRepresentable {
 /// Marks Optional so a Codable coder can tell an optional type and encode nil as `.null`.
 public protocol AnyOptional {
     static var wrappedTypeName: String { get }
+    static var wrappedType: Any.Type { get }
     var isNil: Bool { get }
     /// The wrapped value, or nil.
     var wrappedValue: Any? { get }
@@ -67,6 +68,7 @@ public protocol AnyOptional {
 
 extension Optional: AnyOptional {
     public static var wrappedTypeName: String { String(describing: Wrapped.self) }
+    public static var wrappedType: Any.Type { Wrapped.self }
     public var isNil: Bool { self == nil }
     public var wrappedValue: Any? { self.map { $0 as Any } }
     public static var nilValue: Self { nil }

@@ -34,7 +34,8 @@ import Testing
                         seen.inserted.append(trip.name)
                     }
                 case .update(let historyUpdate):
-                    if historyUpdate is DefaultHistoryUpdate<Trip>, let trip = context.model(for: modelID) as? Trip {
+                    // model(for:) hands out a deleted object for a row deleted since.
+                    if historyUpdate is DefaultHistoryUpdate<Trip>, let trip = context.model(for: modelID) as? Trip, !trip.isDeleted {
                         seen.updatedNames.append(trip.name)
                     }
                 case .delete(let historyDelete):
