@@ -77,7 +77,8 @@ struct AttributeRecord<Value>: DeclaredAttribute {
 
     @usableFromInline
     init(coder: ValueCoder<Value>?, options: AttributeOptions, originalName: String?) {
-        self.coder = coder
+        // A transformable attribute is stored as its transformer's Data, whatever its type offers.
+        self.coder = options.contains(.transformable) ? .transformed(by: options) : coder
         self.options = options
         self.originalName = originalName
     }

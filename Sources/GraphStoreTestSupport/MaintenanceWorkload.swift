@@ -12,7 +12,7 @@ public enum MaintenanceWorkload {
         entities: [.init(name: "Item", number: 1, attributes: [
             .init(name: "sequence", number: 1, type: "Int"),
             .init(name: "label", number: 2, type: "String"),
-            .init(name: "payload", number: 3, type: "Data?", options: AttributeOptions.externalStorage.rawValue),
+            .init(name: "payload", number: 3, type: "Data?", options: AttributeOptions.externalStorage.recordedFlags),
         ], relationships: [.init(name: "previous", number: 4, type: "Item", deleteRule: "nullify")])])
 
     public static func label(_ sequence: Int) -> String { "item \(sequence)" }

@@ -95,6 +95,7 @@ public struct BatchInsert<Model: PersistentModel> {
             throw unsupported("\(keyPath)", "not a stored attribute")
         }
         guard !attribute.options.contains(.externalStorage) else { throw unsupported(attribute.name, "kept in external storage") }
+        guard !attribute.isEphemeral else { throw unsupported(attribute.name, "ephemeral (never saved)") }
         guard attribute.type == Stored.storageType else {
             throw unsupported(attribute.name, "stored as \(attribute.type), not as \(Stored.self) (\(Stored.storageType))")
         }

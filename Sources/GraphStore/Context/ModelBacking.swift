@@ -69,6 +69,11 @@ open class ModelBacking {
         get { seldom?.unresolvedToOne ?? [:] }
         set { if seldom != nil || !newValue.isEmpty { seldomUsed().unresolvedToOne = newValue } }
     }
+    /// The values of ephemeral attributes, once managed: never saved, never shared.
+    final var ephemeralValues: [Int: Value] {
+        get { seldom?.ephemeralValues ?? [:] }
+        set { if seldom != nil || !newValue.isEmpty { seldomUsed().ephemeralValues = newValue } }
+    }
     private final var temporaryIdentifier: PersistentIdentifier? {
         get { seldom?.temporaryIdentifier }
         set { if seldom != nil || newValue != nil { seldomUsed().temporaryIdentifier = newValue } }
@@ -82,6 +87,7 @@ open class ModelBacking {
         var temporaryIdentifier: PersistentIdentifier?
         var encodingFailures: [Int: String] = [:]
         var unresolvedToOne: [Int: PersistentIdentifier] = [:]
+        var ephemeralValues: [Int: Value] = [:]
     }
     @exclusivity(unchecked) private final var seldom: Seldom?
 
@@ -151,6 +157,7 @@ open class ModelBacking {
         // (ContextUse), and enters nothing.
         unretainedLink?._withUnsafeGuaranteedRef { $0.checkNoOtherThreadInside("reading an attribute") }
         if !readsCommittedState, let value = attributeChanges[index] { return value }
+        if let seldom, let value = seldom.ephemeralValues[index] { return value }
         guard row > 0, state != .inserted, entityIndex >= 0, let unretainedLink else { return nil }
         let entityIndex = self.entityIndex, row = self.row
         let stored = unretainedLink._withUnsafeGuaranteedRef { link in

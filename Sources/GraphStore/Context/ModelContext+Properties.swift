@@ -45,8 +45,14 @@ extension ModelContext {
     func setAttribute(_ value: Value, at index: Int, of model: any PersistentModel) {
         let entered = link.enterOrStop("setting an attribute")
         defer { link.leave(entered) }
-        registerAttributeUndo(model, index)
         let backing = model.persistentBacking
+        if backing.entityIndex >= 0, !schema.entities[backing.entityIndex].ephemeralAttributes.isEmpty,
+           schema.entities[backing.entityIndex].attributes[index].isEphemeral {
+            // Never saved: nothing to mark changed, nothing to undo.
+            backing.ephemeralValues[index] = value
+            return
+        }
+        registerAttributeUndo(model, index)
         if backing.state == .inserted, let entity = backing.entity, entity.attributes[index].isUnique {
             let old = backing.attributeChanges[index] ?? entity.attributes[index].defaultValue
             if pendingUnique[entity.index]?[index]?[old] === model { pendingUnique[entity.index]![index]![old] = nil }

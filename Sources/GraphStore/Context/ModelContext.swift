@@ -290,6 +290,12 @@ public final class ModelContext {
                 backing.attributeChanges[attribute.index] = value
             }
         }
+        // Ephemeral values set before the insert stay the object's own, out of what is saved.
+        for index in entity.ephemeralAttributes {
+            guard let value = backing.attributeChanges[index] else { continue }
+            backing.ephemeralValues[index] = value
+            backing.attributeChanges[index] = nil
+        }
         backing.context = self
         backing.entityIndex = entity.index
         backing.attributeChanges.reserveCapacity(entity.attributes.count)

@@ -13,7 +13,7 @@ extension Schema {
                     throw SchemaError.unreadableRecord(reason: "\(recorded.name).\(a.name) has unknown type \(String(reflecting: a.type))")
                 }
                 attributes.append(Schema.Attribute(name: a.name, index: i, number: a.number, type: type,
-                                                   options: AttributeOptions(rawValue: a.options), originalName: nil,
+                                                   options: AttributeOptions(rawValue: UInt32(a.options)), originalName: nil,
                                                    defaultValue: .null))
             }
             var relationships: [Schema.Relationship] = []

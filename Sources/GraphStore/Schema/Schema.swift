@@ -72,7 +72,7 @@ public final class Schema: Sendable {
         }
         for entity in entities.sorted(by: { $0.name < $1.name }) {
             mix("entity \(entity.name)")
-            for a in entity.attributes.sorted(by: { $0.name < $1.name }) { mix("attribute \(a.name) \(a.type) \(a.options.rawValue)") }
+            for a in entity.attributes.sorted(by: { $0.name < $1.name }) { mix("attribute \(a.name) \(a.type) \(a.options.recordedFlags)") }
             for r in entity.relationships.sorted(by: { $0.name < $1.name }) {
                 mix("relationship \(r.name) \(r.targetName) \(r.isToMany) \(r.deleteRule) \(r.inverseName ?? "-") \(r.minimumCount ?? -1) \(r.maximumCount ?? -1)")
             }
@@ -129,6 +129,8 @@ extension Schema {
 
         public var isUnique: Bool { options.contains(.unique) }
         public var isIndexed: Bool { options.contains(.indexed) }
+        /// Never saved: its value lives in the object (`AttributeOptions.ephemeral`).
+        public var isEphemeral: Bool { options.contains(.ephemeral) }
 
         init(name: String, index: Int, number: PropertyNumber, type: AttributeType, options: AttributeOptions,
              originalName: String?, defaultValue: Value) {
@@ -228,6 +230,8 @@ extension Schema {
         public let attributes: [Schema.Attribute]
         /// The unique attributes (kept: every insert and save walks them).
         public let uniqueAttributes: [Schema.Attribute]
+        /// The positions of the attributes that are never saved.
+        let ephemeralAttributes: [Int]
         /// Each attribute's log number, by position (a save encodes one per changed value).
         let attributeNumbers: [PropertyNumber]
         public let relationships: [Schema.Relationship]
@@ -252,6 +256,7 @@ extension Schema {
             self.type = type
             self.attributes = attributes
             self.uniqueAttributes = attributes.filter(\.isUnique)
+            self.ephemeralAttributes = attributes.filter(\.isEphemeral).map(\.index)
             self.attributeNumbers = attributes.map(\.number)
             self.relationships = relationships
             self.originalName = originalName

@@ -65,7 +65,7 @@ public struct SchemaRecord: Equatable, Sendable {
             EntityRecord(
                 name: entity.name, number: entity.number,
                 attributes: entity.attributes.map {
-                    Property(name: $0.name, number: $0.number, type: $0.type.description, options: $0.options.rawValue,
+                    Property(name: $0.name, number: $0.number, type: $0.type.description, options: $0.options.recordedFlags,
                              isToMany: false, deleteRule: "", inverseName: "")
                 },
                 relationships: entity.relationships.map {

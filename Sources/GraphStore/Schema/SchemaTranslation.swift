@@ -41,7 +41,7 @@ struct SchemaTranslation {
                     incompatibilities.append("\(entity.name).\(attribute.name) is stored as \(a.type) but declared as \(attribute.type)")
                     continue
                 }
-                if attribute.isUnique && AttributeOptions(rawValue: a.options).contains(.unique) == false {
+                if attribute.isUnique && AttributeOptions(rawValue: UInt32(a.options)).contains(.unique) == false {
                     newlyUnique.append((entity.number, attribute.number))
                 }
                 properties[a.number] = attribute.number

@@ -90,3 +90,52 @@ extension ValueCoder where T: Codable {
         })
     }
 }
+
+extension ValueCoder {
+    /// A transformable attribute's coder: the value is stored as the `Data` its transformer
+    /// makes of it (`AttributeOptions.transformable(by:)`), and read back with the reverse.
+    public static func transformed(by options: AttributeOptions) -> ValueCoder {
+        let optional = T.self as? any AnyOptional.Type
+        let transformer = TransformerInHand(options)
+        return ValueCoder(type: AttributeType(kind: .data, isOptional: optional != nil), encode: { value in
+            let unwrapped: Any
+            if let wrapped = value as? any AnyOptional {
+                guard let inner = wrapped.wrappedValue else { return .null }
+                unwrapped = inner
+            } else {
+                unwrapped = value
+            }
+            let made = try transformer.get().transformedValue(unwrapped)
+            guard let data = made as? Data else {
+                throw ValueConversionError(expected: "Data from \(Swift.type(of: try transformer.get())) for a \(T.self)",
+                                           found: .string(made.map { "\(Swift.type(of: $0))" } ?? "nil"))
+            }
+            return .data(data)
+        }, decode: { stored in
+            if stored == .null, let optional, let none = optional.nilValue as? T { return none }
+            guard case let .data(data) = stored else { throw ValueConversionError(expected: "transformed Data", found: stored) }
+            guard let value = try transformer.get().reverseTransformedValue(data) as? T else {
+                throw ValueConversionError(expected: "a \(T.self) from \(Swift.type(of: try transformer.get()))'s reverse transformation", found: stored)
+            }
+            return value
+        })
+    }
+}
+
+/// A transformable attribute's transformer: a type's, made on first use; a name's, looked up
+/// at each use (the app may register another under the name).
+private final class TransformerInHand: @unchecked Sendable {
+    private let options: AttributeOptions
+    private let made = Locked<ValueTransformer?>(nil)
+
+    init(_ options: AttributeOptions) { self.options = options }
+
+    func get() throws -> ValueTransformer {
+        if let transformer = made.value { return transformer }
+        guard let transformer = options.transformer else {
+            throw ValueConversionError(expected: "the attribute's ValueTransformer to be registered", found: .null)
+        }
+        if options.transformerIsAType { made.withLock { $0 = transformer } }
+        return transformer
+    }
+}

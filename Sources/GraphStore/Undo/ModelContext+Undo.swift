@@ -41,7 +41,7 @@ extension ModelContext {
         var toOne: [Int: (any PersistentModel)?] = [:]
         var toMany: [Int: [any PersistentModel]] = [:]
         if wasLive, let entity = backing.entity {
-            for a in entity.attributes { attributes[a.index] = backing.attributeValue(at: a.index) ?? a.defaultValue }
+            for a in entity.attributes where !a.isEphemeral { attributes[a.index] = backing.attributeValue(at: a.index) ?? a.defaultValue }
             for r in entity.relationships {
                 if r.isToMany { toMany[r.index] = backing.toMany(at: r.index) } else { toOne[r.index] = backing.toOne(at: r.index) }
             }
