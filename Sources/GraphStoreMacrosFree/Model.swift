@@ -75,9 +75,14 @@ open class Model: ModelBacking, PersistentModel, Codable {
     /// a model without losing its rows: `override class var originalName: String? { "Plane" }`).
     open class var originalName: String? { nil }
 
+    /// Uniqueness and indexes over one or more properties: SwiftData's `#Unique` and `#Index`
+    /// (override: `[Schema.Unique<Trip>([\.name, \.startDate])]`).
+    open class var constraints: [any SchemaConstraint] { [] }
+
     open class func entityDeclaration() throws -> EntityDeclaration {
         var declaration = try ModelDiscovery.declaration(for: self)
         declaration.originalName = originalName
+        declaration.constraints = constraints
         return declaration
     }
 

@@ -73,6 +73,11 @@ public struct BatchInsert<Model: PersistentModel> {
         // With several stores, the batch is the store's that holds the type.
         let container = container.partition(for: type) ?? container
         guard let entity = container.schema.entity(for: type) else { throw ModelContextError.typeNotInSchema("\(type)") }
+        // A batch upserts by one unique attribute; uniqueness over several it cannot keep.
+        if let compound = entity.compoundUniques.first {
+            throw ModelContextError.batchPropertyUnsupported(entity: entity.name, property: compound.description,
+                                                     reason: "unique together (Schema.Unique): insert these objects through a context")
+        }
         schema = container.schema
         self.entity = entity
         width = entity.attributes.count

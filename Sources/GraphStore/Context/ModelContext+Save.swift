@@ -26,10 +26,12 @@ extension ModelContext {
             committed = try container.commit(from: self, author: author ?? "") {
                 let claimed: UniqueClaims
                 (upserts, claimed) = resolveUpserts(inserts)
+                let claimedCompound = resolveCompoundUpserts(inserts, upserts: &upserts)
                 let upserted = Set(upserts.map { ObjectIdentifier($0.model) })
                 let plainInserts = inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
                 let updates = changes + upserts.map(\.model)
                 try validateUnique(inserts: plainInserts, changes: updates, claimedByInserts: claimed)
+                try validateCompoundUnique(changes: changes, claimedByInserts: claimedCompound)
                 return try encodeOperations(inserts: plainInserts, changes: changes, upserted: upserts.map(\.model), deletes: deletes)
             }
         } catch {

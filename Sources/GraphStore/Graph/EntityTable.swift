@@ -28,6 +28,10 @@ final class EntityTable {
     /// Indexed attributes: value → rows, and the rows in value order.
     let secondary: [SecondaryIndex?]
     let sorted: [SortedIndex?]
+    /// Indexes over several properties (`Schema.Unique`, `Schema.Index`), by position.
+    let compound: [CompoundKeyIndex]
+    /// By attribute position and by relationship position: the compound indexes it is a member of.
+    private let compoundOfAttribute: [[Int]], compoundOfToOne: [[Int]]
     /// Whether an attribute has any index (a change to one without needs no old value).
     private let isIndexed: [Bool]
     /// Attribute positions by the numbers log records name them with (read without making a
@@ -50,7 +54,11 @@ final class EntityTable {
         let sorted = entity.attributes.map { $0.isIndexed ? SortedIndex() : nil }
         self.sorted = sorted
         secondary = entity.attributes.indices.map { i in sorted[i].map { SecondaryIndex(column: columns[i], sorted: $0) } }
-        isIndexed = entity.attributes.map { $0.isUnique || $0.isIndexed }
+        compound = entity.compoundIndexes.map(CompoundKeyIndex.init)
+        let ofAttribute = entity.attributes.map { a in entity.compoundIndexes.filter { $0.members.contains(.attribute(a.index)) }.map(\.index) }
+        compoundOfAttribute = ofAttribute
+        compoundOfToOne = entity.relationships.map { r in entity.compoundIndexes.filter { $0.members.contains(.toOne(r.index)) }.map(\.index) }
+        isIndexed = entity.attributes.map { $0.isUnique || $0.isIndexed || !ofAttribute[$0.index].isEmpty }
         positions = NumberIndex(entity.attributes.map { ($0.number, $0.index) })
         toOnePositions = entity.relationships.filter { !$0.isToMany }.map(\.index)
         toManyPositions = entity.relationships.filter(\.isToMany).map(\.index)
@@ -247,8 +255,49 @@ final class EntityTable {
         let old = column._withUnsafeGuaranteedRef { $0.value(at: slot) }
         if old == value { return }
         removeFromIndex(index, row: row, oldValue: old, bulk: bulk)
+        let compounds = compoundOfAttribute[index]
+        for c in compounds { removeFromCompound(c, slot: slot, bulk: bulk) }
         column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
         addToIndex(index, row: row, bulk: bulk)
+        for c in compounds { addToCompound(c, slot: slot, bulk: bulk) }
+    }
+
+    /// Points a to-one relationship of `slot` at `target` (0: none), keeping the compound
+    /// indexes it is a member of in step.
+    func setToOne(_ relationship: Int, slot: Int, to target: UInt32) {
+        let compounds = compoundOfToOne[relationship]
+        let keyed = !compounds.isEmpty && slot < live.count && live[slot]
+        if keyed { for c in compounds { removeFromCompound(c, slot: slot, bulk: false) } }
+        toOne[relationship][slot] = target
+        if keyed { for c in compounds { addToCompound(c, slot: slot, bulk: false) } }
+    }
+
+    /// The compound index `c`'s key for `slot`; nil when a member is nil.
+    func compoundKey(_ c: Int, slot: Int) -> [Value]? {
+        var key: [Value] = []
+        for member in compound[c].description.members {
+            switch member {
+            case let .attribute(a):
+                let value = columns[a].value(at: slot)
+                if value == .null { return nil }
+                key.append(value)
+            case let .toOne(r):
+                let target = toOne[r][slot]
+                if target == 0 { return nil }
+                key.append(.int(Int64(target)))
+            }
+        }
+        return key
+    }
+
+    private func addToCompound(_ c: Int, slot: Int, bulk: Bool) {
+        if bulk || compound[c].isStale { return compound[c].markStale() }
+        if let key = compoundKey(c, slot: slot) { compound[c].add(UInt32(slot + 1), key: key) }
+    }
+
+    private func removeFromCompound(_ c: Int, slot: Int, bulk: Bool) {
+        if bulk || compound[c].isStale { return compound[c].markStale() }
+        if let key = compoundKey(c, slot: slot) { compound[c].remove(UInt32(slot + 1), key: key) }
     }
 
     /// Removes a row from the columns and indexes (relationships are detached by the graph first).
@@ -278,6 +327,7 @@ final class EntityTable {
 
     private func addToIndexes(row: UInt64, bulk: Bool) {
         for index in isIndexed.indices where isIndexed[index] { addToIndex(index, row: row, bulk: bulk) }
+        for c in compound.indices { addToCompound(c, slot: Int(row - 1), bulk: bulk) }
     }
 
     private func removeFromIndexes(row: UInt64, bulk: Bool) {
@@ -285,6 +335,7 @@ final class EntityTable {
         for index in isIndexed.indices where isIndexed[index] {
             removeFromIndex(index, row: row, oldValue: columns[index].value(at: slot), bulk: bulk)
         }
+        for c in compound.indices { removeFromCompound(c, slot: slot, bulk: bulk) }
     }
 
     private func addToIndex(_ index: Int, row: UInt64, bulk: Bool) {
@@ -303,6 +354,7 @@ final class EntityTable {
     private func markStale(_ index: Int) {
         secondary[index]?.markStale()
         sorted[index]?.markStale()
+        for c in compoundOfAttribute[index] { compound[c].markStale() }
     }
 
     private func removeFromIndex(_ index: Int, row: UInt64, oldValue: Value, bulk: Bool) {
@@ -322,6 +374,11 @@ final class EntityTable {
         for case let (index, sortedIndex?) in sorted.enumerated() where sortedIndex.isStale {
             sortedIndex.consolidate(column: columns[index], live: live)
         }
+        for c in compound.indices where compound[c].isStale { rebuildCompound(c) }
+    }
+
+    private func rebuildCompound(_ c: Int) {
+        compound[c].rebuild(slots: slotCount, live: live) { compoundKey(c, slot: $0) }
     }
 }
 
@@ -413,6 +470,7 @@ extension EntityTable {
         }
         return (jobs, { [self] in
             for r in entity.relationships where r.inverse == nil { reverse[r.index] = reverseSets[r.index] ?? [:] }
+            for c in compound.indices { rebuildCompound(c) }
         })
     }
 }

@@ -66,6 +66,11 @@ public final class Graph: @unchecked Sendable {
         }
     }
 
+    /// The rows whose compound index `compound` of `entity` has `key`.
+    func rows(entity: Int, compound: Int, key: [Value]) -> [UInt64] {
+        lock.withReadLock { withTable(entity) { $0.compound[compound].rows(for: key).map(UInt64.init) } }
+    }
+
     /// Reads the graph under the read lock.
     func read<R>(_ body: (GraphView) throws -> R) rethrows -> R {
         try lock.withReadLock { try body(GraphView(tables: tables, lastTransaction: committed)) }
@@ -264,7 +269,7 @@ public final class Graph: @unchecked Sendable {
                     removeReverse(side, source: source, target: old)
                 }
             }
-            withTable(side.entity) { $0.toOne[side.index][slot] = UInt32(target) }
+            withTable(side.entity) { $0.setToOne(side.index, slot: slot, to: UInt32(target)) }
         }
         return true
     }
@@ -289,7 +294,7 @@ public final class Graph: @unchecked Sendable {
                 table.toMany[side.index][slot].remove(at: i)
             }
         } else if table.toOne[side.index][slot] == UInt32(target) {
-            table.toOne[side.index][slot] = 0
+            table.setToOne(side.index, slot: slot, to: 0)
         }
     }
 

@@ -7,6 +7,7 @@ extension QueryPlanner {
     func candidates(for node: PredicateNode) -> Candidates? {
         switch node {
         case let .and(lhs, rhs):
+            if let compound = compoundCandidates(for: node) { return compound }
             return conjunction(candidates(for: lhs), candidates(for: rhs))
         case let .or(lhs, rhs):
             // `false || x` is x: the shape of optional filters (`noFilter || $0.a == value`).

@@ -116,14 +116,54 @@ public struct EntityDeclaration: @unchecked Sendable {
     public var relationships: [RelationshipDeclaration]
     /// The persistent property a key path on this type reads, by name; nil for anything else.
     public var propertyName: (AnyKeyPath) -> String?
+    /// Uniqueness and indexes over several properties (`Schema.Unique`, `Schema.Index`).
+    public var constraints: [any SchemaConstraint]
 
     public init(name: String, originalName: String? = nil, type: any PersistentModel.Type, attributes: [AttributeDeclaration],
-                relationships: [RelationshipDeclaration], propertyName: @escaping (AnyKeyPath) -> String?) {
+                relationships: [RelationshipDeclaration], constraints: [any SchemaConstraint] = [],
+                propertyName: @escaping (AnyKeyPath) -> String?) {
+        self.constraints = constraints
         self.name = name
         self.originalName = originalName
         self.type = type
         self.attributes = attributes
         self.relationships = relationships
         self.propertyName = propertyName
+    }
+}
+
+/// A uniqueness or index declaration of a model class over one or more of its properties:
+/// SwiftData's `#Unique` and `#Index`, without macros. A model class lists its own:
+///
+///     final class Trip: Model {
+///         override class var constraints: [any SchemaConstraint] {
+///             [Schema.Unique<Trip>([\.name, \.startDate, \.endDate]),
+///              Schema.Index<Trip>([\.name], [\.startDate, \.endDate])]
+///         }
+///     }
+///
+/// Each key-path list is one constraint; its members are attributes or to-one relationships.
+public protocol SchemaConstraint {
+    /// Whether no two objects may share the values of a list (an insert that does takes the
+    /// existing object's place, as with `@Attribute(.unique)`).
+    var isUnique: Bool { get }
+    /// The constrained property lists.
+    var keyPaths: [[AnyKeyPath]] { get }
+}
+
+extension Schema {
+    /// `#Unique<Model>([\.a, \.b], [\.c])`: no two objects share the values of any one list.
+    public struct Unique<Model: PersistentModel>: SchemaConstraint {
+        public let keyPaths: [[AnyKeyPath]]
+        public var isUnique: Bool { true }
+        public init(_ keyPaths: [PartialKeyPath<Model>]...) { self.keyPaths = keyPaths.map { $0.map { $0 as AnyKeyPath } } }
+    }
+
+    /// `#Index<Model>([\.a], [\.b, \.c])`: each list is kept in an index, which fetches whose
+    /// predicates compare every member of a list for equality use.
+    public struct Index<Model: PersistentModel>: SchemaConstraint {
+        public let keyPaths: [[AnyKeyPath]]
+        public var isUnique: Bool { false }
+        public init(_ keyPaths: [PartialKeyPath<Model>]...) { self.keyPaths = keyPaths.map { $0.map { $0 as AnyKeyPath } } }
     }
 }

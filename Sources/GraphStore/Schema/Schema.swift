@@ -232,6 +232,10 @@ extension Schema {
         public let uniqueAttributes: [Schema.Attribute]
         /// The positions of the attributes that are never saved.
         let ephemeralAttributes: [Int]
+        /// Indexes over several properties (`Schema.Unique`, `Schema.Index`).
+        public let compoundIndexes: [CompoundIndex]
+        /// The unique ones among them.
+        let compoundUniques: [CompoundIndex]
         /// Each attribute's log number, by position (a save encodes one per changed value).
         let attributeNumbers: [PropertyNumber]
         public let relationships: [Schema.Relationship]
@@ -249,7 +253,10 @@ extension Schema {
         private var keyPathIdentityCache: [ObjectIdentifier: (keyPath: AnyKeyPath, property: PropertyReference?)] = [:]
 
         init(name: String, index: Int, number: EntityNumber, type: (any PersistentModel.Type)?, attributes: [Schema.Attribute],
-             relationships: [Schema.Relationship], originalName: String?, propertyNamer: @escaping (AnyKeyPath) -> String?) {
+             relationships: [Schema.Relationship], originalName: String?, compoundIndexes: [CompoundIndex] = [],
+             propertyNamer: @escaping (AnyKeyPath) -> String?) {
+            self.compoundIndexes = compoundIndexes
+            self.compoundUniques = compoundIndexes.filter(\.isUnique)
             self.name = name
             self.index = index
             self.number = number
@@ -311,5 +318,26 @@ public enum PropertyReference: Sendable, Hashable {
         case let .attribute(a): return a.name
         case let .relationship(r): return r.name
         }
+    }
+}
+
+extension Schema {
+    /// An index over several properties of one entity (`Schema.Unique`, `Schema.Index`). Its key
+    /// is the members' values, a to-one relationship counting as its target's row (a nil
+    /// target, or a nil attribute, leaves a row out of a unique one's claims).
+    public struct CompoundIndex: Sendable, Hashable, CustomStringConvertible {
+        public enum Member: Sendable, Hashable {
+            case attribute(Int)
+            case toOne(Int)
+        }
+
+        /// Its position among the entity's compound indexes.
+        public let index: Int
+        public let members: [Member]
+        public let isUnique: Bool
+        /// The members' property names, in order.
+        public let memberNames: [String]
+
+        public var description: String { memberNames.joined(separator: ", ") }
     }
 }

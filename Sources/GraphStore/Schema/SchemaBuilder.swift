@@ -16,10 +16,12 @@ enum SchemaBuilder {
         var entities: [Schema.Entity] = []
         for (entityIndex, declaration) in declarations.enumerated() {
             let entityNumber = EntityNumber(entityIndex + 1)
+            let (compound, singleOptions) = try constraints(of: declaration)
             var attributes: [Schema.Attribute] = []
             for (i, a) in declaration.attributes.enumerated() {
-                attributes.append(Schema.Attribute(name: a.name, index: i, number: number(), type: a.type, options: a.options,
-                                            originalName: a.originalName, defaultValue: a.defaultValue))
+                attributes.append(Schema.Attribute(name: a.name, index: i, number: number(), type: a.type,
+                                                   options: a.options.union(singleOptions[i] ?? []),
+                                                   originalName: a.originalName, defaultValue: a.defaultValue))
             }
             var relationships: [Schema.Relationship] = []
             for (i, r) in declaration.relationships.enumerated() {
@@ -34,9 +36,55 @@ enum SchemaBuilder {
             }
             entities.append(Schema.Entity(name: declaration.name, index: entityIndex, number: entityNumber, type: declaration.type,
                                    attributes: attributes, relationships: relationships, originalName: declaration.originalName,
-                                   propertyNamer: declaration.propertyName))
+                                   compoundIndexes: compound, propertyNamer: declaration.propertyName))
         }
         return Schema(entities: entities, nextEntityNumber: EntityNumber(entities.count + 1), nextPropertyNumber: nextProperty, versionIdentifier: version)
+    }
+
+    /// A declaration's `Schema.Unique` and `Schema.Index` lists: those over one attribute become
+    /// that attribute's `.unique` or `.indexed` option (by attribute position); the others are
+    /// compound indexes.
+    static func constraints(of declaration: EntityDeclaration) throws -> ([Schema.CompoundIndex], [Int: AttributeOptions]) {
+        var compound: [Schema.CompoundIndex] = []
+        var single: [Int: AttributeOptions] = [:]
+        var seen: Set<[Schema.CompoundIndex.Member]> = []
+        for constraint in declaration.constraints {
+            for keyPaths in constraint.keyPaths {
+                guard !keyPaths.isEmpty else { throw SchemaError.invalidConstraint(entity: declaration.name, reason: "an empty key-path list") }
+                var members: [Schema.CompoundIndex.Member] = []
+                var names: [String] = []
+                for keyPath in keyPaths {
+                    guard let name = declaration.propertyName(keyPath) else {
+                        throw SchemaError.invalidConstraint(entity: declaration.name, reason: "\(keyPath) is not a persistent property")
+                    }
+                    if let a = declaration.attributes.firstIndex(where: { $0.name == name }) {
+                        members.append(.attribute(a))
+                    } else if let r = declaration.relationships.firstIndex(where: { $0.name == name }), !declaration.relationships[r].isToMany {
+                        members.append(.toOne(r))
+                    } else {
+                        throw SchemaError.invalidConstraint(entity: declaration.name,
+                                                            reason: "\(name) is a to-many relationship; only attributes and to-one relationships can be constrained")
+                    }
+                    guard Set(members).count == members.count else {
+                        throw SchemaError.invalidConstraint(entity: declaration.name, reason: "\(name) appears twice in one list")
+                    }
+                    names.append(name)
+                }
+                if members.count == 1, case let .attribute(a) = members[0] {
+                    single[a, default: []].formUnion(constraint.isUnique ? .unique : .indexed)
+                    continue
+                }
+                if seen.contains(members), !constraint.isUnique { continue }
+                if seen.contains(members), let i = compound.firstIndex(where: { $0.members == members }) {
+                    // Declared as an index and as unique: unique.
+                    compound[i] = Schema.CompoundIndex(index: i, members: members, isUnique: true, memberNames: names)
+                    continue
+                }
+                seen.insert(members)
+                compound.append(Schema.CompoundIndex(index: compound.count, members: members, isUnique: constraint.isUnique, memberNames: names))
+            }
+        }
+        return (compound, single)
     }
 
     static func entityName(of type: any PersistentModel.Type) throws -> String {

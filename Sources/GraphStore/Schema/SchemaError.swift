@@ -19,6 +19,9 @@ public enum SchemaError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A stored property declared with no `@Attribute`, `@Relationship` or `@Transient`: its
     /// value would never be saved.
     case unstoredProperty(entity: String, property: String)
+    /// A `Schema.Unique` or `Schema.Index` list that names something other than the entity's
+    /// attributes and to-one relationships.
+    case invalidConstraint(entity: String, reason: String)
     /// `@Attribute` on a property holding model objects, which would store a copy of them
     /// rather than relate to them.
     case modelAsAttribute(entity: String, property: String, model: String)
@@ -47,6 +50,8 @@ public enum SchemaError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unstoredProperty(entity, property):
             return "\(entity).\(property) is a stored property with no @Attribute, @Relationship or @Transient: "
                 + "it would never be saved; declare which it is"
+        case let .invalidConstraint(entity, reason):
+            return "\(entity): invalid Schema.Unique or Schema.Index: \(reason)"
         case let .modelAsAttribute(entity, property, model):
             return "\(entity).\(property) holds \(model) model objects but is declared @Attribute, which would store a copy of them: "
                 + "declare it @Relationship"
