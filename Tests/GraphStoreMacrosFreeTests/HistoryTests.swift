@@ -31,7 +31,7 @@ import Testing
 
         let history = try context.fetchHistory(after: start)
         #expect(history.map(\.author) == ["importer", "editor", "editor"])
-        #expect(history.map(\.transactionIdentifier) == [start.transaction + 1, start.transaction + 2, start.transaction + 3])
+        #expect(history.map(\.token.transaction) == [start.transaction + 1, start.transaction + 2, start.transaction + 3])
         func summary(_ transaction: DefaultHistoryTransaction) -> Set<String> {
             Set(transaction.changes.map { change in
                 switch change {
@@ -71,7 +71,7 @@ import Testing
         let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
         let history = try container.fetchHistory(after: nil)
         #expect(history.count == Int(container.lastTransaction))
-        #expect(history.map(\.transactionIdentifier) == Array(1...container.lastTransaction))
+        #expect(history.map(\.token.transaction) == Array(1...container.lastTransaction))
         #expect(history.first?.author == "schema")
         #expect(history.last?.author == "second")
     }

@@ -42,7 +42,7 @@ extension ModelContainer {
         } else {
             matching.sort(using: descriptor.sortBy)
         }
-        if let limit = descriptor.fetchLimit { matching = Array(matching.prefix(max(0, limit))) }
+        if descriptor.fetchLimit > 0 { matching = Array(matching.prefix(Int(clamping: descriptor.fetchLimit))) }
         return matching
     }
 
@@ -94,7 +94,7 @@ extension ModelContainer {
             return HistoryChange.typed(change, identifier, as: type)
         }
         return DefaultHistoryTransaction(token: DefaultHistoryToken(transaction: stored.number, storeIdentifier: storeIdentifier),
-                                         transactionIdentifier: stored.number, author: stored.author, timestamp: stored.timestamp,
+                                         author: stored.author, timestamp: stored.timestamp,
                                          changes: changes, storeIdentifier: storeIdentifier)
     }
 }

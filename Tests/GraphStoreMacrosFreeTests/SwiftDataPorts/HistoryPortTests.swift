@@ -119,7 +119,7 @@ import Testing
         }
         let all = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         let cut = all[40].token
-        #expect(throws: ModelContextError.historyNotAPrefix(transaction: all[41].transactionIdentifier)) {
+        #expect(throws: ModelContextError.historyNotAPrefix(transaction: all[41].token.transaction)) {
             try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > cut }))
         }
         try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token < cut }))

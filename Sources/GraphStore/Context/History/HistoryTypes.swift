@@ -5,7 +5,10 @@ import Foundation
 
 /// A point in a store's history, comparable: save it (it is Codable) and fetch what was
 /// committed after it.
-public protocol HistoryToken: Codable, Comparable, Hashable, Sendable {}
+public protocol HistoryToken: Codable, Comparable, Hashable, Identifiable, Sendable {
+    associatedtype TokenType: Codable, Hashable, Sendable
+    var tokenValue: TokenType? { get }
+}
 
 /// A committed transaction as history reports it.
 public protocol HistoryTransaction: Hashable, Identifiable, Sendable {
@@ -37,6 +40,10 @@ public struct DefaultHistoryToken: HistoryToken, CustomStringConvertible {
     }
 
     public var description: String { "DefaultHistoryToken(\(transaction) in \(storeIdentifier))" }
+
+    /// SwiftData's form: the transaction number by store identifier.
+    public var tokenValue: [String: Int64]? { [storeIdentifier: Int64(truncatingIfNeeded: transaction)] }
+    public var id: Int { Int(truncatingIfNeeded: transaction) }
 }
 
 /// Where a change sits in history: its transaction, then its place in it.
@@ -51,7 +58,7 @@ public struct HistoryChangeIdentifier: Comparable, Hashable, Sendable, Codable {
 public struct DefaultHistoryTransaction: HistoryTransaction, CustomStringConvertible {
     public let token: DefaultHistoryToken
     /// The transaction's number in its store's log.
-    public let transactionIdentifier: UInt64
+    public var transactionIdentifier: Int64 { Int64(truncatingIfNeeded: token.transaction) }
     /// The saving context's `author`; nil when it had none.
     public let author: String?
     public let timestamp: Date
@@ -63,7 +70,7 @@ public struct DefaultHistoryTransaction: HistoryTransaction, CustomStringConvert
     public let bundleIdentifier: String = ""
     public let processIdentifier: String = ""
 
-    public var id: DefaultHistoryToken { token }
+    public var id: Int64 { transactionIdentifier }
 
     public static func == (a: Self, b: Self) -> Bool { a.token == b.token }
     public func hash(into hasher: inout Hasher) { hasher.combine(token) }
@@ -134,7 +141,7 @@ public protocol HistoryDelete<Model>: Sendable {
 public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hashable {
     public let changedPersistentIdentifier: PersistentIdentifier
     public let changeIdentifier: HistoryChangeIdentifier
-    public var transactionIdentifier: UInt64 { changeIdentifier.transaction }
+    public var transactionIdentifier: Int64 { Int64(truncatingIfNeeded: changeIdentifier.transaction) }
 }
 
 /// An update: which properties of the model changed. Relationships count on both sides of a link.
@@ -147,7 +154,7 @@ public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hasha
 public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hashable {
     public let changedPersistentIdentifier: PersistentIdentifier
     public let changeIdentifier: HistoryChangeIdentifier
-    public var transactionIdentifier: UInt64 { changeIdentifier.transaction }
+    public var transactionIdentifier: Int64 { Int64(truncatingIfNeeded: changeIdentifier.transaction) }
     public let updatedAttributeNames: Set<String>
 
     /// Whether the property `keyPath` reads changed.
@@ -168,7 +175,7 @@ public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hasha
 public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, Hashable {
     public let changedPersistentIdentifier: PersistentIdentifier
     public let changeIdentifier: HistoryChangeIdentifier
-    public var transactionIdentifier: UInt64 { changeIdentifier.transaction }
+    public var transactionIdentifier: Int64 { Int64(truncatingIfNeeded: changeIdentifier.transaction) }
     public let tombstone: HistoryTombstone<Model>
 }
 
@@ -195,11 +202,11 @@ public struct HistoryTombstone<Model: PersistentModel>: Sendable, Hashable, Sequ
 
 /// What `fetchHistory` and `deleteHistory` select: transactions matching `predicate` (on the
 /// token, author, timestamp, …), ordered by `sortBy` (oldest first when empty), at most
-/// `fetchLimit` of them.
+/// `fetchLimit` of them (0, the default, is no limit).
 public struct HistoryDescriptor<TransactionType: HistoryTransaction>: @unchecked Sendable {
     public var predicate: Predicate<TransactionType>?
     public var sortBy: [SortDescriptor<TransactionType>]
-    public var fetchLimit: Int?
+    public var fetchLimit: UInt64 = 0
 
     public init(predicate: Predicate<TransactionType>? = nil) {
         self.predicate = predicate
