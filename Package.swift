@@ -36,6 +36,9 @@ let package = Package(
         .testTarget(name: "GraphStoreTests", dependencies: ["GraphStore", "GraphStoreTestSupport"]),
         .testTarget(name: "GraphStoreMacrosFreeTests", dependencies: ["GraphStoreMacrosFree", "GraphStore", "GraphStoreTestSupport"]),
         .testTarget(name: "EnrouteModelsTests", dependencies: ["EnrouteModels"]),
+        // SwiftData code from the seeds and Apple's sessions, ported with only the model
+        // declarations changed: public API only, no @testable.
+        .testTarget(name: "SwiftDataPortTests", dependencies: ["GraphStoreMacrosFree"]),
         // Crashers/ holds inputs the tests read by path (not resources to bundle).
         .testTarget(name: "FuzzRegressionTests", dependencies: ["GraphStoreFuzzTargets"], exclude: ["Crashers"]),
         .testTarget(

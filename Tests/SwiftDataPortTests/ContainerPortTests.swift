@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import GraphStore
-@testable import GraphStoreMacrosFree
+import GraphStore
+import GraphStoreMacrosFree
 
 /// SwiftData's container and configuration code, as SwiftData users write it (only the model
 /// declarations differ: TripModels.swift).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import GraphStore
-@testable import GraphStoreMacrosFree
+import GraphStore
+import GraphStoreMacrosFree
 
 /// "Track model changes with SwiftData history" (WWDC 2024), ported with only the model
 /// declarations changed: fetch the transactions after a saved token, read each change as a
@@ -111,7 +111,7 @@ import Testing
     /// further; a predicate that selects transactions after ones it keeps is refused.
     @Test func deletingHistoryDropsItsOldestTransactions() throws {
         let store = TemporaryStore()
-        let container = try ModelContainer(for: Trip.self, configurations: maintainedConfiguration(store.url, segmentSize: 4 << 10))
+        let container = try ModelContainer(for: Trip.self, configurations: maintainedConfiguration(store.url))
         let context = ModelContext(container)
         for i in 0..<80 {
             context.insert(Trip(name: "Trip \(i)", destination: String(repeating: "x", count: 200)))
