@@ -28,6 +28,10 @@ void graphstore_set_thread_is_main(int known) { thread_is_main = known; }
 void *graphstore_running_executor(void) { return running_executor; }
 void graphstore_set_running_executor(void *executor) { running_executor = executor; }
 
+static _Thread_local int predicate_evaluation_depth = 0;
+int graphstore_predicate_evaluation_depth(void) { return predicate_evaluation_depth; }
+void graphstore_predicate_evaluation_adjust(int delta) { predicate_evaluation_depth += delta; }
+
 uintptr_t graphstore_observation_probe = 0;
 static _Thread_local bool observation_probe_hashed = false;
 

@@ -138,8 +138,10 @@ struct RelationshipRecord<Value: RelationshipValue>: DeclaredRelationship {
     }
 
     func declaration(name: String) -> RelationshipDeclaration {
-        RelationshipDeclaration(name: name, target: Value.Target.self, isToMany: Value.isToMany, deleteRule: deleteRule, inverse: inverse,
-                                minimumCount: minimumCount, maximumCount: maximumCount, originalName: originalName)
+        // A non-optional to-one must be set: a minimum of one, checked by every save.
+        let minimum = Value._isOptionalRelationship ? minimumCount : max(minimumCount ?? 1, 1)
+        return RelationshipDeclaration(name: name, target: Value._relationshipTarget, isToMany: Value._isToManyRelationship, deleteRule: deleteRule, inverse: inverse,
+                                       minimumCount: minimum, maximumCount: maximumCount, originalName: originalName)
     }
 }
 

@@ -1,7 +1,7 @@
 import Observation
 
 /// A relationship to other models, as in SwiftData: `@Relationship var origin: Airport?`
-/// (to-one) or `@Relationship(deleteRule: .cascade, inverse: \Flight.origin) var flightsFrom: [Flight] = []`
+/// (to-one), `@Relationship var origin: Airport` (a to-one that a save requires to be set), or `@Relationship(deleteRule: .cascade, inverse: \Flight.origin) var flightsFrom: [Flight] = []`
 /// (to-many, in the order members were added — an order that persists). The inverse is inferred
 /// when each side has exactly one relationship to the other; otherwise declare it.
 @propertyWrapper
@@ -9,23 +9,32 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
     // Only what differs per object; the rest of the declaration is recorded once per class
     // (DeclarationRecording), not carried by every object.
     @usableFromInline var slot: Int
-    @usableFromInline let initialValue: Value
+    /// Nil for a non-optional to-one declared without a value (there is no empty one).
+    @usableFromInline let initialValue: Value?
 
     @inlinable
     public init(wrappedValue: Value, deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
-                originalName: String? = nil, inverse: PartialKeyPath<Value.Target>? = nil) {
-        initialValue = wrappedValue
+                originalName: String? = nil, inverse: AnyKeyPath? = nil) {
+        self.init(initialValue: wrappedValue, deleteRule: deleteRule, minimumModelCount: minimumModelCount,
+                  maximumModelCount: maximumModelCount, originalName: originalName, inverse: inverse)
+    }
+
+    /// Declared without an initial value: a to-one starts as nil, a to-many empty, and a
+    /// non-optional to-one unset (a save requires it set).
+    @inlinable
+    public init(deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
+                originalName: String? = nil, inverse: AnyKeyPath? = nil) {
+        self.init(initialValue: Value._emptyRelationship, deleteRule: deleteRule, minimumModelCount: minimumModelCount,
+                  maximumModelCount: maximumModelCount, originalName: originalName, inverse: inverse)
+    }
+
+    @inlinable
+    init(initialValue: Value?, deleteRule: DeleteRule, minimumModelCount: Int?, maximumModelCount: Int?,
+         originalName: String?, inverse: AnyKeyPath?) {
+        self.initialValue = initialValue
         slot = DeclarationRecording.slot(recording: RelationshipRecord<Value>(
             deleteRule: deleteRule, inverse: inverse, minimumCount: minimumModelCount, maximumCount: maximumModelCount,
             originalName: originalName))
-    }
-
-    /// Declared without an initial value: a to-one starts as nil, a to-many empty.
-    @inlinable
-    public init(deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
-                originalName: String? = nil, inverse: PartialKeyPath<Value.Target>? = nil) {
-        self.init(wrappedValue: Value.empty, deleteRule: deleteRule, minimumModelCount: minimumModelCount,
-                  maximumModelCount: maximumModelCount, originalName: originalName, inverse: inverse)
     }
 
     @available(*, unavailable, message: "@Relationship is only available on Model subclasses")
@@ -42,17 +51,19 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
     ) -> Value {
         // As Attribute's: the key paths are only projected through.
         @inline(__always) get {
-            guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath) else { return instance[keyPath: storageKeyPath].initialValue }
+            guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath) else {
+                return instance[keyPath: storageKeyPath].initialValue ?? Value._relationshipPlaceholder()
+            }
             Model.noteAccess(instance, slot: slot, isRelationship: true)
             let backing = instance.persistentBacking
-            if Value.isToMany { return Value.make(backing.toMany(at: slot)) }
-            return Value.make(backing.toOne(at: slot).map { [$0] } ?? [])
+            if Value._isToManyRelationship { return Value._makeRelationship(backing.toMany(at: slot)) }
+            return Value._makeRelationship(backing.toOne(at: slot).map { [$0] } ?? [])
         }
         @inline(__always) set {
             guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath) else { return }
-            let members = newValue.members
+            let members = newValue._relationshipMembers
             let assign = {
-                if Value.isToMany {
+                if Value._isToManyRelationship {
                     instance.persistentBacking.setToMany(members, at: slot, of: instance)
                 } else {
                     instance.persistentBacking.setToOne(members.first, at: slot, of: instance)
@@ -63,28 +74,60 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
     }
 }
 
-/// The types a relationship property can have: an optional model (to-one) or an array of
-/// models (to-many).
+/// The types a relationship property can have: an optional model (to-one), a model (a to-one
+/// that must be set before a save), or an array of models (to-many).
 public protocol RelationshipValue {
-    associatedtype Target: Model
-    static var isToMany: Bool { get }
-    static var empty: Self { get }
-    static func make(_ members: [any PersistentModel]) -> Self
-    var members: [any PersistentModel] { get }
+    /// The model type at the other end.
+    static var _relationshipTarget: Model.Type { get }
+    static var _isToManyRelationship: Bool { get }
+    /// False for a non-optional to-one: a save refuses an object whose relationship is not set.
+    static var _isOptionalRelationship: Bool { get }
+    /// The value of a relationship declared without one: nil when there is none (non-optional).
+    static var _emptyRelationship: Self? { get }
+    /// What an object read before it has its slots gets (a discovery prototype, asked which
+    /// property a key path reads): the empty value, or a detached object.
+    static func _relationshipPlaceholder() -> Self
+    static func _makeRelationship(_ members: [any PersistentModel]) -> Self
+    var _relationshipMembers: [any PersistentModel] { get }
 }
 
 extension Optional: RelationshipValue where Wrapped: Model {
-    public typealias Target = Wrapped
-    public static var isToMany: Bool { false }
-    public static var empty: Self { nil }
-    public static func make(_ members: [any PersistentModel]) -> Self { members.first as? Wrapped }
-    public var members: [any PersistentModel] { map { [$0] } ?? [] }
+    public static var _relationshipTarget: Model.Type { Wrapped.self }
+    public static var _isToManyRelationship: Bool { false }
+    public static var _isOptionalRelationship: Bool { true }
+    public static var _emptyRelationship: Self? { .some(nil) }
+    public static func _relationshipPlaceholder() -> Self { nil }
+    public static func _makeRelationship(_ members: [any PersistentModel]) -> Self { members.first as? Wrapped }
+    public var _relationshipMembers: [any PersistentModel] { map { [$0] } ?? [] }
 }
 
 extension Array: RelationshipValue where Element: Model {
-    public typealias Target = Element
-    public static var isToMany: Bool { true }
-    public static var empty: Self { [] }
-    public static func make(_ members: [any PersistentModel]) -> Self { members.compactMap { $0 as? Element } }
-    public var members: [any PersistentModel] { self }
+    public static var _relationshipTarget: Model.Type { Element.self }
+    public static var _isToManyRelationship: Bool { true }
+    public static var _isOptionalRelationship: Bool { true }
+    public static var _emptyRelationship: Self? { [] }
+    public static func _relationshipPlaceholder() -> Self { [] }
+    public static func _makeRelationship(_ members: [any PersistentModel]) -> Self { members.compactMap { $0 as? Element } }
+    public var _relationshipMembers: [any PersistentModel] { self }
+}
+
+/// `@Relationship var origin: Airport`, as SwiftData models often declare a to-one: it has no
+/// empty value, so a save refuses an object whose relationship is not set (a relationship count
+/// error naming it), and reading it before it is set stops with a message naming the type,
+/// as SwiftData's does. Declare it optional when it may be empty.
+extension Model: RelationshipValue {
+    public static var _relationshipTarget: Model.Type { self }
+    public static var _isToManyRelationship: Bool { false }
+    public static var _isOptionalRelationship: Bool { false }
+    public static var _emptyRelationship: Self? { nil }
+    public static func _relationshipPlaceholder() -> Self { self.init() }
+    public static func _makeRelationship(_ members: [any PersistentModel]) -> Self {
+        guard let member = members.first as? Self else {
+            // A predicate or sort reading an unsaved object goes on (see evaluatingOnObjects).
+            if isEvaluatingOnObjects { return _relationshipPlaceholder() }
+            fatalError("A non-optional relationship to \(Self.self) was read before it was set (declare it `\(Self.self)?` if it may be empty)")
+        }
+        return member
+    }
+    public var _relationshipMembers: [any PersistentModel] { [self] }
 }

@@ -34,6 +34,29 @@ import GraphStoreMacrosFree
         #expect(stranger.isDeleted && stranger.persistentModelID.entityName == "Nowhere")
     }
 
+    /// "Dive deeper into SwiftData": enumerate in batches, with and without mutations inside.
+    @Test func enumerateTraversesInBatchesAndGuardsAgainstTrappedMutations() throws {
+        let context = try tripsContext(count: 12)
+        var seen: [String] = []
+        try context.enumerate(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), batchSize: 5) { trip in
+            seen.append(trip.name)
+        }
+        #expect(seen.count == 12 && seen == seen.sorted())
+
+        // A mutation inside the block: refused after the batch, unless it is intended.
+        #expect(throws: ModelContextError.mutationDuringEnumeration) {
+            try context.enumerate(FetchDescriptor<Trip>(), batchSize: 5) { trip in
+                trip.bucketList.append(BucketListItem(title: "swim"))
+            }
+        }
+        context.rollback()
+        try context.enumerate(FetchDescriptor<Trip>(), batchSize: 10000, allowEscapingMutations: true) { trip in
+            trip.bucketList.append(BucketListItem(title: "swim"))
+        }
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<BucketListItem>()) == 12)
+    }
+
     @Test func batchedFetchHandsOutObjectsABatchAtATime() throws {
         let context = try tripsContext(count: 25)
         let descriptor = FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" }, sortBy: [SortDescriptor(\.name, order: .reverse)])

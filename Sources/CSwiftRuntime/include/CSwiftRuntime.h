@@ -85,6 +85,11 @@ extern void graphstore_set_thread_is_main(int known);
 extern void *graphstore_running_executor(void);
 extern void graphstore_set_running_executor(void *executor);
 
+/// How deep this thread is in evaluating a `#Predicate` on model objects: while it is, a
+/// non-optional relationship that is not set reads as a detached object rather than stopping.
+extern int graphstore_predicate_evaluation_depth(void);
+extern void graphstore_predicate_evaluation_adjust(int delta);
+
 /// A mutex in two words (`state`: 0 free, 1 held; `waiters`: threads asleep or about to sleep),
 /// for the identity map's lock, which every object made and freed takes (WordLock). Uncontended,
 /// locking is one compare-and-swap and unlocking a plain store and a load, inline: an atomic

@@ -90,7 +90,7 @@ extension ModelContext {
         committedOnly.fetchOffset = nil
         let rows = plan(committedOnly, entity: entity, ignoringPendingChanges: true).1.sorted()
         var copies = rows.compactMap { committedCopy(entity: entity.index, row: $0) as? T }
-        if let predicate = descriptor.predicate { copies = try copies.filter { try predicate.evaluate($0) } }
+        if let predicate = descriptor.predicate { copies = try evaluatingOnObjects { try copies.filter { try predicate.evaluate($0) } } }
         if !descriptor.sortBy.isEmpty { copies = try stableSorted(copies, by: descriptor.sortBy) }
         let offset = min(descriptor.fetchOffset ?? 0, copies.count)
         let end = descriptor.fetchLimit.map { min(copies.count, offset + max(0, $0)) } ?? copies.count
@@ -194,7 +194,7 @@ extension ModelContext {
         }
         if descriptor.includePendingChanges { results.append(contentsOf: inserted.compactMap { $0 as? T }) }
         guard let predicate = descriptor.predicate else { return results }
-        return try results.filter { try predicate.evaluate($0) }
+        return try evaluatingOnObjects { try results.filter { try predicate.evaluate($0) } }
     }
 
     /// Evaluates the predicate on committed rows, compiled (see RowEvaluation), and makes objects
@@ -227,11 +227,11 @@ extension ModelContext {
         guard let matched = matchedRows?.sorted() else { return nil }
         var results = matched.compactMap { object(entity: entity.index, row: $0) as? T }
         for model in changed.values where model.persistentBacking.entity?.index == entity.index {
-            if let model = model as? T, try predicate.evaluate(model) { results.append(model) }
+            if let model = model as? T, try evaluatingOnObjects({ try predicate.evaluate(model) }) { results.append(model) }
         }
         if !changed.isEmpty { results.sort { $0.persistentBacking.row < $1.persistentBacking.row } }
         for model in inserted {
-            if let model = model as? T, try predicate.evaluate(model) { results.append(model) }
+            if let model = model as? T, try evaluatingOnObjects({ try predicate.evaluate(model) }) { results.append(model) }
         }
         return results
     }
@@ -243,6 +243,10 @@ extension ModelContext {
         // properties included, costs far more than comparing two numbers). The other
         // descriptors — and the first one's exact semantics for anything else — still decide
         // through `compare`.
+        evaluatingOnObjects { sortedOnObjects(items, by: descriptors) }
+    }
+
+    private func sortedOnObjects<T>(_ items: [T], by descriptors: [SortDescriptor<T>]) -> [T] {
         let keys = descriptors.first.flatMap { PrimarySortKeys(items, $0) }
         let decidedByCompare = keys == nil ? descriptors[...] : descriptors.dropFirst()
         let order = (0..<items.count).sorted { i, j in

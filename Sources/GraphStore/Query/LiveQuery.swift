@@ -96,7 +96,7 @@ public final class LiveQuery<T: PersistentModel>: Observable {
             for row in touched.sorted() {
                 guard let model = context.existingModel(for: PersistentIdentifier(entityName: entity.name, row: row)) as? T,
                       !model.isDeleted else { continue }
-                if try descriptor.predicate?.evaluate(model) ?? true { updated.append(model) }
+                if try evaluatingOnObjects({ try descriptor.predicate?.evaluate(model) ?? true }) { updated.append(model) }
             }
             if descriptor.sortBy.isEmpty {
                 updated.sort { $0.persistentBacking.row < $1.persistentBacking.row }
