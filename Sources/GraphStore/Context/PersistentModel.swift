@@ -65,3 +65,17 @@ extension PersistentModel {
             || !persistentBacking.relationshipChanges.isEmpty
     }
 }
+
+/// SwiftData's key-path accessors (what its `@Model` expansion calls): here they read and write
+/// through the property itself, so observation, undo and change tracking behave as for any
+/// property write.
+extension PersistentModel {
+    public func getValue<Value>(forKey key: KeyPath<Self, Value>) -> Value { self[keyPath: key] }
+
+    public func setValue<Value>(forKey key: KeyPath<Self, Value>, to newValue: Value) {
+        guard let writable = key as? ReferenceWritableKeyPath<Self, Value> else {
+            preconditionFailure("setValue(forKey:to:): \(key) of \(Self.self) is not a settable property")
+        }
+        self[keyPath: writable] = newValue
+    }
+}
