@@ -1,9 +1,9 @@
-import Foundation
 import GraphStoreMacrosFree
 import Testing
 
 // Every row that Docs/guides/porting-from-swiftdata.md marks "same", written as a SwiftData
-// user writes it: if a signature drifts from SwiftData's, this file stops compiling.
+// user writes it: if a signature drifts from SwiftData's, this file stops compiling. It imports
+// GraphStoreMacrosFree alone, as a model file does: Foundation and Observation come with it.
 
 final class Note: Model {
     @Attribute(.unique) var title: String = ""
@@ -137,6 +137,14 @@ enum NotesMigrationPlan: SchemaMigrationPlan {
         #expect(!(id < coded))
         let identified: any Identifiable = note
         _ = identified
+
+        // Observation, without importing it.
+        nonisolated(unsafe) var changed = false
+        withObservationTracking { _ = note.title } onChange: { changed = true }
+        note.title = "Epsilon"
+        #expect(changed)
+        let link: URL = URL(fileURLWithPath: "/tmp")
+        #expect(link.path == "/tmp")
     }
 
     @Test func schemaDescribesEntities() throws {
