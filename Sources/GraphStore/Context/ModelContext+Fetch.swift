@@ -67,18 +67,37 @@ extension ModelContext {
         return FetchResultsCollection(count: identifiers.count, batchSize: batchSize) { Array(identifiers[$0]) }
     }
 
-    /// `#Predicate { $0.uniqueKey == value }` with no unsaved changes in this context: the unique
-    /// index answers it directly (no plan, no compiled predicate). Nil when the fetch is anything else.
+    /// `#Predicate { $0.uniqueKey == value }`: the unique index answers it directly (no plan, no
+    /// compiled predicate), and with unsaved changes `pendingUnique` adds the unsaved object
+    /// that holds the value, so the seed apps' find-or-create per record stays O(1) however many
+    /// records are pending. Nil when the fetch is anything else (or the pending map cannot be
+    /// trusted: two unsaved objects share the value).
     private func lookupByUniqueKey<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> [T]? {
-        guard plansQueries, !hasChanges, let lookup = descriptor.predicate?.expression as? any KeyEqualsConstantPredicate,
+        guard plansQueries, let lookup = descriptor.predicate?.expression as? any KeyEqualsConstantPredicate,
               let key = uniqueKey(lookup.keyPath, in: entity), !key.isExternal,
               let value = QueryPlanner.storedValue(lookup.constant), value != .null else { return nil }
+        let pendingChanges = hasChanges
+        if pendingChanges && (pendingUniqueIsAmbiguous || !descriptor.includePendingChanges) { return nil }
         // Plain conditionals, not Optional.map/flatMap: in this generic function (unspecialised
         // for the app's model types) those closures cost generic metadata lookups per call.
         let loading = link.readAhead.attributesToLoad(entity: entity.index)
-        guard let row = graph.row(entity: entity.index, uniqueAttribute: key.attribute, value: value, loading: loading),
-              let model = object(entity: entity.index, row: row) as? T else { return [] }
-        return [model]
+        var committed: T?
+        if let row = graph.row(entity: entity.index, uniqueAttribute: key.attribute, value: value, loading: loading),
+           let model = object(entity: entity.index, row: row) as? T {
+            committed = model
+        }
+        guard pendingChanges else { return committed.map { [$0] } ?? [] }
+        if let model = committed {
+            // An unsaved change may have deleted it or given it another value.
+            let backing = model.persistentBacking
+            if backing.state == .deleted || (backing.attributeChanges[key.attribute].map { $0 != value } ?? false) { committed = nil }
+        }
+        guard let pending = pendingUniqueOwner(entity: entity.index, attribute: key.attribute, value: value) as? T,
+              pending !== committed else { return committed.map { [$0] } ?? [] }
+        guard let committed else { return [pending] }
+        // Both: in the order a scan gives, rows first by number, unsaved inserts after them.
+        let pendingRow = pending.persistentBacking.state == .inserted ? UInt64.max : pending.persistentBacking.row
+        return pendingRow < committed.persistentBacking.row ? [pending, committed] : [committed, pending]
     }
 
     /// `includePendingChanges: false`: filter and sort what is committed, ignoring this context's

@@ -53,11 +53,7 @@ extension ModelContext {
             return
         }
         registerAttributeUndo(model, index)
-        if backing.state == .inserted, let entity = backing.entity, entity.attributes[index].isUnique {
-            let old = backing.attributeChanges[index] ?? entity.attributes[index].defaultValue
-            if pendingUnique[entity.index]?[index]?[old] === model { pendingUnique[entity.index]![index]![old] = nil }
-            if value != .null { pendingUnique[entity.index, default: [:]][index, default: [:]][value] = model }
-        }
+        notePendingUniqueValue(model, attribute: index, value)
         backing.attributeChanges[index] = value
         markChanged(model)
     }

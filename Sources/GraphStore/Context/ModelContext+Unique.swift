@@ -10,7 +10,7 @@ extension ModelContext {
         defer { link.leave(entered) }
         let key = try uniqueAttribute(keyPath, of: T.self)
         let stored = value.storedValue
-        if !pendingUnique.isEmpty, let pending = pendingUnique[key.entity]?[key.attribute]?[stored] as? T { return pending }
+        if let pending = pendingUniqueOwner(entity: key.entity, attribute: key.attribute, value: stored) as? T { return pending }
         // The attributes this context's objects are usually read for start loading as soon as the
         // row is known, while the object is made (AttributeReadAhead).
         let loading = link.readAhead.attributesToLoad(entity: key.entity)

@@ -28,6 +28,8 @@ public final class ModelContext {
     /// Unsaved inserted objects by unique value: entity → attribute → value → object. Read by
     /// every `fetchUnique`; the owner's alone, and never accessed in overlapping ways.
     @exclusivity(unchecked) var pendingUnique: [Int: [Int: [Value: any PersistentModel]]] = [:]
+    /// Two unsaved objects were given one unique value: `pendingUnique` lists only one of them.
+    @exclusivity(unchecked) var pendingUniqueIsAmbiguous = false
 
     /// The name recorded as the author of this context's transactions.
     public var author: String? {
@@ -241,6 +243,52 @@ public final class ModelContext {
     func resetInsertedIDs() {
         insertedIDs = []
         pendingUnique = [:]
+        pendingUniqueIsAmbiguous = false
+    }
+
+    /// Lists `model` in `pendingUnique` under `value`, the unsaved value it is being given for
+    /// attribute `index`, when that attribute is unique (unsaved inserts and changed committed
+    /// objects alike), so that lookups by value stay O(1) however many changes are pending. Call
+    /// before the change is stored: the value it replaces is unlisted. A listing can still go
+    /// stale (a merge that drops the change); `pendingUniqueOwner` checks it.
+    func notePendingUniqueValue(_ model: any PersistentModel, attribute index: Int, _ value: Value) {
+        let backing = model.persistentBacking
+        guard backing.state != .deleted, let entity = backing.entity, entity.attributes[index].isUnique else { return }
+        if let old = backing.attributeChanges[index] ?? (backing.state == .inserted ? entity.attributes[index].defaultValue : nil),
+           pendingUnique[entity.index]?[index]?[old] === model {
+            pendingUnique[entity.index]![index]![old] = nil
+        }
+        guard value != .null else { return }
+        if let other = pendingUnique[entity.index]?[index]?[value], other !== model,
+           holdsPendingUnique(other, entity: entity.index, attribute: index, value: value) {
+            // Two unsaved objects with one value (the save will merge them): the map keeps one,
+            // so fetches stop trusting it until the next save or rollback.
+            pendingUniqueIsAmbiguous = true
+        }
+        pendingUnique[entity.index, default: [:]][index, default: [:]][value] = model
+    }
+
+    private func holdsPendingUnique(_ model: any PersistentModel, entity: Int, attribute: Int, value: Value) -> Bool {
+        let backing = model.persistentBacking
+        guard backing.state != .deleted, backing.entityIndex == entity else { return false }
+        let current = backing.attributeChanges[attribute]
+            ?? (backing.state == .inserted ? backing.entity?.attributes[attribute].defaultValue : nil)
+        return current == value
+    }
+
+    /// The unsaved insert or changed object of this context that holds `value` for unique
+    /// attribute `attribute` and is not deleted, if any. O(1) through `pendingUnique`; a listing
+    /// gone stale (a merge that dropped the change) is found out here, and then every pending
+    /// object is looked at once and the listing repaired.
+    func pendingUniqueOwner(entity: Int, attribute: Int, value: Value) -> (any PersistentModel)? {
+        guard !pendingUnique.isEmpty, let listed = pendingUnique[entity]?[attribute]?[value] else { return nil }
+        func holds(_ model: any PersistentModel) -> Bool {
+            holdsPendingUnique(model, entity: entity, attribute: attribute, value: value)
+        }
+        if holds(listed) { return listed }
+        let owner = inserted.first(where: holds) ?? changed.values.first(where: holds)
+        pendingUnique[entity]![attribute]![value] = owner
+        return owner
     }
 
     func forgetPendingUnique(_ model: any PersistentModel) {
@@ -394,6 +442,7 @@ public final class ModelContext {
         inserted = []
         insertedIDs = []
         pendingUnique = [:]
+        pendingUniqueIsAmbiguous = false
         changed = [:]
         deleted = [:]
         for model in touched {
@@ -440,7 +489,7 @@ public final class ModelContext {
         guard let entity = model.persistentBacking.entity else { return }
         for attribute in entity.uniqueAttributes {
             let value = model.persistentBacking.attributeChanges[attribute.index] ?? attribute.defaultValue
-            if value != .null { pendingUnique[entity.index, default: [:]][attribute.index, default: [:]][value] = model }
+            notePendingUniqueValue(model, attribute: attribute.index, value)
         }
     }
 

@@ -58,6 +58,7 @@ extension ModelContext {
         defer { link.leave(entered) }
         guard let entity = model.persistentBacking.entity else { return }
         registerAttributeUndo(model, index)
+        notePendingUniqueValue(model, attribute: index, value)
         model.persistentBacking.attributeChanges[index] = value
         markChanged(model)
         model.persistentPropertyDidChange(named: entity.attributes[index].name)
@@ -104,7 +105,10 @@ extension ModelContext {
                 noteInserted(model)
             }
             register(model, entity: entity.index, row: backing.row)
-            for (index, value) in attributes { backing.attributeChanges[index] = value }
+            for (index, value) in attributes {
+                notePendingUniqueValue(model, attribute: index, value)
+                backing.attributeChanges[index] = value
+            }
             for (index, target) in toOne { backing.relationshipChanges[index] = .toOne(target) }
             for (index, members) in toMany { backing.relationshipChanges[index] = .toMany(PendingToMany(base: members)) }
             markChanged(model)

@@ -11,6 +11,10 @@ protocol Engine: AnyObject {
     static func open(at path: String) throws -> Self
     /// All airports, airlines and flights with their relationships, in one transaction/save.
     func bulkImport(_ rows: SyntheticEnroute.Rows) throws
+    /// The seed app's import into an empty store: per flight record, find-or-create its airports
+    /// and airline by their codes, then find-or-create the flight by ident and set its values;
+    /// one transaction/save at the end.
+    func importSeedPattern(_ rows: SyntheticEnroute.Rows) throws
     /// Every flight updated by ident (distance, progress, status), in one transaction/save.
     func upsertAll(_ rows: SyntheticEnroute.Rows, round: Int) throws
     /// The Enroute filter: flights to `destination` of `airline` in the air, by distance:

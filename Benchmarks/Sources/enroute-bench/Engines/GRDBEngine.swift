@@ -135,6 +135,45 @@ final class GRDBEngine: Engine, Sendable {
         try pool.write { db in try db.execute(sql: "ANALYZE") }
     }
 
+    /// The seed app's find-or-create per record, with GRDB records: a request by each unique
+    /// column, an insert when it finds nothing, one write transaction.
+    func importSeedPattern(_ rows: SyntheticEnroute.Rows) throws {
+        func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
+        try pool.write { db in
+            var nextAirport: Int64 = 1, nextAirline: Int64 = 1, nextFlight: Int64 = 1
+            func airport(_ index: Int) throws -> Int64 {
+                let a = rows.airports[index]
+                if let found = try AirportRecord.filter(Column("icao") == a.icao).fetchOne(db) { return found.id }
+                defer { nextAirport += 1 }
+                try AirportRecord(id: nextAirport, icao: a.icao, name: a.name, city: a.city, state: "ST", countryCode: "US",
+                                  latitude: a.latitude, longitude: a.longitude, timezone: "America/Chicago").insert(db)
+                return nextAirport
+            }
+            func airline(_ index: Int) throws -> Int64 {
+                let code = rows.airlines[index]
+                if let found = try AirlineRecord.filter(Column("code") == code).fetchOne(db) { return found.id }
+                defer { nextAirline += 1 }
+                try AirlineRecord(id: nextAirline, code: code, name: "Airline \(index)", shortname: "AL\(index)").insert(db)
+                return nextAirline
+            }
+            for f in rows.flights {
+                let origin = try airport(f.origin), destination = try airport(f.destination), airlineID = try airline(f.airline)
+                let existing = try FlightRecord.filter(Column("ident") == f.ident).fetchOne(db)
+                let flight = FlightRecord(id: existing?.id ?? nextFlight, ident: f.ident, actualOff: f.actualOff.map(date), scheduledOff: date(f.scheduledOff),
+                                          estimatedOff: date(f.estimatedOff), scheduledOn: date(f.scheduledOn), estimatedOn: date(f.estimatedOn),
+                                          actualOn: nil, aircraftType: f.aircraftType, progressPercent: f.progressPercent, status: f.status,
+                                          routeDistance: f.routeDistance, filedAirspeed: f.filedAirspeed, filedAltitude: f.filedAltitude,
+                                          originId: origin, destinationId: destination, airlineId: airlineID)
+                if existing == nil {
+                    try flight.insert(db)
+                    nextFlight += 1
+                } else {
+                    try flight.update(db)
+                }
+            }
+        }
+    }
+
     func upsertAll(_ rows: SyntheticEnroute.Rows, round: Int) throws {
         try pool.write { db in
             for row in rows.flights {

@@ -38,6 +38,62 @@ final class GraphStoreEngine: Engine {
         try importer.save()
     }
 
+    /// As the seed app writes it (`Flight.withIdent`, `Airport.withICAO`, `Airline.withCode`):
+    /// a `#Predicate` fetch per lookup, an insert when it finds nothing, one save.
+    func importSeedPattern(_ rows: SyntheticEnroute.Rows) throws {
+        let importer = ModelContext(container)
+        importer.autosaveEnabled = false
+        func airport(_ index: Int) throws -> Airport {
+            let row = rows.airports[index], icao = row.icao
+            if let found = try importer.fetch(FetchDescriptor<Airport>(predicate: #Predicate { $0.icao == icao })).first { return found }
+            let airport = Airport(icao: icao)
+            importer.insert(airport)
+            airport.name = row.name
+            airport.city = row.city
+            airport.state = "ST"
+            airport.countryCode = "US"
+            airport.latitude = row.latitude
+            airport.longitude = row.longitude
+            airport.timezone = "America/Chicago"
+            return airport
+        }
+        func airline(_ index: Int) throws -> Airline {
+            let code = rows.airlines[index]
+            if let found = try importer.fetch(FetchDescriptor<Airline>(predicate: #Predicate { $0.code == code })).first { return found }
+            let airline = Airline(code: code)
+            importer.insert(airline)
+            airline.name = "Airline \(index)"
+            airline.shortname = "AL\(index)"
+            return airline
+        }
+        func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
+        for row in rows.flights {
+            let ident = row.ident
+            let flight: Flight
+            if let found = try importer.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == ident })).first {
+                flight = found
+            } else {
+                flight = Flight(ident: ident)
+                importer.insert(flight)
+            }
+            flight.origin = try airport(row.origin)
+            flight.destination = try airport(row.destination)
+            flight.scheduledOff = date(row.scheduledOff)
+            flight.estimatedOff = date(row.estimatedOff)
+            flight.scheduledOn = date(row.scheduledOn)
+            flight.estimatedOn = date(row.estimatedOn)
+            flight.actualOff = row.actualOff.map(date)
+            flight.aircraftType = row.aircraftType
+            flight.progressPercent = row.progressPercent
+            flight.status = row.status
+            flight.routeDistance = row.routeDistance
+            flight.filedAirspeed = row.filedAirspeed
+            flight.filedAltitude = row.filedAltitude
+            flight.airline = try airline(row.airline)
+        }
+        try importer.save()
+    }
+
     /// Every flight's changing values by ident, as batch rows (an upsert by the unique key).
     func upsertAll(_ rows: SyntheticEnroute.Rows, round: Int) throws {
         var batch = try BatchInsert(Flight.self, in: container)

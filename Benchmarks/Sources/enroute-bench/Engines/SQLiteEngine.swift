@@ -139,6 +139,59 @@ final class SQLiteEngine: Engine {
         try exec("ANALYZE")
     }
 
+    /// The seed app's find-or-create per record, as SQLite does it best: the lookups by the
+    /// unique indexes, prepared once; the flight as one upsert on its unique ident.
+    func importSeedPattern(_ data: SyntheticEnroute.Rows) throws {
+        try exec("BEGIN")
+        let findAirport = try statement("SELECT id FROM airports WHERE icao = ?")
+        let insertAirport = try statement("INSERT INTO airports(icao, name, city, state, country_code, latitude, longitude, timezone) VALUES (?,?,?,?,?,?,?,?)")
+        let findAirline = try statement("SELECT id FROM airlines WHERE code = ?")
+        let insertAirline = try statement("INSERT INTO airlines(code, name, shortname) VALUES (?,?,?)")
+        let upsertFlight = try statement("""
+            INSERT INTO flights(ident, actual_off, scheduled_off, estimated_off, scheduled_on, estimated_on, actual_on,
+                aircraft_type, progress_percent, status, route_distance, filed_airspeed, filed_altitude, origin_id, destination_id, airline_id)
+            VALUES (?,?,?,?,?,?,NULL,?,?,?,?,?,?,?,?,?)
+            ON CONFLICT(ident) DO UPDATE SET actual_off = excluded.actual_off, scheduled_off = excluded.scheduled_off,
+                estimated_off = excluded.estimated_off, scheduled_on = excluded.scheduled_on, estimated_on = excluded.estimated_on,
+                aircraft_type = excluded.aircraft_type, progress_percent = excluded.progress_percent, status = excluded.status,
+                route_distance = excluded.route_distance, filed_airspeed = excluded.filed_airspeed, filed_altitude = excluded.filed_altitude,
+                origin_id = excluded.origin_id, destination_id = excluded.destination_id, airline_id = excluded.airline_id
+            """)
+        func airport(_ index: Int) throws -> Int64 {
+            let a = data.airports[index]
+            findAirport.reset()
+            findAirport.bind(1, a.icao)
+            if findAirport.step() == SQLITE_ROW { return findAirport.int(0) }
+            insertAirport.reset()
+            insertAirport.bind(1, a.icao); insertAirport.bind(2, a.name); insertAirport.bind(3, a.city); insertAirport.bind(4, "ST")
+            insertAirport.bind(5, "US"); insertAirport.bind(6, a.latitude); insertAirport.bind(7, a.longitude); insertAirport.bind(8, "America/Chicago")
+            guard insertAirport.step() == SQLITE_DONE else { throw Failure(description: "insert airport") }
+            return sqlite3_last_insert_rowid(db)
+        }
+        func airline(_ index: Int) throws -> Int64 {
+            let code = data.airlines[index]
+            findAirline.reset()
+            findAirline.bind(1, code)
+            if findAirline.step() == SQLITE_ROW { return findAirline.int(0) }
+            insertAirline.reset()
+            insertAirline.bind(1, code); insertAirline.bind(2, "Airline \(index)"); insertAirline.bind(3, "AL\(index)")
+            guard insertAirline.step() == SQLITE_DONE else { throw Failure(description: "insert airline") }
+            return sqlite3_last_insert_rowid(db)
+        }
+        for f in data.flights {
+            let origin = try airport(f.origin), destination = try airport(f.destination), airlineID = try airline(f.airline)
+            upsertFlight.reset()
+            upsertFlight.bind(1, f.ident)
+            if let off = f.actualOff { upsertFlight.bind(2, off) } else { upsertFlight.bindNull(2) }
+            upsertFlight.bind(3, f.scheduledOff); upsertFlight.bind(4, f.estimatedOff); upsertFlight.bind(5, f.scheduledOn); upsertFlight.bind(6, f.estimatedOn)
+            upsertFlight.bind(7, f.aircraftType); upsertFlight.bind(8, Int64(f.progressPercent)); upsertFlight.bind(9, f.status)
+            upsertFlight.bind(10, Int64(f.routeDistance)); upsertFlight.bind(11, Int64(f.filedAirspeed)); upsertFlight.bind(12, Int64(f.filedAltitude))
+            upsertFlight.bind(13, origin); upsertFlight.bind(14, destination); upsertFlight.bind(15, airlineID)
+            guard upsertFlight.step() == SQLITE_DONE else { throw Failure(description: "upsert flight: \(String(cString: sqlite3_errmsg(db)))") }
+        }
+        try exec("COMMIT")
+    }
+
     func upsertAll(_ rows: SyntheticEnroute.Rows, round: Int) throws {
         try exec("BEGIN")
         let update = try statement("UPDATE flights SET route_distance = ?, progress_percent = ?, status = ? WHERE ident = ?")

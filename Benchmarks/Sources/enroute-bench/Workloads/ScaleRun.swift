@@ -82,6 +82,29 @@ struct ScaleRun {
         result.seconds["bulk_import"] = imports.mapValues(median)
         for (name, path) in paths { result.storeBytes[name] = Double(storeBytes(path)) }
 
+        // import_seed_pattern: into fresh stores of their own, removed after each run.
+        var seedImports: [String: [Double]] = [:]
+        for repetition in 0..<repetitions {
+            log("  import_seed_pattern \(repetition + 1)/\(repetitions)")
+            let seedPaths = ["graphstore": directory + "/graphstore-seed-\(flights)", "sqlite": directory + "/sqlite-seed-\(flights).db",
+                             "grdb": directory + "/grdb-seed-\(flights).db"]
+            defer { for path in seedPaths.values { removeStore(path) } }
+            let seedEngines: [any Engine] = [try GraphStoreEngine.create(at: seedPaths["graphstore"]!), try SQLiteEngine.create(at: seedPaths["sqlite"]!)]
+                + (grdbRuns(inRepetition: repetition) ? [try GRDBEngine.create(at: seedPaths["grdb"]!)] : [])
+            for engine in seedEngines {
+                trimHeap()
+                seedImports[type(of: engine).name, default: []].append(try seconds { try engine.importSeedPattern(rows) })
+            }
+            // The same store as the batch import's: every engine agrees with it.
+            for engine in seedEngines {
+                for row in rows.flights.prefix(smoke ? 50 : 500) where try engine.lookup(ident: row.ident) != row.routeDistance {
+                    throw SQLiteEngine.Failure(description: "import_seed_pattern: \(type(of: engine).name) has \(row.ident) wrong")
+                }
+                engine.close()
+            }
+        }
+        result.seconds["import_seed_pattern"] = seedImports.mapValues(median)
+
         // Queries over many airports and airlines; the same ones for every engine.
         var rng = SeededRandom(seed: 7)
         let filters = (0..<(smoke ? 20 : 200)).map { _ in

@@ -1,0 +1,120 @@
+import Foundation
+import GraphStoreMacrosFree
+import Testing
+
+/// `#Predicate { $0.ident == x }` with unsaved changes is answered through the context's map of
+/// pending unique values. It must give exactly what evaluating the predicate over every object
+/// gives, whatever the pending changes are.
+@Suite struct PendingUniqueLookupTests {
+    /// What the fast path answers, and what the general path answers for the same condition
+    /// (a disjunction of the same equality is not a unique-key lookup).
+    func both(_ context: ModelContext, _ ident: String) throws -> (fast: [String], general: [String]) {
+        let fast = try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == ident }))
+        let general = try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == ident || $0.ident == ident }))
+        func describe(_ flights: [Flight]) -> [String] { flights.map { "\($0.ident)#\($0.routeDistance)" } }
+        return (describe(fast), describe(general))
+    }
+
+    @Test func insertsChangesDeletesAndUndoAgreeWithEvaluation() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true, isUndoEnabled: true))
+        let context = ModelContext(container)
+        context.autosaveEnabled = false
+        for i in 0..<20 {
+            let flight = Flight(ident: "F\(i)")
+            flight.routeDistance = i
+            context.insert(flight)
+        }
+        try context.save()
+        let stored = try context.fetch(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.routeDistance)]))
+
+        // An unsaved insert is found; so is a committed flight given a new ident, and not by its old one.
+        context.insert(Flight(ident: "NEW"))
+        stored[3].ident = "RENAMED"
+        context.delete(stored[4])
+        for ident in ["NEW", "RENAMED", "F3", "F4", "F5", "MISSING"] {
+            let (fast, general) = try both(context, ident)
+            #expect(fast == general, "\(ident)")
+        }
+        #expect(try both(context, "RENAMED").fast == ["RENAMED#3"])
+        #expect(try both(context, "F3").fast == [])
+        #expect(try both(context, "F4").fast == [])
+
+        // A rename moved on again, and back to its stored value.
+        stored[3].ident = "AGAIN"
+        #expect(try both(context, "RENAMED").fast == [])
+        stored[3].ident = "F3"
+        #expect(try both(context, "F3").fast == ["F3#3"])
+
+        // Undo takes a rename back: the lookup follows.
+        context.processPendingChanges()
+        stored[6].ident = "UNDONE"
+        context.processPendingChanges()
+        #expect(try both(context, "UNDONE").fast == ["UNDONE#6"])
+        context.undoManager?.undo()
+        let afterUndo = try both(context, "UNDONE")
+        #expect(afterUndo.fast == afterUndo.general)
+        #expect(try both(context, "F6") == both(context, "F6"))
+
+        // Two unsaved objects with one value: both are found, as evaluation finds them.
+        context.insert(Flight(ident: "TWIN"))
+        let twin = Flight(ident: "TWIN")
+        twin.routeDistance = 99
+        context.insert(twin)
+        let twins = try both(context, "TWIN")
+        #expect(twins.fast == twins.general && twins.fast.count == 2)
+
+        try context.save()
+        #expect(try both(context, "NEW").fast == ["NEW#0"])
+    }
+
+    @Test func randomPendingChangesAgreeWithEvaluation() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.autosaveEnabled = false
+        var random = SystemRandomNumberGenerator()
+        var live: [Flight] = []
+        var renames = 0
+        var insertsMade = 0
+        // Renames take fresh idents (a committed flight renamed onto another's ident would fail
+        // the save as a uniqueness violation); inserts mostly take fresh ones and sometimes reuse
+        // one (an upsert at save, and two unsaved objects with one value until then).
+        func anyIdent() -> String {
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0 where renames > 0: return "R\(Int.random(in: 0..<renames, using: &random))"
+            case 1 where insertsMade > 0: return "I\(Int.random(in: 0..<insertsMade, using: &random))"
+            default: return "K\(Int.random(in: 0..<60, using: &random))"
+            }
+        }
+        for round in 0..<6 {
+            for step in 0..<150 {
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<4:
+                    let reuse = Int.random(in: 0..<10, using: &random) == 0
+                    let flight = Flight(ident: reuse ? "K\(Int.random(in: 0..<60, using: &random))" : "I\(insertsMade)")
+                    insertsMade += 1
+                    flight.routeDistance = round * 1_000 + step
+                    context.insert(flight)
+                    live.append(flight)
+                case 4..<7 where !live.isEmpty:
+                    live.randomElement(using: &random)!.ident = "R\(renames)"
+                    renames += 1
+                case 7 where !live.isEmpty:
+                    let victim = live.remove(at: Int.random(in: 0..<live.count, using: &random))
+                    context.delete(victim)
+                default:
+                    break
+                }
+                let probe = anyIdent()
+                let (fast, general) = try both(context, probe)
+                #expect(fast == general, "round \(round) step \(step) \(probe)")
+            }
+            // Saving merges duplicates (upsert); what is left must agree as well.
+            try context.save()
+            live = try context.fetch(FetchDescriptor<Flight>())
+            for probe in (0..<60).map({ "K\($0)" }) + (0..<renames).map({ "R\($0)" }) + (0..<insertsMade).map({ "I\($0)" }) {
+                let (fast, general) = try both(context, probe)
+                #expect(fast == general)
+            }
+        }
+    }
+}
