@@ -241,25 +241,29 @@ extension TransactionChanges {
     }
 }
 
-/// A set of row numbers of one entity: a flag per row for the dense numbers rows have (an
-/// import's summary asks twice per link, and hashing each row was a third of its cost), a set
-/// for any number too large for that.
+/// A set of row numbers of one entity: a flag per row for the dense numbers a transaction's
+/// inserts have (an import's summary asks twice per link, and hashing each row was a third of
+/// its cost), a set for any other number. The flags start at the first row inserted, so a small
+/// save's summary costs its few rows, not the table's length.
 struct RowFlags {
     private var flags: [Bool] = []
+    private var base: UInt64 = 0
     private var others: Set<UInt64> = []
     private static let denseLimit: UInt64 = 1 << 26
 
     mutating func insert(_ row: UInt64) {
-        guard row < Self.denseLimit else {
+        if flags.isEmpty && others.isEmpty { base = row }
+        guard row >= base, row - base < Self.denseLimit else {
             others.insert(row)
             return
         }
-        let slot = Int(row)
+        let slot = Int(row - base)
         if slot >= flags.count { flags.append(repeating: false, count: max(slot + 1, 2 * flags.count) - flags.count) }
         flags[slot] = true
     }
 
     func contains(_ row: UInt64) -> Bool {
-        row < Self.denseLimit ? Int(row) < flags.count && flags[Int(row)] : others.contains(row)
+        if row >= base, row - base < Self.denseLimit { return Int(row - base) < flags.count && flags[Int(row - base)] }
+        return others.contains(row)
     }
 }

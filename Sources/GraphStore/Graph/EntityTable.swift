@@ -363,7 +363,7 @@ final class EntityTable {
         if let secondaryIndex = secondary[index] {
             if bulk { markStale(index) } else {
                 secondaryIndex.remove(r, value: oldValue)
-                sorted[index]!.remove(r)
+                sorted[index]!.remove(r, oldValue: oldValue)
             }
         }
     }
