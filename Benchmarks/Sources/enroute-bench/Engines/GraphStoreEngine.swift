@@ -166,6 +166,29 @@ final class GraphStoreEngine: Engine {
         try EnrouteQueries.arrivals(at: airport, in: context).map { "\($0.ident) \(Int64($0.arrival.timeIntervalSince1970))" }
     }
 
+    /// One small durable save on the loaded store (`small_save`): a flight's indexed distance
+    /// changed and, every other time, a new flight inserted beside it.
+    func smallSave(_ i: Int, rows: SyntheticEnroute.Rows) throws {
+        let row = rows.flights[(i &* 7_919) % rows.flights.count]
+        guard let flight = try context.fetchUnique(\Flight.ident, equals: row.ident) else { throw SQLiteEngine.Failure(description: "no flight \(row.ident)") }
+        flight.routeDistance = row.routeDistance + 1_000 + i
+        if i % 2 == 0 {
+            let added = Flight(ident: "S\(i)")
+            context.insert(added)
+            added.scheduledOff = flight.scheduledOff
+            added.estimatedOff = flight.estimatedOff
+            added.scheduledOn = flight.scheduledOn
+            added.estimatedOn = flight.estimatedOn
+            added.aircraftType = flight.aircraftType
+            added.status = flight.status
+            added.routeDistance = row.routeDistance
+            added.origin = flight.origin
+            added.destination = flight.destination
+            added.airline = flight.airline
+        }
+        try context.save()
+    }
+
     func compact() throws {
         try container.compact(retention: .none)
     }

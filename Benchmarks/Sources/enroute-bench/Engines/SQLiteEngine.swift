@@ -243,6 +243,29 @@ final class SQLiteEngine: Engine {
         try exec("PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);")
     }
 
+    /// `small_save`: the same change as GraphStore's, one durable transaction.
+    func smallSave(_ i: Int, rows: SyntheticEnroute.Rows) throws {
+        let row = rows.flights[(i &* 7_919) % rows.flights.count]
+        let update = try statement("UPDATE flights SET route_distance = ? WHERE ident = ?")
+        try exec("BEGIN IMMEDIATE")
+        update.bind(1, Int64(row.routeDistance + 1_000 + i))
+        update.bind(2, row.ident)
+        guard update.step() == SQLITE_DONE else { throw Failure(description: "small save: \(String(cString: sqlite3_errmsg(db)))") }
+        if i % 2 == 0 {
+            let insert = try statement("""
+                INSERT INTO flights(ident, scheduled_off, estimated_off, scheduled_on, estimated_on, aircraft_type, progress_percent,
+                    status, route_distance, filed_airspeed, filed_altitude, origin_id, destination_id, airline_id)
+                SELECT ?, scheduled_off, estimated_off, scheduled_on, estimated_on, aircraft_type, 0, status, ?, 0, 0,
+                    origin_id, destination_id, airline_id FROM flights WHERE ident = ?
+                """)
+            insert.bind(1, "S\(i)")
+            insert.bind(2, Int64(row.routeDistance))
+            insert.bind(3, row.ident)
+            guard insert.step() == SQLITE_DONE else { throw Failure(description: "small save insert: \(String(cString: sqlite3_errmsg(db)))") }
+        }
+        try exec("COMMIT")
+    }
+
     /// One small durable transaction: a flight's progress and status (the durable_commit
     /// workload). The values differ every time: SQLite writes nothing for an unchanged row.
     func commitSmallUpdate(_ i: Int) throws {

@@ -41,6 +41,11 @@ struct Report {
             filter["ratio_predicate"] = rounded((run.seconds["filter_query"]?["sqlite"] ?? .nan) / run.filterWithPredicate, 2)
             workloads["filter_query"] = filter
         }
+        if let g = run.smallSave["graphstore"], let q = run.smallSave["sqlite"] {
+            workloads["small_save"] = ["graphstore_p50_us": rounded(g.median, 1), "graphstore_p99_us": rounded(g.percentile(99), 1),
+                                       "sqlite_p50_us": rounded(q.median, 1), "sqlite_p99_us": rounded(q.percentile(99), 1),
+                                       "ratio_p50": rounded(q.median / g.median, 2), "saves": g.values.count]
+        }
         workloads["durable_commit"] = durableJSON()
         workloads["property_read"] = ["graphstore_ns": rounded(run.propertyAccess.readNanoseconds, 2), "accesses": run.propertyAccess.accesses]
         workloads["property_write"] = ["graphstore_ns": rounded(run.propertyAccess.writeNanoseconds, 2), "accesses": run.propertyAccess.accesses]
@@ -119,6 +124,9 @@ struct Report {
             lines.append(pad("  (lookup by #Predicate)", 18) + pad(time(predicate), 16) + pad("", 30) + pad(format(sqliteLookup / predicate, digits: 2), 12))
             let filter = run.filterWithPredicate, sqliteFilter = run.seconds["filter_query"]?["sqlite"] ?? .nan
             lines.append(pad("  (filter by a #Predicate per query)", 18) + pad(time(filter), 16) + pad("", 30) + pad(format(sqliteFilter / filter, digits: 2), 12))
+            if let g = run.smallSave["graphstore"], let q = run.smallSave["sqlite"] {
+                lines.append(pad("small_save", 18) + "graphstore p50 \(format(g.median)) µs p99 \(format(g.percentile(99))) µs   sqlite p50 \(format(q.median)) µs p99 \(format(q.percentile(99))) µs   sqlite/gs p50 \(format(q.median / g.median, digits: 2))")
+            }
             let access = run.propertyAccess
             lines.append(pad("property_read", 18) + "graphstore \(format(access.readNanoseconds, digits: 2)) ns per attribute read on an object in hand")
             lines.append(pad("property_write", 18) + "graphstore \(format(access.writeNanoseconds, digits: 2)) ns per attribute assignment on an object in hand")

@@ -24,6 +24,8 @@ struct ScaleRun {
         /// GraphStore's import and upsert through model objects and one save (beside the batch API's).
         var withObjects: [String: Double] = [:]
         var counts: [String: Int] = [:]                 // how many queries each per-query figure averages
+        /// `small_save` latencies on the loaded store, µs, by engine.
+        var smallSave: [String: Samples] = [:]
         /// GraphStore's attribute read and write on objects in hand, ns per access.
         var propertyAccess = PropertyAccess.Result()
     }
@@ -146,6 +148,22 @@ struct ScaleRun {
         result.seconds["board"] = boardTimes.mapValues(median)
         result.lookupWithPredicate = median(predicateTimes)
         result.filterWithPredicate = median(filterPredicateTimes)
+
+        // small_save: one durable save of a small change on the loaded store, interleaved.
+        log("  small_save")
+        var saveNumber = 0
+        for round in 0..<(smoke ? 2 : 11) {
+            for _ in 0..<20 {
+                let gs = try measure { try graphstore.smallSave(saveNumber, rows: rows) }
+                let sq = try measure { try sqlite.smallSave(saveNumber, rows: rows) }
+                saveNumber += 1
+                // The first round warms up.
+                if round > 0 {
+                    result.smallSave["graphstore", default: Samples()].add(gs)
+                    result.smallSave["sqlite", default: Samples()].add(sq)
+                }
+            }
+        }
 
         log("  property_read, property_write")
         result.propertyAccess = try PropertyAccess(container: graphstore.container, repetitions: queryRounds).run()
