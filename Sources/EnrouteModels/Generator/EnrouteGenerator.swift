@@ -55,6 +55,8 @@ public struct EnrouteGenerator {
         var scheduledDepartures: [String: [FlightAwareFlight]] = [:]
         var scheduledArrivals: [String: [FlightAwareFlight]] = [:]
         var numbers = Set<String>()
+        var coordinates: [String: (latitude: Double, longitude: Double)] = [:]
+        for airport in airportRecords { coordinates[airport.airportCode] = (airport.latitude ?? 0, airport.longitude ?? 0) }
         for i in 0..<flights {
             let airline = airlineRecords[Int(rng.next() % UInt64(airlineRecords.count))]
             var ident: String
@@ -66,7 +68,9 @@ public struct EnrouteGenerator {
             if other == board { other = airportRecords[(airportRecords.firstIndex { $0.airportCode == board }! + 1) % airportRecords.count].airportCode }
             let outbound = rng.next() % 2 == 0
             let (from, to) = outbound ? (board, other) : (other, board)
-            var flight = flightRecord(ident: ident, from: from, to: to, start: start, now: now, rng: &rng)
+            let a = coordinates[from]!, b = coordinates[to]!
+            let miles = GreatCircle.statuteMiles(fromLatitude: a.latitude, longitude: a.longitude, toLatitude: b.latitude, longitude: b.longitude)
+            var flight = flightRecord(ident: ident, from: from, to: to, miles: miles, start: start, now: now, rng: &rng)
             if i < incompleteFlights { flight.destination = nil }
             let airborne = flight.actualOff != nil
             if boardSet.contains(from) {
@@ -186,8 +190,10 @@ public struct EnrouteGenerator {
             record.city = Self.townNames[i % Self.townNames.count]
             record.state = Self.states[i % Self.states.count]
             record.countryCode = "US"
-            record.latitude = 25 + Double(i % 2_300) / 100
-            record.longitude = -70 - Double(i % 5_300) / 100
+            // Scattered over the continental United States (neighbouring numbers far apart), so
+            // routes between made-up airports have airline lengths.
+            record.latitude = 25 + Double((i &* 7_919) % 2_300) / 100
+            record.longitude = -70 - Double((i &* 104_729) % 5_300) / 100
             record.elevation = Double(i % 5_000)
             record.timezone = "America/Chicago"
         }
@@ -217,7 +223,10 @@ public struct EnrouteGenerator {
         return record
     }
 
-    private func flightRecord(ident: String, from: String, to: String, start: Date, now: Date, rng: inout SeededRandom) -> FlightAwareFlight {
+    /// A flight between airports `miles` apart (great circle): its filed route a few percent
+    /// longer, its time in the air what an airliner takes for it.
+    private func flightRecord(ident: String, from: String, to: String, miles: Double, start: Date, now: Date,
+                              rng: inout SeededRandom) -> FlightAwareFlight {
         var flight = FlightAwareFlight(ident: ident)
         flight.faFlightID = "\(ident)-\(1_795_300_000 + Int(rng.next() % 90_000))-airline-\(rng.next() % 1_000)"
         flight.operator = String(ident.prefix { $0.isLetter })
@@ -226,7 +235,9 @@ public struct EnrouteGenerator {
         flight.origin = FlightAwareAirportReference(code: from, airportInfoURL: "/airports/\(from)")
         flight.destination = FlightAwareAirportReference(code: to, airportInfoURL: "/airports/\(to)")
         let scheduledOff = start.addingTimeInterval(Double(rng.next() % (26 * 3_600)))
-        let minutes = 45 + Double(rng.next() % 600)
+        // Climb, descent and the approach take about half an hour; the cruise about 450 mph.
+        let routeMiles = miles * (1.02 + Double(rng.next() % 60) / 1_000)
+        let minutes = max(35, 30 + routeMiles / 7.5 + Double(rng.next() % 15))
         let scheduledOn = scheduledOff.addingTimeInterval(minutes * 60)
         let delay = Double(rng.next() % 100) < 25 ? Double(rng.next() % 5_400) : 0
         flight.scheduledOut = scheduledOff.addingTimeInterval(-900)
@@ -255,7 +266,7 @@ public struct EnrouteGenerator {
             flight.status = delay > 900 ? "Scheduled / Delayed" : "Scheduled"
         }
         flight.aircraftType = Self.aircraft[Int(rng.next() % UInt64(Self.aircraft.count))]
-        flight.routeDistance = Int(minutes * 7.5) + Int(rng.next() % 40)
+        flight.routeDistance = Int(routeMiles.rounded())
         flight.filedAirspeed = rng.next() % 10 == 0 ? nil : 420 + Int(rng.next() % 80)
         flight.filedAltitude = rng.next() % 10 == 0 ? nil : 300 + Int(rng.next() % 11) * 10
         flight.route = rng.next() % 3 == 0 ? nil : "\(from.dropFirst()) J\(rng.next() % 150) \(to.dropFirst())"
