@@ -123,6 +123,22 @@ struct SampleFacts {
         #expect(byArrival.count == facts.flights.values.filter { $0.destination == "KORD" }.count)
     }
 
+    /// The `explain` example of Docs/guides/fetching.md, as the code prints it.
+    @Test func explainSaysWhichPathAFetchTakes() throws {
+        let (_, context, _) = try loadedSample()
+        var descriptor = FetchDescriptor<Flight>(
+            predicate: #Predicate { $0.destination?.icao == "KSFO" && $0.actualOff != nil },
+            sortBy: [SortDescriptor(\.routeDistance, order: .reverse), SortDescriptor(\.ident)])
+        descriptor.fetchLimit = 20
+        let arrivals = try SampleFacts().flights.values.filter { $0.destination == "KSFO" }.count
+        #expect(try context.explain(descriptor) == """
+            inverse set of Airport.icao = "KSFO" through Flight.destination: \(arrivals) row(s)
+            filter by the predicate, compiled, on rows
+            sort by 2 key(s)
+            offset 0, limit 20
+            """)
+    }
+
     @Test func searchBoardsAndAirlines() throws {
         let facts = try SampleFacts()
         let (_, context, _) = try loadedSample()
