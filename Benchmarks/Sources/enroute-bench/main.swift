@@ -3,7 +3,7 @@ import Foundation
 // enroute-bench: GraphStore against SQLite (C API) and GRDB on the Enroute workloads
 // (Docs/BENCHMARKS.md).
 //
-// usage: enroute-bench [--flights N] [--json] [--smoke] [--dir DIR] [--plot FILE] [--durable-only] [--property-only]
+// usage: enroute-bench [--flights N] [--json] [--smoke] [--dir DIR] [--plot FILE] [--durable-only] [--property-only] [--explain] [--explain]
 
 let usage = """
     usage: enroute-bench [--flights N] [--json] [--smoke] [--dir DIR] [--plot FILE] [--durable-only] [--property-only]
@@ -17,6 +17,8 @@ let usage = """
       --plot FILE   also write an SVG plot of time against number of flights
       --durable-only  only `durable_commit` (latency and 1/4/16-writer throughput), in about a minute
       --property-only only `property_read` and `property_write` (default 100000 flights), in seconds
+      --explain     print SQLite's query plan (EXPLAIN QUERY PLAN) of every statement the workloads run,
+                    on a store of --flights flights (default 10000)
     """
 
 func fail(_ message: String) -> Never {
@@ -25,7 +27,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-var json = false, smoke = false, durableOnly = false, propertyOnly = false
+var json = false, smoke = false, durableOnly = false, propertyOnly = false, explainOnly = false
 var sizes = [10_000, 100_000, 1_000_000]
 var directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-bench-\(getpid())").path
 var plotPath: String?
@@ -45,6 +47,7 @@ while index < arguments.count {
     case "--smoke": smoke = true
     case "--durable-only": durableOnly = true
     case "--property-only": propertyOnly = true
+    case "--explain": explainOnly = true
     case "--dir": directory = value()
     case "--plot": plotPath = value()
     case "--flights":
@@ -56,6 +59,8 @@ while index < arguments.count {
 }
 if smoke && !arguments.contains("--flights") { sizes = [2_000] }
 if propertyOnly && !arguments.contains("--flights") { sizes = [100_000] }
+if explainOnly && !arguments.contains("--flights") { sizes = [10_000] }
+if explainOnly && (propertyOnly || durableOnly || plotPath != nil || sizes.count != 1) { fail("--explain runs alone, for one size") }
 if propertyOnly && (durableOnly || plotPath != nil) { fail("--property-only runs alone") }
 if durableOnly && plotPath != nil { fail("--plot draws the workloads by size, which --durable-only does not run") }
 
@@ -64,6 +69,20 @@ func progress(_ line: String) { FileHandle.standardError.write(Data((line + "\n"
 do {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
+    if explainOnly {
+        let path = directory + "/sqlite-explain.db"
+        let engine = try SQLiteEngine.create(at: path)
+        try engine.bulkImport(SyntheticEnroute(flights: sizes[0]).rows())
+        print("SQLite query plans, \(sizes[0]) flights (after ANALYZE):")
+        for (workload, sql) in SQLiteEngine.SQL.byWorkload {
+            print("\n\(workload):\n  " + sql.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "))
+            for line in try engine.queryPlan(sql) { print("    " + line) }
+        }
+        engine.close()
+        removeStore(path)
+        try? FileManager.default.removeItem(atPath: directory)
+        exit(0)
+    }
     if propertyOnly {
         var entries: [[String: Any]] = []
         for flights in sizes {

@@ -46,6 +46,12 @@ final class SQLiteEngine: Engine {
             CREATE INDEX flights_actual_off ON flights(actual_off);
             CREATE INDEX flights_actual_on ON flights(actual_on);
             CREATE INDEX flights_estimated_on ON flights(estimated_on);
+            -- What an expert adds for the two multi-table queries (--explain shows their plans):
+            -- the Enroute filter answered from one partial index in its order, and the arrivals
+            -- board from one expression index in its order, with no sort step.
+            CREATE INDEX flights_enroute ON flights(destination_id, airline_id, route_distance, ident)
+                WHERE actual_off IS NOT NULL AND actual_on IS NULL;
+            CREATE INDEX flights_arrival ON flights(destination_id, COALESCE(actual_on, estimated_on), ident);
             """)
         return engine
     }
@@ -92,6 +98,58 @@ final class SQLiteEngine: Engine {
     }
 
     func prepare(_ sql: String) throws -> Statement { try Statement(db, sql) }
+
+    /// The statements the workloads run (kept here so that `--explain` shows the plan of each).
+    enum SQL {
+        static let filter = """
+            SELECT f.ident, f.route_distance FROM flights f
+            JOIN airports d ON d.id = f.destination_id JOIN airlines a ON a.id = f.airline_id
+            WHERE d.icao = ? AND a.code = ? AND f.actual_off IS NOT NULL AND f.actual_on IS NULL
+            ORDER BY f.route_distance, f.ident
+            """
+        static let lookup = "SELECT ident, route_distance FROM flights WHERE ident = ?"
+        static let board = """
+            SELECT f.ident, COALESCE(f.actual_on, f.estimated_on) AS arrival FROM flights f
+            JOIN airports d ON d.id = f.destination_id
+            WHERE d.icao = ? ORDER BY arrival, f.ident
+            """
+        static let upsert = "UPDATE flights SET route_distance = ?, progress_percent = ?, status = ? WHERE ident = ?"
+        static let findAirport = "SELECT id FROM airports WHERE icao = ?"
+        static let findAirline = "SELECT id FROM airlines WHERE code = ?"
+        static let upsertFlight = """
+            INSERT INTO flights(ident, actual_off, scheduled_off, estimated_off, scheduled_on, estimated_on, actual_on,
+                aircraft_type, progress_percent, status, route_distance, filed_airspeed, filed_altitude, origin_id, destination_id, airline_id)
+            VALUES (?,?,?,?,?,?,NULL,?,?,?,?,?,?,?,?,?)
+            ON CONFLICT(ident) DO UPDATE SET actual_off = excluded.actual_off, scheduled_off = excluded.scheduled_off,
+                estimated_off = excluded.estimated_off, scheduled_on = excluded.scheduled_on, estimated_on = excluded.estimated_on,
+                aircraft_type = excluded.aircraft_type, progress_percent = excluded.progress_percent, status = excluded.status,
+                route_distance = excluded.route_distance, filed_airspeed = excluded.filed_airspeed, filed_altitude = excluded.filed_altitude,
+                origin_id = excluded.origin_id, destination_id = excluded.destination_id, airline_id = excluded.airline_id
+            """
+        static let smallSaveUpdate = "UPDATE flights SET route_distance = ? WHERE ident = ?"
+        static let smallSaveInsert = """
+                INSERT INTO flights(ident, scheduled_off, estimated_off, scheduled_on, estimated_on, aircraft_type, progress_percent,
+                    status, route_distance, filed_airspeed, filed_altitude, origin_id, destination_id, airline_id)
+                SELECT ?, scheduled_off, estimated_off, scheduled_on, estimated_on, aircraft_type, 0, status, ?, 0, 0,
+                    origin_id, destination_id, airline_id FROM flights WHERE ident = ?
+                """
+
+        /// By workload, for `--explain`.
+        static let byWorkload: [(workload: String, sql: String)] = [
+            ("filter_query", filter), ("point_lookup", lookup), ("board", board), ("upsert", upsert),
+            ("import_seed_pattern", findAirport), ("import_seed_pattern", findAirline), ("import_seed_pattern", upsertFlight),
+            ("small_save", smallSaveUpdate), ("small_save", smallSaveInsert),
+        ]
+    }
+
+    /// SQLite's plan for `sql` (EXPLAIN QUERY PLAN), one line per step.
+    func queryPlan(_ sql: String) throws -> [String] {
+        let explain = try prepare("EXPLAIN QUERY PLAN " + sql)
+        var lines: [String] = []
+        while explain.step() == SQLITE_ROW { lines.append(explain.text(3)) }
+        return lines
+    }
+
 
     /// A statement prepared once and kept, reset for each use.
     private func statement(_ sql: String) throws -> Statement {
@@ -143,20 +201,11 @@ final class SQLiteEngine: Engine {
     /// unique indexes, prepared once; the flight as one upsert on its unique ident.
     func importSeedPattern(_ data: SyntheticEnroute.Rows) throws {
         try exec("BEGIN")
-        let findAirport = try statement("SELECT id FROM airports WHERE icao = ?")
+        let findAirport = try statement(SQL.findAirport)
         let insertAirport = try statement("INSERT INTO airports(icao, name, city, state, country_code, latitude, longitude, timezone) VALUES (?,?,?,?,?,?,?,?)")
-        let findAirline = try statement("SELECT id FROM airlines WHERE code = ?")
+        let findAirline = try statement(SQL.findAirline)
         let insertAirline = try statement("INSERT INTO airlines(code, name, shortname) VALUES (?,?,?)")
-        let upsertFlight = try statement("""
-            INSERT INTO flights(ident, actual_off, scheduled_off, estimated_off, scheduled_on, estimated_on, actual_on,
-                aircraft_type, progress_percent, status, route_distance, filed_airspeed, filed_altitude, origin_id, destination_id, airline_id)
-            VALUES (?,?,?,?,?,?,NULL,?,?,?,?,?,?,?,?,?)
-            ON CONFLICT(ident) DO UPDATE SET actual_off = excluded.actual_off, scheduled_off = excluded.scheduled_off,
-                estimated_off = excluded.estimated_off, scheduled_on = excluded.scheduled_on, estimated_on = excluded.estimated_on,
-                aircraft_type = excluded.aircraft_type, progress_percent = excluded.progress_percent, status = excluded.status,
-                route_distance = excluded.route_distance, filed_airspeed = excluded.filed_airspeed, filed_altitude = excluded.filed_altitude,
-                origin_id = excluded.origin_id, destination_id = excluded.destination_id, airline_id = excluded.airline_id
-            """)
+        let upsertFlight = try statement(SQL.upsertFlight)
         func airport(_ index: Int) throws -> Int64 {
             let a = data.airports[index]
             findAirport.reset()
@@ -194,7 +243,7 @@ final class SQLiteEngine: Engine {
 
     func upsertAll(_ rows: SyntheticEnroute.Rows, round: Int) throws {
         try exec("BEGIN")
-        let update = try statement("UPDATE flights SET route_distance = ?, progress_percent = ?, status = ? WHERE ident = ?")
+        let update = try statement(SQL.upsert)
         for row in rows.flights {
             update.reset()
             update.bind(1, Int64(UpsertValues.distance(row, round: round)))
@@ -207,12 +256,7 @@ final class SQLiteEngine: Engine {
     }
 
     func filter(destination: String, airline: String) throws -> [String] {
-        let query = try statement("""
-            SELECT f.ident, f.route_distance FROM flights f
-            JOIN airports d ON d.id = f.destination_id JOIN airlines a ON a.id = f.airline_id
-            WHERE d.icao = ? AND a.code = ? AND f.actual_off IS NOT NULL AND f.actual_on IS NULL
-            ORDER BY f.route_distance, f.ident
-            """)
+        let query = try statement(SQL.filter)
         query.bind(1, destination)
         query.bind(2, airline)
         var found: [String] = []
@@ -221,17 +265,13 @@ final class SQLiteEngine: Engine {
     }
 
     func lookup(ident: String) throws -> Int {
-        let query = try statement("SELECT ident, route_distance FROM flights WHERE ident = ?")
+        let query = try statement(SQL.lookup)
         query.bind(1, ident)
         return query.step() == SQLITE_ROW ? Int(query.int(1)) : -1
     }
 
     func board(airport: String) throws -> [String] {
-        let query = try statement("""
-            SELECT f.ident, COALESCE(f.actual_on, f.estimated_on) AS arrival FROM flights f
-            JOIN airports d ON d.id = f.destination_id
-            WHERE d.icao = ? ORDER BY arrival, f.ident
-            """)
+        let query = try statement(SQL.board)
         query.bind(1, airport)
         var found: [String] = []
         while query.step() == SQLITE_ROW { found.append("\(query.text(0)) \(query.int(1))") }
@@ -246,18 +286,13 @@ final class SQLiteEngine: Engine {
     /// `small_save`: the same change as GraphStore's, one durable transaction.
     func smallSave(_ i: Int, rows: SyntheticEnroute.Rows) throws {
         let row = rows.flights[(i &* 7_919) % rows.flights.count]
-        let update = try statement("UPDATE flights SET route_distance = ? WHERE ident = ?")
+        let update = try statement(SQL.smallSaveUpdate)
         try exec("BEGIN IMMEDIATE")
         update.bind(1, Int64(row.routeDistance + 1_000 + i))
         update.bind(2, row.ident)
         guard update.step() == SQLITE_DONE else { throw Failure(description: "small save: \(String(cString: sqlite3_errmsg(db)))") }
         if i % 2 == 0 {
-            let insert = try statement("""
-                INSERT INTO flights(ident, scheduled_off, estimated_off, scheduled_on, estimated_on, aircraft_type, progress_percent,
-                    status, route_distance, filed_airspeed, filed_altitude, origin_id, destination_id, airline_id)
-                SELECT ?, scheduled_off, estimated_off, scheduled_on, estimated_on, aircraft_type, 0, status, ?, 0, 0,
-                    origin_id, destination_id, airline_id FROM flights WHERE ident = ?
-                """)
+            let insert = try statement(SQL.smallSaveInsert)
             insert.bind(1, "S\(i)")
             insert.bind(2, Int64(row.routeDistance))
             insert.bind(3, row.ident)
