@@ -53,6 +53,20 @@ open class ModelBacking {
     final var graph: Graph? { link?.graph }
     /// Unsaved attribute values (all values set so far, for an unmanaged object).
     @exclusivity(unchecked) final var attributeChanges = PropertyChanges<Value>()
+
+    /// The value this object holds for attribute `attribute` that its context has not saved: its
+    /// unsaved change, or for an unsaved insert the declared default; nil when it holds none.
+    final func unsavedValue(ofAttribute attribute: Int) -> Value? {
+        attributeChanges[attribute] ?? (state == .inserted ? entity?.attributes[attribute].defaultValue : nil)
+    }
+
+    /// Whether this object of a committed row that holds `value` for attribute `attribute` no
+    /// longer does, for its context: deleted, or given another value, not yet saved.
+    final func isDeletedOrChangedAway(attribute: Int, from value: Value) -> Bool {
+        if state == .deleted { return true }
+        if let newValue = attributeChanges[attribute] { return newValue != value }
+        return false
+    }
     /// Unsaved relationship values (in the side object: most fetched objects never have any).
     final var relationshipChanges: PropertyChanges<PendingRelationship> {
         get { seldom?.relationshipChanges ?? PropertyChanges() }

@@ -87,11 +87,7 @@ extension ModelContext {
             committed = model
         }
         guard pendingChanges else { return committed.map { [$0] } ?? [] }
-        if let model = committed {
-            // An unsaved change may have deleted it or given it another value.
-            let backing = model.persistentBacking
-            if backing.state == .deleted || (backing.attributeChanges[key.attribute].map { $0 != value } ?? false) { committed = nil }
-        }
+        if let model = committed, model.persistentBacking.isDeletedOrChangedAway(attribute: key.attribute, from: value) { committed = nil }
         guard let pending = pendingUniqueOwner(entity: entity.index, attribute: key.attribute, value: value) as? T,
               pending !== committed else { return committed.map { [$0] } ?? [] }
         guard let committed else { return [pending] }

@@ -187,9 +187,7 @@ extension ModelContext {
     /// Whether the committed owner of a unique value gives it up in this same save.
     private func isDeletedOrChangedAway(entity: Int, row: UInt64, attribute: Int, value: Value) -> Bool {
         guard let owner = registeredObject(entity: entity, row: row) else { return false }
-        if owner.persistentBacking.state == .deleted { return true }
-        if let newValue = owner.persistentBacking.attributeChanges[attribute] { return newValue != value }
-        return false
+        return owner.persistentBacking.isDeletedOrChangedAway(attribute: attribute, from: value)
     }
 
     // MARK: Encoding

@@ -18,11 +18,8 @@ extension ModelContext {
             return nil
         }
         let model = object(entity: key.entity, row: row)
-        let found = model.unretainedBacking._withUnsafeGuaranteedRef { backing in
-            // An unsaved change may have given this object another value.
-            backing.state != .deleted && (backing.attributeChanges[key.attribute].map { $0 == stored } ?? true)
-        }
-        guard found else { return nil }
+        let changedAway = model.unretainedBacking._withUnsafeGuaranteedRef { $0.isDeletedOrChangedAway(attribute: key.attribute, from: stored) }
+        guard !changedAway else { return nil }
         // The entity's own class (nearly always): no run-time cast.
         if type(of: model) == T.self { return unsafeDowncast(model as AnyObject, to: T.self) }
         return model as? T

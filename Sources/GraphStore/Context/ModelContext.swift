@@ -254,8 +254,7 @@ public final class ModelContext {
     func notePendingUniqueValue(_ model: any PersistentModel, attribute index: Int, _ value: Value) {
         let backing = model.persistentBacking
         guard backing.state != .deleted, let entity = backing.entity, entity.attributes[index].isUnique else { return }
-        if let old = backing.attributeChanges[index] ?? (backing.state == .inserted ? entity.attributes[index].defaultValue : nil),
-           pendingUnique[entity.index]?[index]?[old] === model {
+        if let old = backing.unsavedValue(ofAttribute: index), pendingUnique[entity.index]?[index]?[old] === model {
             pendingUnique[entity.index]![index]![old] = nil
         }
         guard value != .null else { return }
@@ -270,10 +269,7 @@ public final class ModelContext {
 
     private func holdsPendingUnique(_ model: any PersistentModel, entity: Int, attribute: Int, value: Value) -> Bool {
         let backing = model.persistentBacking
-        guard backing.state != .deleted, backing.entityIndex == entity else { return false }
-        let current = backing.attributeChanges[attribute]
-            ?? (backing.state == .inserted ? backing.entity?.attributes[attribute].defaultValue : nil)
-        return current == value
+        return backing.state != .deleted && backing.entityIndex == entity && backing.unsavedValue(ofAttribute: attribute) == value
     }
 
     /// The unsaved insert or changed object of this context that holds `value` for unique
@@ -282,9 +278,7 @@ public final class ModelContext {
     /// object is looked at once and the listing repaired.
     func pendingUniqueOwner(entity: Int, attribute: Int, value: Value) -> (any PersistentModel)? {
         guard !pendingUnique.isEmpty, let listed = pendingUnique[entity]?[attribute]?[value] else { return nil }
-        func holds(_ model: any PersistentModel) -> Bool {
-            holdsPendingUnique(model, entity: entity, attribute: attribute, value: value)
-        }
+        let holds = { self.holdsPendingUnique($0, entity: entity, attribute: attribute, value: value) }
         if holds(listed) { return listed }
         let owner = inserted.first(where: holds) ?? changed.values.first(where: holds)
         pendingUnique[entity]![attribute]![value] = owner
