@@ -127,42 +127,57 @@ struct SyntheticEnroute {
     static func insert(_ rows: Rows, into context: ModelContext) -> Int {
         let airports = rows.airports.map { row -> Airport in
             let airport = Airport(icao: row.icao)
-            airport.name = row.name
-            airport.city = row.city
-            airport.state = "ST"
-            airport.countryCode = "US"
-            airport.latitude = row.latitude
-            airport.longitude = row.longitude
-            airport.timezone = "America/Chicago"
             context.insert(airport)
+            setValues(of: airport, from: row)
             return airport
         }
         let airlines = rows.airlines.enumerated().map { i, code -> Airline in
             let airline = Airline(code: code)
-            airline.name = "Airline \(i)"
-            airline.shortname = "AL\(i)"
             context.insert(airline)
+            setValues(of: airline, number: i)
             return airline
         }
-        func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
         for row in rows.flights {
             let flight = Flight(ident: row.ident)
             context.insert(flight)
-            flight.scheduledOff = date(row.scheduledOff)
-            flight.estimatedOff = date(row.estimatedOff)
-            flight.scheduledOn = date(row.scheduledOn)
-            flight.estimatedOn = date(row.estimatedOn)
-            flight.actualOff = row.actualOff.map(date)
-            flight.aircraftType = row.aircraftType
-            flight.progressPercent = row.progressPercent
-            flight.status = row.status
-            flight.routeDistance = row.routeDistance
-            flight.filedAirspeed = row.filedAirspeed
-            flight.filedAltitude = row.filedAltitude
+            setValues(of: flight, from: row)
             flight.origin = airports[row.origin]
             flight.destination = airports[row.destination]
             flight.airline = airlines[row.airline]
         }
         return rows.flights.count
+    }
+
+    /// An airport's attributes from its row, as every engine stores them.
+    static func setValues(of airport: Airport, from row: AirportRow) {
+        airport.name = row.name
+        airport.city = row.city
+        airport.state = "ST"
+        airport.countryCode = "US"
+        airport.latitude = row.latitude
+        airport.longitude = row.longitude
+        airport.timezone = "America/Chicago"
+    }
+
+    /// The `number`th airline's attributes.
+    static func setValues(of airline: Airline, number: Int) {
+        airline.name = "Airline \(number)"
+        airline.shortname = "AL\(number)"
+    }
+
+    /// A flight's attributes from its row (not its relationships).
+    static func setValues(of flight: Flight, from row: FlightRow) {
+        func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
+        flight.scheduledOff = date(row.scheduledOff)
+        flight.estimatedOff = date(row.estimatedOff)
+        flight.scheduledOn = date(row.scheduledOn)
+        flight.estimatedOn = date(row.estimatedOn)
+        flight.actualOff = row.actualOff.map(date)
+        flight.aircraftType = row.aircraftType
+        flight.progressPercent = row.progressPercent
+        flight.status = row.status
+        flight.routeDistance = row.routeDistance
+        flight.filedAirspeed = row.filedAirspeed
+        flight.filedAltitude = row.filedAltitude
     }
 }

@@ -48,13 +48,7 @@ final class GraphStoreEngine: Engine {
             if let found = try importer.fetch(FetchDescriptor<Airport>(predicate: #Predicate { $0.icao == icao })).first { return found }
             let airport = Airport(icao: icao)
             importer.insert(airport)
-            airport.name = row.name
-            airport.city = row.city
-            airport.state = "ST"
-            airport.countryCode = "US"
-            airport.latitude = row.latitude
-            airport.longitude = row.longitude
-            airport.timezone = "America/Chicago"
+            SyntheticEnroute.setValues(of: airport, from: row)
             return airport
         }
         func airline(_ index: Int) throws -> Airline {
@@ -62,11 +56,9 @@ final class GraphStoreEngine: Engine {
             if let found = try importer.fetch(FetchDescriptor<Airline>(predicate: #Predicate { $0.code == code })).first { return found }
             let airline = Airline(code: code)
             importer.insert(airline)
-            airline.name = "Airline \(index)"
-            airline.shortname = "AL\(index)"
+            SyntheticEnroute.setValues(of: airline, number: index)
             return airline
         }
-        func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
         for row in rows.flights {
             let ident = row.ident
             let flight: Flight
@@ -78,17 +70,7 @@ final class GraphStoreEngine: Engine {
             }
             flight.origin = try airport(row.origin)
             flight.destination = try airport(row.destination)
-            flight.scheduledOff = date(row.scheduledOff)
-            flight.estimatedOff = date(row.estimatedOff)
-            flight.scheduledOn = date(row.scheduledOn)
-            flight.estimatedOn = date(row.estimatedOn)
-            flight.actualOff = row.actualOff.map(date)
-            flight.aircraftType = row.aircraftType
-            flight.progressPercent = row.progressPercent
-            flight.status = row.status
-            flight.routeDistance = row.routeDistance
-            flight.filedAirspeed = row.filedAirspeed
-            flight.filedAltitude = row.filedAltitude
+            SyntheticEnroute.setValues(of: flight, from: row)
             flight.airline = try airline(row.airline)
         }
         try importer.save()
