@@ -14,7 +14,11 @@ let package = Package(
         .executable(name: "graphstore", targets: ["graphstore"]),
     ],
     targets: [
-        .target(name: "GraphStore", dependencies: ["CSwiftRuntime"]),
+        // The layers of the store, each target depending only on those above it in this list
+        // (Docs/ARCHITECTURE.md). Core: values, log operations, row blocks, bytes and CRC-32C.
+        .target(name: "GraphStoreCore", dependencies: ["CSwiftRuntime"], path: "Sources/GraphStore/Core"),
+        // The SwiftData face: container, context, query, undo, batch.
+        .target(name: "GraphStore", dependencies: ["GraphStoreCore", "CSwiftRuntime"], path: "Sources/GraphStore/GraphStore"),
         // The Swift runtime's conditional retain, for the identity map (ObjectRegistry), and a
         // C atomic for schema discovery (DeclarationRecording).
         .target(name: "CSwiftRuntime"),

@@ -1,0 +1,179 @@
+/// Appends the primitives of GraphStore's binary formats to a growable byte buffer.
+/// All integers are little-endian; `varint` is LEB128 (7 bits a byte, low group first).
+///
+/// Noncopyable, so that it owns its buffer alone and writes go straight to memory: through an
+/// array, every byte appended paid a copy-on-write uniqueness check (a runtime call) and a
+/// capacity test, most of encoding a transaction.
+public struct ByteWriter: ~Copyable, @unchecked Sendable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    public private(set) var count: Int
+
+    public init(capacity: Int = 256) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+        count = 0
+    }
+
+    deinit { base.deallocate() }
+
+    /// The bytes written so far (a copy).
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// The bytes written, handed over without a copy.
+    public consuming func finish() -> WrittenBytes {
+        let written = WrittenBytes(base: base, count: count)
+        discard self
+        return written
+    }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always) private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(toAtLeast: count + extra) }
+    }
+
+    private mutating func grow(toAtLeast needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        fresh.initialize(from: base, count: count)
+        base.deallocate()
+        base = fresh
+        capacity = newCapacity
+    }
+
+    @inline(__always) private mutating func append(_ buffer: UnsafeRawBufferPointer) {
+        guard let source = buffer.baseAddress, !buffer.isEmpty else { return }
+        reserve(buffer.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: buffer.count)
+        count += buffer.count
+    }
+
+    public mutating func u8(_ v: UInt8) {
+        reserve(1)
+        base[count] = v
+        count += 1
+    }
+
+    public mutating func u16(_ v: UInt16) {
+        withUnsafeBytes(of: v.littleEndian) { append($0) }
+    }
+
+    public mutating func u32(_ v: UInt32) {
+        withUnsafeBytes(of: v.littleEndian) { append($0) }
+    }
+
+    public mutating func u64(_ v: UInt64) {
+        withUnsafeBytes(of: v.littleEndian) { append($0) }
+    }
+
+    public mutating func varint(_ v: UInt64) {
+        reserve(10)
+        var v = v, end = base + count
+        while v >= 0x80 {
+            end.pointee = UInt8(truncatingIfNeeded: v) | 0x80
+            end += 1
+            v >>= 7
+        }
+        end.pointee = UInt8(v)
+        count = end + 1 - base
+    }
+
+    public mutating func varint(_ v: Int) { varint(UInt64(v)) }
+
+    /// Zig-zag maps small negative numbers to small varints.
+    public mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+
+    public mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
+        reserve(data.count)
+        for byte in data {
+            base[count] = byte
+            count += 1
+        }
+    }
+
+    /// A varint length, then the bytes.
+    public mutating func lengthPrefixed<C: Collection>(_ data: C) where C.Element == UInt8 {
+        varint(data.count)
+        raw(data)
+    }
+
+    public mutating func lengthPrefixed(_ data: [UInt8]) {
+        varint(data.count)
+        data.withUnsafeBytes { append($0) }
+    }
+
+    public mutating func string(_ s: String) {
+        // A small ASCII string (an ident, a code) is copied from its own two words: its length
+        // is one varint byte, and all 16 bytes are stored, the count advanced past its own.
+        if let (low, high, length) = s.smallASCIIWords {
+            reserve(17)
+            base[count] = UInt8(length)
+            let bytes = UnsafeMutableRawPointer(base + count + 1)
+            bytes.storeBytes(of: low, as: UInt64.self)
+            bytes.storeBytes(of: high, toByteOffset: 8, as: UInt64.self)
+            count += 1 + length
+            return
+        }
+        // A native string's bytes are read in place; only another (a bridged one) is copied,
+        // which `withUTF8` needs a mutable string for (a retain and release per string).
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { utf8 in
+            varint(utf8.count)
+            append(UnsafeRawBufferPointer(utf8))
+        }
+        guard done == nil else { return }
+        var copy = s
+        copy.withUTF8 { utf8 in
+            varint(utf8.count)
+            append(UnsafeRawBufferPointer(utf8))
+        }
+    }
+
+    /// Overwrites 8 bytes at `offset` (for fields filled in after encoding, like a transaction number).
+    public mutating func patchU64(_ v: UInt64, at offset: Int) {
+        precondition(offset >= 0 && offset + 8 <= count, "patch inside what was written")
+        withUnsafeBytes(of: v.littleEndian) { UnsafeMutableRawPointer(base + offset).copyMemory(from: $0.baseAddress!, byteCount: 8) }
+    }
+
+    public mutating func patchU8(_ v: UInt8, at offset: Int) {
+        precondition(offset >= 0 && offset < count, "patch inside what was written")
+        base[offset] = v
+    }
+
+    public mutating func patchU32(_ v: UInt32, at offset: Int) {
+        precondition(offset >= 0 && offset + 4 <= count, "patch inside what was written")
+        withUnsafeBytes(of: v.littleEndian) { UnsafeMutableRawPointer(base + offset).copyMemory(from: $0.baseAddress!, byteCount: 4) }
+    }
+
+    /// The elements' bytes as they lie in memory: little-endian on every platform GraphStore
+    /// builds for (see the check in ByteReader). For checkpoint columns: one copy, no per-element work.
+    package mutating func elements<T: BitwiseCopyable>(_ values: [T]) {
+        values.withUnsafeBytes { append($0) }
+    }
+
+    /// Bools as one byte each (0 or 1).
+    package mutating func bools(_ values: [Bool]) {
+        values.withUnsafeBytes { append($0) }
+    }
+}
+
+/// What a `ByteWriter` wrote, owned here now. A log record can be megabytes (an import's one
+/// transaction): copying it into an array touched every page twice, and from a trimmed heap each
+/// fresh page is a fault the kernel zeroes (a fortieth of a 10k import).
+public final class WrittenBytes: @unchecked Sendable {  // written only before it is shared
+    private let base: UnsafeMutablePointer<UInt8>
+    public let count: Int
+
+    fileprivate init(base: UnsafeMutablePointer<UInt8>, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    deinit { base.deallocate() }
+
+    public var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    public subscript(index: Int) -> UInt8 {
+        get { precondition(index >= 0 && index < count); return base[index] }
+        set { precondition(index >= 0 && index < count); base[index] = newValue }
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// A value guarded by a lock, for state every commit touches from many threads.
+///
+/// Not `Synchronization.Mutex`: on Linux that is a priority-inheritance futex, and with more
+/// committing threads than cores its contended path (a kernel rt-mutex round trip per handoff)
+/// cost more than the commits themselves (Docs/BENCHMARKS.md, throughput). A plain pthread
+/// mutex (NSLock) hands off cheaply.
+package final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    // Reached only under `lock` (which is not recursive), so without run-time exclusivity
+    // checks: each cost a thread-local access-set update, and row numbers for an import's
+    // rows are handed out one at a time through here.
+    @exclusivity(unchecked) private var stored: Value
+
+    package init(_ value: Value) { stored = value }
+
+    /// The value now.
+    package var value: Value { withLock { $0 } }
+
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&stored)
+    }
+}

@@ -1,5 +1,0 @@
-// What `import SwiftData` brings a model file, `import GraphStore` brings too: Foundation
-// (`#Predicate`, `SortDescriptor`, `Date`, `URL`, `UndoManager`) and Observation
-// (`withObservationTracking`, `@Observable`).
-@_exported import Foundation
-@_exported import Observation

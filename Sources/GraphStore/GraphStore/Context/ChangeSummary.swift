@@ -1,0 +1,271 @@
+import GraphStoreCore
+
+/// Which properties of which rows a committed transaction changed, derived from its operations:
+/// what other contexts need to tell the observers of their registered objects.
+///
+/// One commit's summary is handed to every other context (with 16 writers, 15 copies per
+/// commit), so its contents live in one immutable object: a copy is one retain, not four.
+struct ChangeSummary {
+    /// Nothing changed (used to prompt a live query to apply what is waiting).
+    static let empty = ChangeSummary(contents: Contents(Computed(changes: [:], inserted: [], updated: [], deleted: [])))
+
+    struct Computed {
+        /// entity position → row → property names.
+        var changes: [Int: [UInt64: Set<String>]]
+        var inserted, updated, deleted: [PersistentIdentifier]
+    }
+
+    /// Worked out from the operations when first asked for, once, by whichever context asks:
+    /// a transaction nobody holds objects of, watches or is notified of (a batch import beside
+    /// contexts holding nothing) never pays for a row-by-row summary. Once worked out, the
+    /// operations are let go (a summary waiting in an inbox must not keep an import's records).
+    private final class Contents: Sendable {
+        private enum State {
+            case pending(TransactionChanges, Schema)
+            case computed(Computed)
+        }
+
+        private let state: Locked<State>
+
+        init(_ computed: Computed) {
+            state = Locked(.computed(computed))
+        }
+
+        init(changes: TransactionChanges, schema: Schema) {
+            state = Locked(.pending(changes, schema))
+        }
+
+        var isSettled: Bool {
+            state.withLock { if case .computed = $0 { true } else { false } }
+        }
+
+        /// See `ChangeSummary.mayChange(anyOf:)`.
+        func mayChange(anyOf isHeld: (Int, UInt64) -> Bool) -> Bool {
+            switch state.withLock({ $0 }) {
+            case let .computed(computed):
+                return computed.changes.contains { entity, rows in rows.keys.contains { isHeld(entity, $0) } }
+            case let .pending(changes, schema):
+                return changes.mayChange(anyOf: isHeld, schema: schema)
+            }
+        }
+
+        var value: Computed {
+            state.withLock { state in
+                switch state {
+                case let .computed(computed):
+                    return computed
+                case let .pending(changes, schema):
+                    let computed = Computed(changes: changes, schema: schema)
+                    state = .computed(computed)
+                    return computed
+                }
+            }
+        }
+    }
+
+    private let contents: Contents
+
+    private init(contents: Contents) { self.contents = contents }
+
+    init(operations: [LogOperation], schema: Schema) {
+        self.init(changes: TransactionChanges(operations: operations), schema: schema)
+    }
+
+    init(changes: TransactionChanges, schema: Schema) {
+        contents = Contents(changes: changes, schema: schema)
+    }
+
+    /// entity position → row → property names.
+    var changes: [Int: [UInt64: Set<String>]] { contents.value.changes }
+    var inserted: [PersistentIdentifier] { contents.value.inserted }
+    var updated: [PersistentIdentifier] { contents.value.updated }
+    var deleted: [PersistentIdentifier] { contents.value.deleted }
+
+    /// Whether the transaction may have changed a row for which `isHeld(entity position, row)`
+    /// is true: never false when it did; true for a row it inserted or wrote nothing known to.
+    /// Answered from the operations without working the summary out, so that a context holding
+    /// none of the rows (16 writers each on their own flights: 15 merges per save) pays for a
+    /// lookup per row, not for names and identifiers.
+    func mayChange(anyOf isHeld: (Int, UInt64) -> Bool) -> Bool { contents.mayChange(anyOf: isHeld) }
+
+    /// Works the summary out now (to be kept: see `Contents`).
+    func settle() { _ = contents.value }
+
+    /// The same summary, worked out (tests).
+    var settled: ChangeSummary {
+        settle()
+        return self
+    }
+
+    /// Whether it is worked out (and holds no operations).
+    var isSettled: Bool { contents.isSettled }
+}
+
+extension ChangeSummary.Computed {
+    init(changes transaction: TransactionChanges, schema: Schema) {
+        let operations = transaction.operations
+        var changes: [Int: [UInt64: Set<String>]] = [:]
+        var inserted: [PersistentIdentifier] = []
+        var updated: [PersistentIdentifier] = []
+        var deleted: [PersistentIdentifier] = []
+        func entity(_ number: EntityNumber) -> Schema.Entity? { schema.entityIndexByNumber[number].map { schema.entities[$0] } }
+        // Rows this transaction inserts are reported as inserted only: nobody can hold an older
+        // version of them, so their own links need no entry (an import's links are most of its
+        // operations). Rows are told apart by entity position and number, not by identifier
+        // (hashing an identifier hashes its entity's name).
+        var insertedRows = [RowFlags](repeating: RowFlags(), count: schema.entities.count)
+        var anyInserted = false
+        func noteInserted(_ entity: Schema.Entity, _ row: UInt64) {
+            inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
+            insertedRows[entity.index].insert(row)
+            anyInserted = true
+        }
+        for block in transaction.blocks where block.kind == .insert {
+            guard let entity = entity(block.entity) else { continue }
+            inserted.reserveCapacity(inserted.count + block.count)
+            for row in block.rows { noteInserted(entity, row) }
+        }
+        for case let .insert(number, row, _) in operations {
+            if let entity = entity(number) { noteInserted(entity, row) }
+        }
+        /// The names of the attributes these numbers name.
+        func attributeNames(_ numbers: [PropertyNumber]) -> Set<String> {
+            Set(numbers.compactMap { number in schema.attributeByNumber[number].map { schema.entities[$0.0].attributes[$0.1].name } })
+        }
+        var namesByProperties: [[PropertyNumber]: Set<String>] = [:]
+        /// The last update's property numbers and their names: an upsert's updates all name the
+        /// same properties, recognised without making and hashing an array per row.
+        var lastProperties: [PropertyNumber] = [], lastNames: Set<String> = []
+        /// Adds `names` to the row's entry; true when the row had none.
+        func add(_ names: Set<String>, row: UInt64, to rows: inout [UInt64: Set<String>]) -> Bool {
+            if let i = rows.index(forKey: row) {
+                rows.values[i].formUnion(names)
+                return false
+            }
+            rows[row] = names
+            return true
+        }
+        /// `names` of a row changed (unless the transaction inserts it). A row is listed as
+        /// updated when it first gets an entry (a row deleted here, which has one already, is
+        /// reported as deleted instead).
+        func note(_ entity: Int, _ row: UInt64, _ names: @autoclosure () -> Set<String>) {
+            if anyInserted, insertedRows[entity].contains(row) { return }
+            if add(names(), row: row, to: &changes[entity, default: [:]]) {
+                updated.append(PersistentIdentifier(entityName: schema.entities[entity].name, row: row))
+            }
+        }
+        // An update block's rows mostly write the same columns (an upsert's): one set of names
+        // per combination of columns, shared by its rows.
+        for block in transaction.blocks where block.kind == .update {
+            guard let entity = entity(block.entity) else { continue }
+            func names(_ columns: [Int]) -> Set<String> { attributeNames(columns.map { block.properties[$0] }) }
+            var namesByBits: [UInt64: Set<String>] = [:]
+            for index in 0..<block.count {
+                let rowNames: Set<String>
+                if let bits = block.writtenColumnBits(ofRow: index) {
+                    if let known = namesByBits[bits] {
+                        rowNames = known
+                    } else {
+                        rowNames = names(block.writtenColumns(ofRow: index))
+                        namesByBits[bits] = rowNames
+                    }
+                } else {
+                    rowNames = names(block.writtenColumns(ofRow: index))
+                }
+                if !rowNames.isEmpty { note(entity.index, block.rows[index], rowNames) }
+            }
+        }
+        for operation in operations {
+            switch operation {
+            case .insert, .schema:
+                continue
+            case let .update(number, row, values):
+                guard let entity = entity(number) else { continue }
+                // An upsert of many rows updates the same attributes in each: their set of names
+                // is made once and shared by the rows (no set allocated and hashed per row).
+                let names: Set<String>
+                if values.count == lastProperties.count, zip(values, lastProperties).allSatisfy({ $0.property == $1 }) {
+                    names = lastNames
+                } else {
+                    let properties = values.map(\.property)
+                    if let known = namesByProperties[properties] {
+                        names = known
+                    } else {
+                        names = attributeNames(properties)
+                        namesByProperties[properties] = names
+                    }
+                    (lastProperties, lastNames) = (properties, names)
+                }
+                if !names.isEmpty { note(entity.index, row, names) }
+            case let .delete(number, row):
+                guard let entity = entity(number) else { continue }
+                deleted.append(PersistentIdentifier(entityName: entity.name, row: row))
+                for a in entity.attributes { changes[entity.index, default: [:]][row, default: []].insert(a.name) }
+                for r in entity.relationships { changes[entity.index, default: [:]][row, default: []].insert(r.name) }
+            case let .link(number, source, target), let .unlink(number, source, target):
+                guard let (e, r) = schema.relationshipByNumber[number] else { continue }
+                note(e, source, schema.relationshipNameSets[e][r])
+                if let inverse = schema.entities[e].relationships[r].inverse {
+                    note(inverse.entity, target, schema.relationshipNameSets[inverse.entity][inverse.relationship])
+                }
+            }
+        }
+        // A row deleted in this transaction counts as deleted, not updated.
+        if !deleted.isEmpty {
+            let deletedRows = Set(deleted)
+            updated.removeAll { deletedRows.contains($0) }
+        }
+        self.init(changes: changes, inserted: inserted, updated: updated, deleted: deleted)
+    }
+}
+
+extension TransactionChanges {
+    /// See `ChangeSummary.mayChange(anyOf:)`: the rows updated, deleted and linked or
+    /// unlinked (both sides), without telling the inserted ones apart.
+    fileprivate func mayChange(anyOf isHeld: (Int, UInt64) -> Bool, schema: Schema) -> Bool {
+        for block in blocks where block.kind == .update {
+            guard let entity = schema.entityIndexByNumber[block.entity] else { continue }
+            if block.rows.contains(where: { isHeld(entity, $0) }) { return true }
+        }
+        for operation in operations {
+            switch operation {
+            case .insert, .schema:
+                continue
+            case let .update(number, row, _), let .delete(number, row):
+                if let entity = schema.entityIndexByNumber[number], isHeld(entity, row) { return true }
+            case let .link(number, source, target), let .unlink(number, source, target):
+                guard let (e, r) = schema.relationshipByNumber[number] else { continue }
+                if isHeld(e, source) { return true }
+                if let inverse = schema.entities[e].relationships[r].inverse, isHeld(inverse.entity, target) { return true }
+            }
+        }
+        return false
+    }
+}
+
+/// A set of row numbers of one entity: a flag per row for the dense numbers a transaction's
+/// inserts have (an import's summary asks twice per link, and hashing each row was a third of
+/// its cost), a set for any other number. The flags start at the first row inserted, so a small
+/// save's summary costs its few rows, not the table's length.
+struct RowFlags {
+    private var flags: [Bool] = []
+    private var base: UInt64 = 0
+    private var others: Set<UInt64> = []
+    private static let denseLimit: UInt64 = 1 << 26
+
+    mutating func insert(_ row: UInt64) {
+        if flags.isEmpty && others.isEmpty { base = row }
+        guard row >= base, row - base < Self.denseLimit else {
+            others.insert(row)
+            return
+        }
+        let slot = Int(row - base)
+        if slot >= flags.count { flags.append(repeating: false, count: max(slot + 1, 2 * flags.count) - flags.count) }
+        flags[slot] = true
+    }
+
+    func contains(_ row: UInt64) -> Bool {
+        if row >= base, row - base < Self.denseLimit { return Int(row - base) < flags.count && flags[Int(row - base)] }
+        return others.contains(row)
+    }
+}

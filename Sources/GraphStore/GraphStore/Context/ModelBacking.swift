@@ -1,0 +1,298 @@
+import GraphStoreCore
+
+/// The engine's state for one model object: which context manages it, its row, and its unsaved
+/// changes. The declaring layer reads and writes properties only through these methods, by
+/// attribute or relationship position (declaration order).
+///
+/// `Model` is a subclass: an object and its backing are one allocation, not two (making and
+/// freeing the second was a tenth of a lookup by unique key). So every member here is also a
+/// member of every model class: the public ones are named so as not to clash with properties
+/// a model declares, and the rest are internal (a model in another module cannot see them).
+/// Subclass `Model`, not this class.
+open class ModelBacking {
+    enum State: Sendable, Equatable {
+        /// Not in any context yet: values live here.
+        case unmanaged
+        /// Inserted into a context, not yet saved.
+        case inserted
+        /// Stored (saved or fetched).
+        case persistent
+        /// Deleted in its context (saved or not).
+        case deleted
+    }
+
+    // The fields every property access reads skip run-time exclusivity checks (a thread-local
+    // access set per access, more than the read itself); each is only ever read or assigned
+    // whole, never accessed in overlapping ways.
+    @exclusivity(unchecked) final var state: State = .unmanaged
+    /// The context that manages the object, reached through the context's `ContextLink`, which
+    /// never keeps it alive (a context owns its objects' unsaved work, never the other way round).
+    final var context: ModelContext? {
+        get { link?.context }
+        set { link = newValue?.link }
+    }
+    /// The only reference the backing keeps: through it the schema and the committed graph,
+    /// which the link holds (it holds no objects or contexts), so an object's stored attributes
+    /// stay readable even after its context is gone. One reference rather than three: each was
+    /// a retain when the object was made and a release when it was freed.
+    @exclusivity(unchecked) final var link: ContextLink? {
+        didSet { unretainedLink = link.map(Unmanaged.passUnretained) }
+    }
+    /// The entity's position in the schema, once the object is managed (else -1).
+    @exclusivity(unchecked) final var entityIndex = -1
+    @exclusivity(unchecked) final var row: UInt64 = 0
+    // What every property read uses, without retaining: the link above (which keeps it alive).
+    // Retaining and releasing the link, graph and entity was a quarter of a read.
+    @exclusivity(unchecked) private final var unretainedLink: Unmanaged<ContextLink>?
+
+    /// The object's entity, while a context manages it.
+    final var entity: Schema.Entity? {
+        guard entityIndex >= 0, let link else { return nil }
+        return link.schema.entities[entityIndex]
+    }
+
+    /// The committed graph the row lives in, while the object has a link.
+    final var graph: Graph? { link?.graph }
+    /// Unsaved attribute values (all values set so far, for an unmanaged object).
+    @exclusivity(unchecked) final var attributeChanges = PropertyChanges<Value>()
+
+    /// The value this object holds for attribute `attribute` that its context has not saved: its
+    /// unsaved change, or for an unsaved insert the declared default; nil when it holds none.
+    final func unsavedValue(ofAttribute attribute: Int) -> Value? {
+        attributeChanges[attribute] ?? (state == .inserted ? entity?.attributes[attribute].defaultValue : nil)
+    }
+
+    /// Whether this object of a committed row that holds `value` for attribute `attribute` no
+    /// longer does, for its context: deleted, or given another value, not yet saved.
+    final func isDeletedOrChangedAway(attribute: Int, from value: Value) -> Bool {
+        if state == .deleted { return true }
+        if let newValue = attributeChanges[attribute] { return newValue != value }
+        return false
+    }
+    /// Unsaved relationship values (in the side object: most fetched objects never have any).
+    final var relationshipChanges: PropertyChanges<PendingRelationship> {
+        get { seldom?.relationshipChanges ?? PropertyChanges() }
+        set { if seldom != nil || !newValue.isEmpty { seldomUsed().relationshipChanges = newValue } }
+        _modify { yield &seldomUsed().relationshipChanges }
+    }
+    /// Attributes whose last assigned value could not be encoded (save reports them).
+    final var encodingFailures: [Int: String] {
+        get { seldom?.encodingFailures ?? [:] }
+        set { if seldom != nil || !newValue.isEmpty { seldomUsed().encodingFailures = newValue } }
+    }
+    /// To-one relationships decoded by identifier, resolved when the object is inserted.
+    final var unresolvedToOne: [Int: PersistentIdentifier] {
+        get { seldom?.unresolvedToOne ?? [:] }
+        set { if seldom != nil || !newValue.isEmpty { seldomUsed().unresolvedToOne = newValue } }
+    }
+    /// The values of ephemeral attributes, once managed: never saved, never shared.
+    final var ephemeralValues: [Int: Value] {
+        get { seldom?.ephemeralValues ?? [:] }
+        set { if seldom != nil || !newValue.isEmpty { seldomUsed().ephemeralValues = newValue } }
+    }
+    private final var temporaryIdentifier: PersistentIdentifier? {
+        get { seldom?.temporaryIdentifier }
+        set { if seldom != nil || newValue != nil { seldomUsed().temporaryIdentifier = newValue } }
+    }
+
+    /// What few objects ever have (a temporary identifier, values that did not encode, to-one
+    /// targets decoded by identifier), made when first needed: as fields of every object's
+    /// backing, each was stored when a fetched object was made and released when it was freed.
+    private final class Seldom {
+        var relationshipChanges = PropertyChanges<PendingRelationship>()
+        var temporaryIdentifier: PersistentIdentifier?
+        var encodingFailures: [Int: String] = [:]
+        var unresolvedToOne: [Int: PersistentIdentifier] = [:]
+        var ephemeralValues: [Int: Value] = [:]
+    }
+    @exclusivity(unchecked) private final var seldom: Seldom?
+
+    private final func seldomUsed() -> Seldom {
+        if let seldom { return seldom }
+        let made = Seldom()
+        seldom = made
+        return made
+    }
+    /// A private copy that shows only the committed row (fetches with `includePendingChanges: false`).
+    @exclusivity(unchecked) final var readsCommittedState = false
+
+    /// Whether the object takes itself out of its context's registry when it is freed
+    /// (`Model` does, in its deinit); other objects are registered weakly (ObjectRegistry).
+    final let unregistersWhenFreed: Bool
+
+    public init() { unregistersWhenFreed = false }
+
+    /// A backing whose object calls `modelWillBeFreed` from its deinit.
+    public init(unregistersWhenFreed: Bool) { self.unregistersWhenFreed = unregistersWhenFreed }
+
+    /// Called from the object's deinit: its registry entry must go before its memory does.
+    public final func modelWillBeFreed(_ object: ObjectIdentifier) {
+        guard row > 0, entityIndex >= 0, let unretainedLink else { return }
+        let entity = entityIndex, row = self.row
+        unretainedLink._withUnsafeGuaranteedRef { $0.registry.remove(entity: entity, row: row, ifObject: object) }
+    }
+
+    /// Makes this the object `model(for:)` returns for an identifier with no row: deleted, in
+    /// no context, known by that identifier.
+    final func markMissing(_ identifier: PersistentIdentifier) {
+        state = .deleted
+        temporaryIdentifier = identifier
+    }
+
+    final func identifier(for model: AnyObject) -> PersistentIdentifier {
+        if row > 0, let entity { return PersistentIdentifier(entityName: entity.name, row: row) }
+        if let temporaryIdentifier { return temporaryIdentifier }
+        let declared = try? (type(of: model) as? any PersistentModel.Type)?.entityDeclaration().name
+        let id = PersistentIdentifier.temporary(entityName: declared ?? "\(type(of: model))")
+        temporaryIdentifier = id
+        return id
+    }
+
+    // MARK: Attributes
+
+    /// Remembers that a value assigned to an attribute could not be encoded; the next save throws.
+    public final func recordEncodingFailure(at index: Int, reason: String, of model: any PersistentModel) {
+        guard let context else {
+            encodingFailures[index] = reason
+            return
+        }
+        let entered = context.link.enterOrStop("setting an attribute")
+        defer { context.link.leave(entered) }
+        encodingFailures[index] = reason
+        context.markChanged(model)
+    }
+
+    /// Records a to-one target by identifier (Codable decoding), resolved on insert.
+    public final func setUnresolvedToOne(_ identifier: PersistentIdentifier, at index: Int) {
+        unresolvedToOne[index] = identifier
+    }
+
+    /// The current value, or nil when the property still has its declared initial value.
+    public final func attributeValue(at index: Int) -> Value? {
+        // A read changes nothing of the context's: it checks that no other thread is inside
+        // (ContextUse), and enters nothing.
+        unretainedLink?._withUnsafeGuaranteedRef { $0.checkNoOtherThreadInside("reading an attribute") }
+        if !readsCommittedState, let value = attributeChanges[index] { return value }
+        if let seldom, let value = seldom.ephemeralValues[index] { return value }
+        guard row > 0, state != .inserted, entityIndex >= 0, let unretainedLink else { return nil }
+        let entityIndex = self.entityIndex, row = self.row
+        let stored = unretainedLink._withUnsafeGuaranteedRef { link in
+            link.readAhead.noteRead(entity: entityIndex, attribute: index)
+            return link.graph.liveValue(entity: entityIndex, row: row, attribute: index)
+        }
+        guard case let .blob(reference)? = stored, let graph, let entity else { return stored }
+        return graph.resolveBlob(reference, entity: entity, attribute: index, row: row)
+    }
+
+    public final func setAttributeValue(_ value: Value, at index: Int, of model: any PersistentModel) {
+        if let context {
+            context.setAttribute(value, at: index, of: model)
+        } else {
+            attributeChanges[index] = value
+        }
+        encodingFailures[index] = nil
+    }
+
+    // MARK: Relationships
+
+    public final func toOne(at index: Int) -> (any PersistentModel)? {
+        // Reading a committed relationship hands out (and registers) the target's object: it
+        // enters the context.
+        guard let link else { return relationshipTarget(at: index) }
+        let entered = link.enterOrStop("reading a relationship")
+        defer { link.leave(entered) }
+        return relationshipTarget(at: index)
+    }
+
+    private final func relationshipTarget(at index: Int) -> (any PersistentModel)? {
+        if !readsCommittedState, case let .toOne(target)? = relationshipChanges[index] { return target }
+        guard let context, row > 0, state != .inserted else { return nil }
+        return context.committedToOne(of: self, relationship: index)
+    }
+
+    public final func toMany(at index: Int) -> [any PersistentModel] {
+        guard let link else { return toMany(at: index, includingDeleted: false) }
+        let entered = link.enterOrStop("reading a relationship")
+        defer { link.leave(entered) }
+        return toMany(at: index, includingDeleted: false)
+    }
+
+    /// The members, in order; objects deleted in the context are left out unless asked for.
+    final func toMany(at index: Int, includingDeleted: Bool) -> [any PersistentModel] {
+        let pending: PendingToMany?
+        if !readsCommittedState, case let .toMany(p)? = relationshipChanges[index] { pending = p } else { pending = nil }
+        var list: [any PersistentModel]
+        if let base = pending?.base {
+            list = base
+        } else if let context, row > 0, state != .inserted {
+            list = context.committedToMany(of: self, relationship: index, includingDeleted: true)
+        } else {
+            list = []
+        }
+        if let pending {
+            if !pending.removed.isEmpty { list.removeAll { pending.removed.contains($0.persistentBacking.row) } }
+            list.append(contentsOf: pending.added)
+        }
+        if !includingDeleted && !readsCommittedState { list.removeAll { $0.persistentBacking.state == .deleted } }
+        return list
+    }
+
+    public final func setToOne(_ target: (any PersistentModel)?, at index: Int, of model: any PersistentModel) {
+        if let context {
+            context.setToOne(target, at: index, of: model)
+        } else {
+            relationshipChanges[index] = .toOne(target)
+        }
+    }
+
+    public final func setToMany(_ targets: [any PersistentModel], at index: Int, of model: any PersistentModel) {
+        if let context {
+            context.setToMany(targets, at: index, of: model)
+        } else {
+            relationshipChanges[index] = .toMany(PendingToMany(base: targets))
+        }
+    }
+}
+
+/// An unsaved relationship value.
+enum PendingRelationship {
+    case toOne((any PersistentModel)?)
+    case toMany(PendingToMany)
+}
+
+/// Unsaved changes to a to-many relationship: either a whole new list (`base`), or members added
+/// to and removed from the committed list. Kept as a delta so that adding one flight to an
+/// airport with thousands does not load them all; `members` makes membership checks O(1).
+/// A class, so that adding a member changes it in place rather than copying the lists.
+final class PendingToMany {
+    var base: [any PersistentModel]?
+    var added: [any PersistentModel] = []
+    /// Committed members taken out, by row: by row and not by object, because the objects of
+    /// committed rows come and go (a freed object's address can be reused by another).
+    var removed: Set<UInt64> = []
+    /// Identities in `base` or `added`.
+    private var members: Set<ObjectIdentifier> = []
+
+    init(base: [any PersistentModel]? = nil) {
+        self.base = base
+        if let base { members = Set(base.map(ObjectIdentifier.init)) }
+    }
+
+    func add(_ model: any PersistentModel) {
+        let id = ObjectIdentifier(model)
+        if base == nil, model.persistentBacking.state == .persistent, removed.remove(model.persistentBacking.row) != nil {
+            return  // back to its committed place
+        }
+        guard members.insert(id).inserted else { return }
+        if base != nil { base!.append(model) } else { added.append(model) }
+    }
+
+    func remove(_ model: any PersistentModel) {
+        let id = ObjectIdentifier(model)
+        if members.remove(id) != nil {
+            if base != nil { base!.removeAll { $0 === model } } else { added.removeAll { $0 === model } }
+        } else if base == nil, model.persistentBacking.row > 0 {
+            removed.insert(model.persistentBacking.row)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import GraphStoreCore
+
+/// Reading committed values, writing changes, and keeping inverse relationships in step in
+/// memory, at once, on both sides.
+extension ModelContext {
+    // MARK: Committed state
+
+    func committedToOne(of backing: ModelBacking, relationship index: Int) -> (any PersistentModel)? {
+        guard let entity = backing.entity else { return nil }
+        let relationship = entity.relationships[index]
+        let target = graph.read { view -> UInt64? in
+            guard view.isLive(entity: entity.index, row: backing.row) else { return nil }
+            return view.toOne(entity: entity.index, row: backing.row, relationship: index)
+        }
+        return target.map { backing.readsCommittedState ? committedCopy(entity: relationship.targetIndex, row: $0)
+            : object(entity: relationship.targetIndex, row: $0) }
+    }
+
+    func committedToMany(of backing: ModelBacking, relationship index: Int, includingDeleted: Bool = false) -> [any PersistentModel] {
+        guard let entity = backing.entity else { return [] }
+        let relationship = entity.relationships[index]
+        let rows = graph.read { view -> [UInt32] in
+            guard view.isLive(entity: entity.index, row: backing.row) else { return [] }
+            return view.toMany(entity: entity.index, row: backing.row, relationship: index)
+        }
+        if backing.readsCommittedState { return rows.map { committedCopy(entity: relationship.targetIndex, row: UInt64($0)) } }
+        return rows.compactMap { row in
+            let target = object(entity: relationship.targetIndex, row: UInt64(row))
+            return !includingDeleted && target.persistentBacking.state == .deleted ? nil : target
+        }
+    }
+
+    /// A private, unregistered object that shows only the committed row (and whose relationships
+    /// lead to more of the same): what a fetch with `includePendingChanges: false` evaluates.
+    func committedCopy(entity: Int, row: UInt64) -> any PersistentModel {
+        let model = makeStoredObject(entity: entity, row: row)
+        model.persistentBacking.readsCommittedState = true
+        return model
+    }
+
+    func inverseRelationship(of relationship: Schema.Relationship) -> Schema.Relationship? {
+        schema.inverse(of: relationship)
+    }
+
+    // MARK: Writing
+
+    func setAttribute(_ value: Value, at index: Int, of model: any PersistentModel) {
+        let entered = link.enterOrStop("setting an attribute")
+        defer { link.leave(entered) }
+        let backing = model.persistentBacking
+        if backing.entityIndex >= 0, !schema.entities[backing.entityIndex].ephemeralAttributes.isEmpty,
+           schema.entities[backing.entityIndex].attributes[index].isEphemeral {
+            // Never saved: nothing to mark changed, nothing to undo.
+            backing.ephemeralValues[index] = value
+            return
+        }
+        registerAttributeUndo(model, index)
+        notePendingUniqueValue(model, attribute: index, value)
+        backing.attributeChanges[index] = value
+        markChanged(model)
+    }
+
+    func setToOne(_ target: (any PersistentModel)?, at index: Int, of model: any PersistentModel) {
+        let entered = link.enterOrStop("setting a relationship")
+        defer { link.leave(entered) }
+        let backing = model.persistentBacking
+        guard let entity = backing.entity else { return }
+        let relationship = entity.relationships[index]
+        let old = backing.toOne(at: index)
+        if let target, target.persistentBacking.context == nil { insertAny(target) }
+        if old === target { return }
+        registerRelationshipUndo(model, relationship)
+        backing.relationshipChanges[index] = .toOne(target)
+        markChanged(model)
+        guard let inverse = inverseRelationship(of: relationship) else { return }
+        if let old { removeFromSide(old, inverse, member: model) }
+        if let target { addToSide(target, inverse, member: model) }
+    }
+
+    func setToMany(_ targets: [any PersistentModel], at index: Int, of model: any PersistentModel) {
+        let entered = link.enterOrStop("setting a relationship")
+        defer { link.leave(entered) }
+        let backing = model.persistentBacking
+        guard let entity = backing.entity else { return }
+        let relationship = entity.relationships[index]
+        // Unique members, in the order given.
+        var seen = Set<ObjectIdentifier>()
+        let list = targets.filter { seen.insert(ObjectIdentifier($0)).inserted }
+        let old = backing.state == .inserted && backing.relationshipChanges[index] == nil ? [] : backing.toMany(at: index)
+        for target in list where target.persistentBacking.context == nil { insertAny(target) }
+        registerRelationshipUndo(model, relationship)
+        backing.relationshipChanges[index] = .toMany(PendingToMany(base: list))
+        markChanged(model)
+        guard let inverse = inverseRelationship(of: relationship) else { return }
+        let oldIDs = Set(old.map(ObjectIdentifier.init))
+        for gone in old where !seen.contains(ObjectIdentifier(gone)) { removeFromSide(gone, inverse, member: model) }
+        for new in list where !oldIDs.contains(ObjectIdentifier(new)) { addToSide(new, inverse, member: model) }
+    }
+
+    /// The unsaved changes of a to-many relationship, created empty on first use.
+    private func pendingToMany(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> PendingToMany {
+        if case let .toMany(pending)? = backing.relationshipChanges[relationship.index] { return pending }
+        // An object that was never saved has no committed list: its list starts empty.
+        let pending = PendingToMany(base: backing.state == .inserted ? [] : nil)
+        backing.relationshipChanges[relationship.index] = .toMany(pending)
+        return pending
+    }
+
+    /// Makes `side` of `owner` include `member` (the inverse half of a change made on `member`).
+    func addToSide(_ owner: any PersistentModel, _ side: Schema.Relationship, member: any PersistentModel) {
+        let backing = owner.persistentBacking
+        if side.isToMany {
+            registerRelationshipUndo(owner, side)
+            pendingToMany(backing, side).add(member)
+        } else {
+            let previous = backing.toOne(at: side.index)
+            if previous === member { return }
+            registerRelationshipUndo(owner, side)
+            backing.relationshipChanges[side.index] = .toOne(member)
+            // One-to-one: the member's previous partner loses it.
+            if let previous, let back = inverseRelationship(of: side) { removeFromSide(previous, back, member: owner) }
+        }
+        markChanged(owner)
+        owner.persistentPropertyDidChange(named: side.name)
+    }
+
+    /// Makes `side` of `owner` no longer include `member`.
+    func removeFromSide(_ owner: any PersistentModel, _ side: Schema.Relationship, member: any PersistentModel) {
+        let backing = owner.persistentBacking
+        if side.isToMany {
+            registerRelationshipUndo(owner, side)
+            pendingToMany(backing, side).remove(member)
+        } else {
+            guard backing.toOne(at: side.index) === member else { return }
+            registerRelationshipUndo(owner, side)
+            backing.relationshipChanges[side.index] = .toOne(nil)
+        }
+        markChanged(owner)
+        owner.persistentPropertyDidChange(named: side.name)
+    }
+}

@@ -1,0 +1,297 @@
+import GraphStoreCore
+
+/// Saving: validate, encode the unsaved work as one transaction, commit it through the
+/// container (log append, then graph apply), and mark everything clean.
+extension ModelContext {
+    public func save() throws {
+        if let partitions { return try partitions.save(names: container.configurations.map(\.name)) }
+        let entered = try link.enter("save")
+        defer { link.leave(entered) }
+        autosavePending = false
+        cancelAutosave()
+        // A save ends the undo manager's automatic group (a context off the main actor has no
+        // main-queue turn to end it).
+        undoManager?.closeAutomaticGroup()
+        try applyMergePolicy()
+        guard hasChanges else { return }
+        guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }
+        try validate()
+        let inserts = inserted
+        let changes = Array(changed.values)
+        let deletes = Array(deleted.values)
+        announce(.willSave, SaveNotification(phase: .willSave, transaction: nil, author: author ?? "",
+                                             inserted: inserts.map(\.persistentModelID), updated: changes.map(\.persistentModelID),
+                                             deleted: deletes.map(\.persistentModelID)))
+        var upserts: [Upsert] = []
+        let committed: (UInt64, ChangeSummary)
+        do {
+            committed = try container.commit(from: self, author: author ?? "") {
+                let claimed: UniqueClaims
+                (upserts, claimed) = resolveUpserts(inserts)
+                let claimedCompound = resolveCompoundUpserts(inserts, upserts: &upserts)
+                let upserted = Set(upserts.map { ObjectIdentifier($0.model) })
+                let plainInserts = inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
+                let updates = changes + upserts.map(\.model)
+                try validateUnique(inserts: plainInserts, changes: updates, claimedByInserts: claimed)
+                try validateCompoundUnique(changes: changes, claimedByInserts: claimedCompound)
+                return try encodeOperations(inserts: plainInserts, changes: changes, upserted: upserts.map(\.model), deletes: deletes)
+            }
+        } catch {
+            // Nothing was committed: upserted objects go back to the rows they reserved.
+            for upsert in upserts { upsert.model.persistentBacking.row = upsert.reservedRow }
+            throw error
+        }
+        // Committed: everything is clean now.
+        for upsert in upserts {
+            guard let entity = upsert.model.persistentBacking.entity else { continue }
+            unregister(entity: entity.index, row: upsert.reservedRow)
+            register(upsert.model, entity: entity.index, row: upsert.model.persistentBacking.row)
+        }
+        for model in inserts {
+            model.persistentBacking.state = .persistent
+            clear(model)
+        }
+        for model in changes { clear(model) }
+        for model in deletes {
+            let backing = model.persistentBacking
+            if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
+            clear(model)
+        }
+        inserted = []
+        changed = [:]
+        deleted = [:]
+        resetInsertedIDs()
+        let (number, summary) = committed
+        notifyLiveQueries(summary)
+        announce(.didSave, SaveNotification(phase: .didSave, transaction: number, author: author ?? "",
+                                            inserted: summary.inserted, updated: summary.updated, deleted: summary.deleted))
+    }
+
+    /// An inserted object whose unique value an existing row already has: it becomes that row.
+    struct Upsert {
+        let model: any PersistentModel
+        let reservedRow: UInt64
+    }
+
+    /// SwiftData's upsert: an inserted object whose unique attribute matches a committed row (or
+    /// an earlier insert of this save) takes that row's identity, and the save updates the row
+    /// with the object's values. Called under the commit lock.
+    /// Returns the upserts, and the unique values every insert now claims (by its final row).
+    private func resolveUpserts(_ inserts: [any PersistentModel]) -> ([Upsert], UniqueClaims) {
+        var upserts: [Upsert] = []
+        var claimed: UniqueClaims = [:]
+        for model in inserts {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity else { continue }
+            var target: UInt64?
+            for attribute in entity.uniqueAttributes {
+                let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
+                if value == .null { continue }
+                if let earlier = claimed[entity.index]?[attribute.index]?[value] {
+                    target = earlier
+                } else if let committed = graph.row(entity: entity.index, uniqueAttribute: attribute.index, value: value),
+                          !isDeletedOrChangedAway(entity: entity.index, row: committed, attribute: attribute.index, value: value) {
+                    target = committed
+                }
+                if target != nil { break }
+            }
+            if let target, target != backing.row {
+                upserts.append(Upsert(model: model, reservedRow: backing.row))
+                backing.row = target
+            }
+            for attribute in entity.uniqueAttributes {
+                let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
+                if value != .null { claimed[entity.index, default: [:]][attribute.index, default: [:]][value] = backing.row }
+            }
+        }
+        return (upserts, claimed)
+    }
+
+    /// entity → unique attribute → value → the row that has it in this save.
+    typealias UniqueClaims = [Int: [Int: [Value: UInt64]]]
+
+    private func clear(_ model: any PersistentModel) {
+        model.persistentBacking.attributeChanges = [:]
+        model.persistentBacking.relationshipChanges = [:]
+    }
+
+    // MARK: Validation
+
+    private func validate() throws {
+        // Walked in place (a save of 100k changes must not copy them into new arrays twice).
+        func checkEncoding(_ model: any PersistentModel) throws {
+            let backing = model.persistentBacking
+            if let (index, reason) = backing.encodingFailures.first, let entity = backing.entity {
+                throw ModelContextError.encodingFailed(entity: entity.name, attribute: entity.attributes[index].name, reason: reason)
+            }
+        }
+        for model in inserted { try checkEncoding(model) }
+        for model in changed.values { try checkEncoding(model) }
+        for model in deleted.values {
+            guard let entity = model.persistentBacking.entity else { continue }
+            for relationship in entity.relationships where relationship.deleteRule == .deny {
+                let live = relationshipMembers(model, relationship).filter { $0.persistentBacking.state != .deleted }
+                if !live.isEmpty { throw ModelContextError.deleteDenied(model: model.persistentModelID, relationship: relationship.name) }
+            }
+        }
+        guard schema.entities.contains(where: { $0.relationships.contains { $0.minimumCount != nil || $0.maximumCount != nil } }) else { return }
+        func checkCounts(_ model: any PersistentModel) throws {
+            guard let entity = model.persistentBacking.entity else { return }
+            for relationship in entity.relationships where relationship.minimumCount != nil || relationship.maximumCount != nil {
+                let count = relationshipMembers(model, relationship).count
+                if count < (relationship.minimumCount ?? 0) || count > (relationship.maximumCount ?? .max) {
+                    throw ModelContextError.relationshipCountOutOfRange(
+                        model: model.persistentModelID, relationship: relationship.name, count: count,
+                        minimum: relationship.minimumCount, maximum: relationship.maximumCount)
+                }
+            }
+        }
+        for model in inserted { try checkCounts(model) }
+        for model in changed.values { try checkCounts(model) }
+    }
+
+    private func relationshipMembers(_ model: any PersistentModel, _ relationship: Schema.Relationship) -> [any PersistentModel] {
+        let backing = model.persistentBacking
+        if relationship.isToMany { return backing.toMany(at: relationship.index) }
+        return backing.toOne(at: relationship.index).map { [$0] } ?? []
+    }
+
+    /// Unique values may not collide with another unsaved object or with a committed row.
+    ///
+    /// `claimedByInserts` is what `resolveUpserts` found: an insert of an entity with one unique
+    /// attribute has already taken the row (committed or inserted earlier in this save) that
+    /// holds its value, so it cannot collide and is not looked up a second time (an import has
+    /// one such lookup per row); changes are checked against its claims.
+    private func validateUnique(inserts: [any PersistentModel], changes: [any PersistentModel],
+                                claimedByInserts: UniqueClaims) throws {
+        var claimed = claimedByInserts
+        // The two lists in place, not concatenated (an upsert of every row changes them all).
+        for model in [inserts, changes].joined() {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity, !entity.uniqueAttributes.isEmpty else { continue }
+            if backing.state == .inserted && entity.uniqueAttributes.count == 1 { continue }
+            for attribute in entity.uniqueAttributes {
+                guard backing.state == .inserted || backing.attributeChanges[attribute.index] != nil else { continue }
+                let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
+                if value == .null { continue }
+                if let other = claimed[entity.index]?[attribute.index]?[value], other != backing.row {
+                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
+                }
+                claimed[entity.index, default: [:]][attribute.index, default: [:]][value] = backing.row
+                if let owner = graph.row(entity: entity.index, uniqueAttribute: attribute.index, value: value), owner != backing.row,
+                   !isDeletedOrChangedAway(entity: entity.index, row: owner, attribute: attribute.index, value: value) {
+                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
+                }
+            }
+        }
+    }
+
+    /// Whether the committed owner of a unique value gives it up in this same save.
+    private func isDeletedOrChangedAway(entity: Int, row: UInt64, attribute: Int, value: Value) -> Bool {
+        guard let owner = registeredObject(entity: entity, row: row) else { return false }
+        return owner.persistentBacking.isDeletedOrChangedAway(attribute: attribute, from: value)
+    }
+
+    // MARK: Encoding
+
+
+    private func encodeOperations(inserts: [any PersistentModel], changes: [any PersistentModel],
+                                  upserted: [any PersistentModel], deletes: [any PersistentModel]) throws -> [LogOperation] {
+        var operations: [LogOperation] = []
+        operations.reserveCapacity(inserts.count * 2 + changes.count + deletes.count)
+        // Rows first, so every link names rows that exist.
+        for model in inserts {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity else { continue }
+            let values = entity.attributes.map { PropertyValue($0.number, backing.attributeChanges[$0.index] ?? $0.defaultValue) }
+            operations.append(.insert(entity: entity.number, row: backing.row, values: values))
+        }
+        for model in changes {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity, !backing.attributeChanges.isEmpty else { continue }
+            let numbers = entity.attributeNumbers
+            let values = backing.attributeChanges.mapEntries { PropertyValue(numbers[$0], $1) }
+            operations.append(.update(entity: entity.number, row: backing.row, values: values))
+        }
+        // Upserts update every attribute of the row they took over.
+        for model in upserted {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity else { continue }
+            let values = entity.attributes.map { PropertyValue($0.number, backing.attributeChanges[$0.index] ?? $0.defaultValue) }
+            operations.append(.update(entity: entity.number, row: backing.row, values: values))
+        }
+        for model in inserts { encodeLinks(of: model, existingRow: false, into: &operations) }
+        for model in changes { encodeLinks(of: model, existingRow: false, into: &operations) }
+        for model in upserted { encodeLinks(of: model, existingRow: true, into: &operations) }
+        for model in deletes {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity else { continue }
+            // A deleted row's tombstone: its `.preserveValueOnDeletion` values as it is deleted,
+            // written just before the delete, where history finds them.
+            let preserved = entity.attributes.filter { $0.options.contains(.preserveValueOnDeletion) }
+            if !preserved.isEmpty {
+                let values = preserved.map { PropertyValue($0.number, backing.attributeValue(at: $0.index) ?? $0.defaultValue) }
+                operations.append(.update(entity: entity.number, row: backing.row, values: values))
+            }
+            operations.append(.delete(entity: entity.number, row: backing.row))
+        }
+        return operations
+    }
+
+    private func encodeLinks(of model: any PersistentModel, existingRow: Bool, into operations: inout [LogOperation]) {
+        let backing = model.persistentBacking
+        guard !backing.relationshipChanges.isEmpty, let entity = backing.entity else { return }
+        let isNew = backing.state == .inserted && !existingRow
+        for (index, change) in backing.relationshipChanges.entries {
+            let relationship = entity.relationships[index]
+            guard schema.writesLinks(relationship) else { continue }
+            let number = relationship.number
+            func row(_ target: any PersistentModel) -> UInt64? {
+                let b = target.persistentBacking
+                return b.state == .deleted || b.row == 0 ? nil : b.row
+            }
+            switch change {
+            case let .toOne(target):
+                let committed = isNew ? nil : committedToOneRow(backing, relationship)
+                let newRow = target.flatMap(row)
+                if committed == newRow { continue }
+                if let committed { operations.append(.unlink(relationship: number, source: backing.row, target: committed)) }
+                if let newRow { operations.append(.link(relationship: number, source: backing.row, target: newRow)) }
+            case let .toMany(pending):
+                if let base = pending.base {
+                    // A whole new list: unlink what was there, link the new list in its order.
+                    if !isNew {
+                        for committed in committedToManyRows(backing, relationship) {
+                            operations.append(.unlink(relationship: number, source: backing.row, target: committed))
+                        }
+                    }
+                    for target in base { if let r = row(target) { operations.append(.link(relationship: number, source: backing.row, target: r)) } }
+                } else {
+                    let removed = pending.removed
+                    if !removed.isEmpty {
+                        for member in committedToMany(of: backing, relationship: index) where removed.contains(member.persistentBacking.row) {
+                            if member.persistentBacking.row > 0 {
+                                operations.append(.unlink(relationship: number, source: backing.row, target: member.persistentBacking.row))
+                            }
+                        }
+                    }
+                    for target in pending.added { if let r = row(target) { operations.append(.link(relationship: number, source: backing.row, target: r)) } }
+                }
+            }
+        }
+    }
+
+    private func committedToOneRow(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> UInt64? {
+        graph.read { view in
+            view.isLive(entity: relationship.entityIndex, row: backing.row)
+                ? view.toOne(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index) : nil
+        }
+    }
+
+    private func committedToManyRows(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> [UInt64] {
+        graph.read { view in
+            view.isLive(entity: relationship.entityIndex, row: backing.row)
+                ? view.toMany(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index).map(UInt64.init) : []
+        }
+    }
+}

@@ -1,0 +1,581 @@
+import Foundation
+import GraphStoreCore
+
+/// SwiftData's ModelContext on GraphStore: hands out model objects backed by committed rows
+/// (one object per identifier), tracks their changes, keeps inverses in step at once, and saves
+/// them as one transaction. Not Sendable: a context belongs to one isolation domain (the main
+/// actor, an actor, or a task), which may use it from any thread, one at a time
+/// (Docs/guides/concurrency.md).
+public final class ModelContext {
+    public let container: ModelContainer
+    let schema: Schema
+    var graph: Graph { container.graph }
+
+    /// Objects of each entity by row, not retained: a clean object lives as long as the app holds it.
+    let registry: ObjectRegistry
+    // A context's state is used by one thread at a time (every entry point enters; ContextUse),
+    // and each field here is read or assigned whole, never in overlapping accesses: so the
+    // fields every property set or save touches skip run-time exclusivity checks (a
+    // thread-local access-set update each, a twentieth of a small save).
+    /// Unsaved work, held strongly. Insertion order is kept for save.
+    @exclusivity(unchecked) var inserted: [any PersistentModel] = []
+    @exclusivity(unchecked) private var insertedIDs: Set<ObjectIdentifier> = []
+    @exclusivity(unchecked) var changed: [ObjectIdentifier: any PersistentModel] = [:] {
+        didSet { if changed.isEmpty == hasEdits { editsChanged() } }
+    }
+    /// Whether `changed` is non-empty, as last seen (see `editsChanged`).
+    @exclusivity(unchecked) private var hasEdits = false
+    @exclusivity(unchecked) var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+    /// Unsaved inserted objects by unique value: entity → attribute → value → object. Read by
+    /// every `fetchUnique`; the owner's alone, and never accessed in overlapping ways.
+    @exclusivity(unchecked) var pendingUnique: [Int: [Int: [Value: any PersistentModel]]] = [:]
+    /// Two unsaved objects were given one unique value: `pendingUnique` lists only one of them.
+    @exclusivity(unchecked) var pendingUniqueIsAmbiguous = false
+
+    /// The name recorded as the author of this context's transactions.
+    public var author: String? {
+        didSet { partitions?.contexts.forEach { $0.author = author } }
+    }
+    /// With a container of several stores: a context per store, by which everything is routed
+    /// (ModelContext+Partitions.swift); nil for a container of one store.
+    private(set) var partitions: ContextPartitions?
+    /// Records every change for undo and redo when set (mainContext gets one with
+    /// `ModelConfiguration(isUndoEnabled: true)`).
+    @exclusivity(unchecked) public var undoManager: UndoManager? {
+        didSet { partitions?.contexts.forEach { $0.undoManager = undoManager } }
+    }
+    /// What happens at save to a property another context saved since this one changed it.
+    public var mergePolicy: MergePolicy = .localWins {
+        didSet {
+            if mergePolicy != oldValue { editsChanged() }
+            partitions?.contexts.forEach { $0.mergePolicy = mergePolicy }
+        }
+    }
+    let observers = SaveObservers()
+    /// What this context's objects hold of it (see ContextLink).
+    let link: ContextLink
+    /// The schema's model types by entity (metatypes: reading one retains nothing, unlike
+    /// reading it from its entity description).
+    private let modelTypes: [(any PersistentModel.Type)?]
+    /// The last concurrent use found: the operation that threw `concurrentUse` (or the one
+    /// that stopped the program), for a debugger or a log. Kept in the link: it is set from the
+    /// misusing thread.
+    public internal(set) var lastMisuse: ModelContextError? {
+        get { link.lastMisuse }
+        set { link.lastMisuse = newValue }
+    }
+    /// Whether changes are saved without being asked (see Docs/guides/undo-and-autosave.md).
+    @exclusivity(unchecked) public var autosaveEnabled: Bool {
+        didSet {
+            if let partitions { return partitions.contexts.forEach { $0.autosaveEnabled = autosaveEnabled } }
+            if autosaveEnabled { if hasChanges { scheduleAutosave() } } else { cancelAutosave() }
+        }
+    }
+    /// How long after the first unsaved change an autosave runs.
+    public var autosaveInterval: Duration = .seconds(1) {
+        didSet { partitions?.contexts.forEach { $0.autosaveInterval = autosaveInterval } }
+    }
+    /// What times autosave (inject a `ManualAutosaveClock` in tests).
+    public var autosaveClock: any AutosaveClock = DispatchAutosaveClock() {
+        didSet { partitions?.contexts.forEach { $0.autosaveClock = autosaveClock } }
+    }
+    /// Called with every autosave failure (where the autosave ran: see `autosaveEnabled`).
+    public var autosaveErrorHandler: ((any Error) -> Void)? {
+        didSet { partitions?.contexts.forEach { $0.autosaveErrorHandler = autosaveErrorHandler } }
+    }
+    /// The last autosave failure, kept until the next one.
+    public internal(set) var lastAutosaveError: (any Error)?
+    @exclusivity(unchecked) var autosaveTimer: (any AutosaveTimer)?
+    var autosavePending: Bool {
+        get { link.autosavePending }
+        set { link.autosavePending = newValue }
+    }
+    @exclusivity(unchecked) var transactionDepth = 0
+    var queryPlanningEnabled = true
+    /// `fetchUnique`'s key paths, resolved once (by key path identity; see `uniqueAttribute`),
+    /// each kept alive beside its key so that its identity stays its own. A short list, searched
+    /// from the front: a context looks up by one or two unique attributes, and hashing the
+    /// identity (SipHash, in a dictionary) cost more than scanning them.
+    @exclusivity(unchecked) var uniqueKeys: [(identity: ObjectIdentifier, key: UniqueKey, keyPath: AnyKeyPath)] = []
+    /// Scratch space the planner intersects rows in (RowMarks).
+    let rowMarks = RowMarks()
+    /// What warming columns before a compiled predicate read (kept so the reads stay; ColumnWarming).
+    var warmedChecksum: UInt64 = 0
+    /// Prepared fetches compiled for this context, by their predicate's identity (each entry
+    /// keeps its predicate alive, so an identity is never reused while it is a key here).
+    var compiledPreparedFetches: [ObjectIdentifier: CompiledPreparedFetch] = [:]
+    /// The model executor that owns this context, if an actor's.
+    var modelExecutor: DefaultSerialModelExecutor? { link.modelExecutor }
+
+    public init(_ container: ModelContainer) {
+        self.container = container
+        self.schema = container.schema
+        registry = ObjectRegistry(entityCount: container.schema.entities.count)
+        modelTypes = container.schema.entities.map(\.type)
+        autosaveEnabled = false
+        link = ContextLink(registry: registry, schema: container.schema, graph: container.graph)
+        link.attach(self)
+        container.register(link)
+        if let containerPartitions = container.partitions { partitions = ContextPartitions(containerPartitions, facade: self) }
+    }
+
+    deinit {
+        link.detach()
+        container.unregister(link)
+    }
+
+    /// A model executor takes the context over: from now on its home is that executor's jobs.
+    func adopt(by executor: DefaultSerialModelExecutor) {
+        link.modelExecutor = executor
+        link.home = .executor
+    }
+
+    // MARK: The identity map
+
+    func entity(of model: any PersistentModel) -> Schema.Entity? {
+        model.persistentBacking.entity ?? schema.entity(for: type(of: model))
+    }
+
+    /// The one object for (entity, row) in this context, materialized on first use. Only by the
+    /// thread inside the context (as every use of a context), which is what lets it skip the
+    /// registry's lock when the registry is empty.
+    func object(entity: Int, row: UInt64) -> any PersistentModel {
+        if registry.mayHoldAny(), let existing = registry.object(entity: entity, row: row) { return existing }
+        let model = makeStoredObject(entity: entity, row: row)
+        register(model, entity: entity, row: row)
+        return model
+    }
+
+    /// A new object for a stored row, managed by this context (not yet registered).
+    func makeStoredObject(entity: Int, row: UInt64) -> any PersistentModel {
+        // Contexts exist only for model schemas; a recorded schema (no types) has none.
+        let model = modelTypes[entity]!.init()
+        model.unretainedBacking._withUnsafeGuaranteedRef { backing in
+            backing.link = link
+            backing.entityIndex = entity
+            backing.row = row
+            backing.state = .persistent
+        }
+        return model
+    }
+
+    /// The committed graph, which the container keeps, without retaining it.
+    func committedGraph<R>(_ body: (Graph) throws -> R) rethrows -> R {
+        try Unmanaged.passUnretained(container.graph)._withUnsafeGuaranteedRef(body)
+    }
+
+    func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
+        registry.register(model, entity: entity, row: row)
+    }
+
+    func unregister(entity: Int, row: UInt64) {
+        registry.unregister(entity: entity, row: row)
+    }
+
+    /// The registered object for (entity, row), if this context has one alive.
+    func registeredObject(entity: Int, row: UInt64) -> (any PersistentModel)? {
+        registry.object(entity: entity, row: row)
+    }
+
+    /// The object for an identifier, as SwiftData's `model(for:)`: registered, or made for the
+    /// stored row. For an identifier with no row (deleted, or never saved here) it is an object
+    /// of the identifier's type that no context manages, whose `isDeleted` is true and whose
+    /// properties read as their initial values; `existingModel(for:)` returns nil instead.
+    public func model(for identifier: PersistentIdentifier) -> any PersistentModel {
+        if let existing = existingModel(for: identifier) { return existing }
+        let type = schema.entity(named: identifier.entityName).flatMap { modelTypes[$0.index] } ?? UnknownEntityModel.self
+        let missing = type.init()
+        missing.persistentBacking.markMissing(identifier)
+        return missing
+    }
+
+    /// The object for an identifier: registered, or made for the stored row; nil when there is
+    /// no such row (Core Data's `existingObject(with:)`).
+    public func existingModel(for identifier: PersistentIdentifier) -> (any PersistentModel)? {
+        if let partitions { return partitions.context(forEntityNamed: identifier.entityName)?.existingModel(for: identifier) }
+        let entered = link.enterOrStop("model(for:)")
+        defer { link.leave(entered) }
+        guard let entity = schema.entity(named: identifier.entityName), !identifier.isTemporary else {
+            return inserted.first { $0.persistentModelID == identifier }
+        }
+        if let registered = registeredObject(entity: entity.index, row: identifier.row) { return registered }
+        guard graph.read({ $0.isLive(entity: entity.index, row: identifier.row) }) else { return nil }
+        return object(entity: entity.index, row: identifier.row)
+    }
+
+    /// The object for an identifier only if this context already has it in memory.
+    public func registeredModel<T: PersistentModel>(for identifier: PersistentIdentifier) -> T? {
+        if let partitions { return partitions.context(forEntityNamed: identifier.entityName)?.registeredModel(for: identifier) }
+        let entered = link.enterOrStop("registeredModel(for:)")
+        defer { link.leave(entered) }
+        guard let entity = schema.entity(named: identifier.entityName) else { return nil }
+        if identifier.isTemporary { return inserted.first { $0.persistentModelID == identifier } as? T }
+        return registeredObject(entity: entity.index, row: identifier.row) as? T
+    }
+
+    // MARK: Unsaved work
+
+    public var hasChanges: Bool {
+        if let partitions { return partitions.contexts.contains { $0.hasChanges } }
+        link.checkNoOtherThreadInside("hasChanges")
+        return !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty
+    }
+
+    /// Every object with unsaved work: inserted, changed, deleted.
+    var unsavedModels: [any PersistentModel] {
+        hasChanges ? inserted + Array(changed.values) + Array(deleted.values) : []
+    }
+    public var insertedModelsArray: [any PersistentModel] {
+        if let partitions { return partitions.contexts.flatMap(\.insertedModelsArray) }
+        link.checkNoOtherThreadInside("insertedModelsArray")
+        return inserted
+    }
+    public var changedModelsArray: [any PersistentModel] {
+        if let partitions { return partitions.contexts.flatMap(\.changedModelsArray) }
+        link.checkNoOtherThreadInside("changedModelsArray")
+        return Array(changed.values)
+    }
+    public var deletedModelsArray: [any PersistentModel] {
+        if let partitions { return partitions.contexts.flatMap(\.deletedModelsArray) }
+        link.checkNoOtherThreadInside("deletedModelsArray")
+        return Array(deleted.values)
+    }
+
+    func resetInsertedIDs() {
+        insertedIDs = []
+        pendingUnique = [:]
+        pendingUniqueIsAmbiguous = false
+    }
+
+    /// Lists `model` in `pendingUnique` under `value`, the unsaved value it is being given for
+    /// attribute `index`, when that attribute is unique (unsaved inserts and changed committed
+    /// objects alike), so that lookups by value stay O(1) however many changes are pending. Call
+    /// before the change is stored: the value it replaces is unlisted. A listing can still go
+    /// stale (a merge that drops the change); `pendingUniqueOwner` checks it.
+    func notePendingUniqueValue(_ model: any PersistentModel, attribute index: Int, _ value: Value) {
+        let backing = model.persistentBacking
+        guard backing.state != .deleted, let entity = backing.entity, entity.attributes[index].isUnique else { return }
+        if let old = backing.unsavedValue(ofAttribute: index), pendingUnique[entity.index]?[index]?[old] === model {
+            pendingUnique[entity.index]![index]![old] = nil
+        }
+        guard value != .null else { return }
+        if let other = pendingUnique[entity.index]?[index]?[value], other !== model,
+           holdsPendingUnique(other, entity: entity.index, attribute: index, value: value) {
+            // Two unsaved objects with one value (the save will merge them): the map keeps one,
+            // so fetches stop trusting it until the next save or rollback.
+            pendingUniqueIsAmbiguous = true
+        }
+        pendingUnique[entity.index, default: [:]][index, default: [:]][value] = model
+    }
+
+    private func holdsPendingUnique(_ model: any PersistentModel, entity: Int, attribute: Int, value: Value) -> Bool {
+        let backing = model.persistentBacking
+        return backing.state != .deleted && backing.entityIndex == entity && backing.unsavedValue(ofAttribute: attribute) == value
+    }
+
+    /// The unsaved insert or changed object of this context that holds `value` for unique
+    /// attribute `attribute` and is not deleted, if any. O(1) through `pendingUnique`; a listing
+    /// gone stale (a merge that dropped the change) is found out here, and then every pending
+    /// object is looked at once and the listing repaired.
+    func pendingUniqueOwner(entity: Int, attribute: Int, value: Value) -> (any PersistentModel)? {
+        guard !pendingUnique.isEmpty, let listed = pendingUnique[entity]?[attribute]?[value] else { return nil }
+        let holds = { self.holdsPendingUnique($0, entity: entity, attribute: attribute, value: value) }
+        if holds(listed) { return listed }
+        let owner = inserted.first(where: holds) ?? changed.values.first(where: holds)
+        pendingUnique[entity]![attribute]![value] = owner
+        return owner
+    }
+
+    func forgetPendingUnique(_ model: any PersistentModel) {
+        guard let entity = model.persistentBacking.entity else { return }
+        for (attribute, values) in pendingUnique[entity.index] ?? [:] {
+            for (value, owner) in values where owner === model { pendingUnique[entity.index]![attribute]![value] = nil }
+        }
+    }
+
+    func markChanged(_ model: any PersistentModel) {
+        if model.persistentBacking.state == .persistent { changed[ObjectIdentifier(model)] = model }
+        scheduleAutosave()
+    }
+
+    /// Inserts a new object, and every unsaved object reachable from it through relationships.
+    public func insert<T: PersistentModel>(_ model: T) {
+        if let partitions { return partitions.context(of: model, in: schema).insert(model) }
+        let entered = link.enterOrStop("insert")
+        defer { link.leave(entered) }
+        runPendingAutosave()
+        insertAny(model)
+    }
+
+    func insertAny(_ model: any PersistentModel) {
+        let backing = model.persistentBacking
+        if backing.context === self && backing.state != .deleted { return }
+        // Never ignored (the object would seem saved and not be): a programming error stops the
+        // program with what went wrong, as SwiftData does.
+        if let other = backing.link, other !== link, other.contextIsAlive {
+            fatalError("GraphStore: insert of a \(type(of: model)) that another ModelContext manages; "
+                       + "pass its persistentModelID and use model(for:) in this context instead")
+        }
+        guard let entity = schema.entity(for: type(of: model)) else {
+            fatalError("GraphStore: \(ModelContextError.typeNotInSchema("\(type(of: model))")); add it to the ModelContainer's types")
+        }
+        registerLifecycleUndo(model, wasLive: false)
+        if backing.state == .deleted {
+            // Re-inserting an object deleted in this context undoes the delete.
+            deleted[ObjectIdentifier(model)] = nil
+            backing.state = backing.row > 0 && insertedIDs.contains(ObjectIdentifier(model)) ? .inserted : .persistent
+            return
+        }
+        // Initial values that differ per object (`= UUID()`) become this object's values now:
+        // left unset, the save would write the schema's default — one value for every object.
+        for (name, value) in model.persistentInitialValues() {
+            if let attribute = entity.attribute(named: name), backing.attributeChanges[attribute.index] == nil {
+                backing.attributeChanges[attribute.index] = value
+            }
+        }
+        // Ephemeral values set before the insert stay the object's own, out of what is saved.
+        for index in entity.ephemeralAttributes {
+            guard let value = backing.attributeChanges[index] else { continue }
+            backing.ephemeralValues[index] = value
+            backing.attributeChanges[index] = nil
+        }
+        backing.context = self
+        backing.entityIndex = entity.index
+        backing.attributeChanges.reserveCapacity(entity.attributes.count)
+        backing.row = graph.reserveRow(entity: entity.index)
+        backing.state = .inserted
+        scheduleAutosave()
+        inserted.append(model)
+        register(model, entity: entity.index, row: backing.row)
+        noteInserted(model)
+        // Relationships set while unmanaged: insert their targets and put the inverses in step.
+        let pending = backing.relationshipChanges
+        backing.relationshipChanges = [:]
+        backing.relationshipChanges.reserveCapacity(entity.relationships.count)
+        for (index, value) in pending.entries {
+            switch value {
+            case let .toOne(target): setToOne(target, at: index, of: model)
+            case let .toMany(list): setToMany(list.base ?? [], at: index, of: model)
+            }
+        }
+        // To-one relationships decoded by identifier.
+        let unresolved = backing.unresolvedToOne
+        backing.unresolvedToOne = [:]
+        for (index, identifier) in unresolved.sorted(by: { $0.key < $1.key }) {
+            if let target = self.existingModel(for: identifier) { setToOne(target, at: index, of: model) }
+        }
+    }
+
+    /// Deletes an object, applying its relationships' delete rules (cascade deletes the related
+    /// objects; nullify removes it from their inverse; deny is checked when saving).
+    public func delete<T: PersistentModel>(_ model: T) {
+        if let partitions { return partitions.context(of: model, in: schema).delete(model) }
+        let entered = link.enterOrStop("delete")
+        defer { link.leave(entered) }
+        runPendingAutosave()
+        deleteAny(model)
+    }
+
+    func deleteAny(_ model: any PersistentModel) {
+        let backing = model.persistentBacking
+        guard backing.context === self, backing.state != .deleted, let entity = backing.entity else { return }
+        registerLifecycleUndo(model, wasLive: true)
+        let id = ObjectIdentifier(model)
+        if backing.state == .inserted {
+            inserted.removeAll { $0 === model }
+            insertedIDs.remove(id)
+            unregister(entity: entity.index, row: backing.row)
+            forgetPendingUnique(model)
+        } else {
+            deleted[id] = model
+        }
+        changed[id] = nil
+        backing.state = .deleted
+        scheduleAutosave()
+        for relationship in entity.relationships {
+            let targets: [any PersistentModel] = relationship.isToMany ? backing.toMany(at: relationship.index)
+                : backing.toOne(at: relationship.index).map { [$0] } ?? []
+            switch relationship.deleteRule {
+            case .cascade:
+                for target in targets { deleteAny(target) }
+            case .nullify:
+                if let inverse = inverseRelationship(of: relationship) {
+                    for target in targets where target.persistentBacking.state != .deleted {
+                        removeFromSide(target, inverse, member: model)
+                    }
+                }
+            case .deny, .noAction:
+                break
+            }
+        }
+    }
+
+    /// Deletes every object of `type` that matches `predicate` (all of them when nil).
+    public func delete<T: PersistentModel>(model type: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        if let partitions { return try partitions.context(for: T.self, in: schema).delete(model: type, where: predicate) }
+        let entered = try link.enter("delete(model:where:)")
+        defer { link.leave(entered) }
+        let descriptor = FetchDescriptor<T>(predicate: predicate)
+        for model in try fetch(descriptor) { delete(model) }
+    }
+
+    /// Discards every unsaved change: inserted objects leave the context, changed and deleted
+    /// ones return to their committed state.
+    public func rollback() {
+        if let partitions { return partitions.contexts.forEach { $0.rollback() } }
+        let entered = link.enterOrStop("rollback")
+        defer { link.leave(entered) }
+        undoManager?.removeAllActions()
+        for model in inserted {
+            let backing = model.persistentBacking
+            if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
+            backing.context = nil
+            backing.state = .unmanaged
+            backing.row = 0
+        }
+        let touched = Array(changed.values) + Array(deleted.values)
+        inserted = []
+        insertedIDs = []
+        pendingUnique = [:]
+        pendingUniqueIsAmbiguous = false
+        changed = [:]
+        deleted = [:]
+        for model in touched {
+            let backing = model.persistentBacking
+            let names = backing.attributeChanges.keys.compactMap { backing.entity?.attributes[$0].name }
+                + backing.relationshipChanges.keys.compactMap { backing.entity?.relationships[$0].name }
+            backing.attributeChanges = [:]
+            backing.relationshipChanges = [:]
+            backing.state = .persistent
+            for name in names { model.persistentPropertyDidChange(named: name) }
+        }
+    }
+
+    /// Runs `body`, then saves; if `body` throws, rolls back and rethrows.
+    public func transaction(block body: () throws -> Void) throws {
+        let entered = try link.enter("transaction")
+        defer { link.leave(entered) }
+        transactionDepth += 1
+        do {
+            try body()
+        } catch {
+            transactionDepth -= 1
+            rollback()
+            throw error
+        }
+        transactionDepth -= 1
+        try save()
+    }
+
+    /// GraphStore applies changes (inverses, delete rules) as they are made, so nothing is left
+    /// to process; this ends the undo manager's automatic group, as in Core Data, and runs an
+    /// autosave that came due while the context had no home to run it in.
+    public func processPendingChanges() {
+        if let partitions { return partitions.contexts.forEach { $0.processPendingChanges() } }
+        let entered = link.enterOrStop("processPendingChanges")
+        defer { link.leave(entered) }
+        undoManager?.closeAutomaticGroup()
+        runPendingAutosave()
+    }
+
+    /// Bookkeeping for an object that became an unsaved insert.
+    func noteInserted(_ model: any PersistentModel) {
+        insertedIDs.insert(ObjectIdentifier(model))
+        guard let entity = model.persistentBacking.entity else { return }
+        for attribute in entity.uniqueAttributes {
+            let value = model.persistentBacking.attributeChanges[attribute.index] ?? attribute.defaultValue
+            notePendingUniqueValue(model, attribute: attribute.index, value)
+        }
+    }
+
+    /// Bookkeeping for an unsaved insert that left the context.
+    func forgetInserted(_ model: any PersistentModel) {
+        insertedIDs.remove(ObjectIdentifier(model))
+        forgetPendingUnique(model)
+    }
+}
+
+extension ModelContext {
+    /// `changed` became non-empty or empty, or the merge policy changed: from now on, keep (or
+    /// stop keeping and drop) other contexts' commits for the merge policy. `.localWins` never
+    /// looks at them (this context's values are saved regardless), so it keeps none: with many
+    /// writers, every commit would otherwise be queued for, and then discarded by, every other.
+    private func editsChanged() {
+        hasEdits = !changed.isEmpty
+        link.setWantsCommits(hasEdits && mergePolicy != .localWins)
+    }
+
+    /// How many other contexts' commits wait for this context's merge policy (tests).
+    var pendingMergeCount: Int { link.pendingMergeCount }
+
+    /// Hands this context's own commit to its live queries.
+    func notifyLiveQueries(_ summary: ChangeSummary) {
+        link.notifyLiveQueriesOfOwnCommit(summary)
+    }
+
+    /// Applies the merge policy to unsaved edits that other contexts' saves touched since.
+    func applyMergePolicy() throws {
+        let summaries = link.takeInbox()
+        // Only objects with unsaved edits can clash: look rows up among those, not the registry.
+        guard !summaries.isEmpty, !changed.isEmpty else { return }
+        var edited: [Int: [UInt64: any PersistentModel]] = [:]
+        for model in changed.values {
+            guard let entity = model.persistentBacking.entity else { continue }
+            edited[entity.index, default: [:]][model.persistentBacking.row] = model
+        }
+        var conflicts: [(PersistentIdentifier, [String])] = []
+        for summary in summaries {
+            for (entity, rows) in summary.changes {
+                guard let editedRows = edited[entity] else { continue }
+                for (row, names) in rows {
+                    guard let model = editedRows[row] else { continue }
+                    let backing = model.persistentBacking
+                    guard let description = backing.entity else { continue }
+                    var clashing: [String] = []
+                    for name in names.sorted() {
+                        if let attribute = description.attribute(named: name), backing.attributeChanges[attribute.index] != nil {
+                            clashing.append(name)
+                            if mergePolicy == .storeWins { backing.attributeChanges[attribute.index] = nil }
+                        } else if let relationship = description.relationship(named: name),
+                                  case .toOne? = backing.relationshipChanges[relationship.index] {
+                            clashing.append(name)
+                            if mergePolicy == .storeWins { backing.relationshipChanges[relationship.index] = nil }
+                        }
+                    }
+                    guard !clashing.isEmpty else { continue }
+                    switch mergePolicy {
+                    case .localWins: break
+                    case .storeWins:
+                        for name in clashing { model.persistentPropertyDidChange(named: name) }
+                        if backing.attributeChanges.isEmpty && backing.relationshipChanges.isEmpty { changed[ObjectIdentifier(model)] = nil }
+                    case .error:
+                        conflicts.append((model.persistentModelID, clashing))
+                    }
+                }
+            }
+        }
+        if let (model, properties) = conflicts.first { throw ModelContextError.mergeConflict(model: model, properties: properties) }
+    }
+}
+
+/// What a save does with a property that another context saved after this context changed it
+/// (to-many relationships always merge: both sides' additions and removals apply).
+public enum MergePolicy: Sendable, Equatable {
+    /// This context's value is saved over the other's (last writer wins). The default, as in SwiftData.
+    case localWins
+    /// The other context's saved value is kept; this context's edit of that property is discarded.
+    case storeWins
+    /// The save throws `ModelContextError.mergeConflict` naming the object and properties; a
+    /// later save writes this context's values.
+    case error
+}
+
+extension ModelContext {
+}
+
+extension ModelContext: CustomReflectable {
+    public var customMirror: Mirror {
+        Mirror(self, children: ["author": author as Any, "inserted": inserted.count, "changed": changed.count,
+                                "deleted": deleted.count, "autosaveEnabled": autosaveEnabled], displayStyle: .class)
+    }
+}

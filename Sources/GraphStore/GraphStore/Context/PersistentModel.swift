@@ -1,0 +1,82 @@
+import GraphStoreCore
+import Observation
+
+/// What the engine needs of a model type. Declare models by subclassing `Model` from
+/// GraphStoreMacrosFree, which implements all of this; the engine knows no concrete model.
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
+    /// Creates an object with every property at its declared initial value (used to
+    /// materialize stored objects; your own initialisers call it).
+    init()
+    /// The engine's state for this object (context, row, unsaved changes).
+    var persistentBacking: ModelBacking { get }
+    /// The same backing without a reference count: the engine's hot paths (materialising and
+    /// freeing objects) use it while they hold the object, which keeps its backing alive. A
+    /// getter returns its value retained, and that retain and release were a tenth of a lookup.
+    var unretainedBacking: Unmanaged<ModelBacking> { get }
+    /// The type's persistent properties, as declared.
+    static func entityDeclaration() throws -> EntityDeclaration
+    /// Called by the engine when it changes a property behind the object's back (a merged save,
+    /// inverse upkeep, rollback, undo), so observers of that property hear of it.
+    func persistentPropertyDidChange(named name: String)
+    /// The same for another context's save, told from that context's thread: it may touch only
+    /// what is safe from any thread (the Observation registrar), nothing else of the object.
+    func committedPropertyDidChange(named name: String)
+    /// This object's own initial values of the attributes whose declared initial value differs
+    /// from object to object (`= UUID()`, `= Date()`), by attribute name. The engine records
+    /// them when the object is inserted, so that what is saved is what the object showed, not
+    /// the value the schema took from the type's first instance.
+    func persistentInitialValues() -> [String: Value]
+    /// The key path of the persistent property named `name`, when the type knows it (a model
+    /// declared without macros learns each property's key path as it is used; history's
+    /// `updatedAttributes` holds those it knows).
+    static func keyPath(forPersistentProperty name: String) -> AnyKeyPath?
+}
+
+extension PersistentModel {
+    public var unretainedBacking: Unmanaged<ModelBacking> { .passUnretained(persistentBacking) }
+    public func persistentInitialValues() -> [String: Value] { [:] }
+    public func committedPropertyDidChange(named name: String) { persistentPropertyDidChange(named: name) }
+    public static func keyPath(forPersistentProperty name: String) -> AnyKeyPath? { nil }
+
+    /// The persistent property `keyPath` reads, by name (nil for anything else).
+    public static func persistentPropertyName(for keyPath: AnyKeyPath) -> String? {
+        (try? entityDeclaration())?.propertyName(keyPath)
+    }
+}
+
+extension PersistentModel {
+    /// The object's identifier: permanent once it is inserted into a context.
+    public var persistentModelID: PersistentIdentifier { persistentBacking.identifier(for: self) }
+
+    /// Identifiable's identity: the persistent identifier, unless the model declares its own
+    /// `id` (`@Attribute var id = UUID()`), which then is just one of its attributes.
+    public var id: PersistentIdentifier { persistentModelID }
+
+    /// The context that manages the object, if it has been inserted or fetched.
+    /// (With a container of several stores, the context the app made, not its store's own.)
+    public var modelContext: ModelContext? { persistentBacking.link?.facade ?? persistentBacking.context }
+
+    /// Whether the object has been deleted in its context (saved or not).
+    public var isDeleted: Bool { persistentBacking.state == .deleted }
+
+    /// Whether the object has unsaved changes.
+    public var hasChanges: Bool {
+        persistentBacking.link?.checkNoOtherThreadInside("hasChanges")
+        return persistentBacking.state == .inserted || !persistentBacking.attributeChanges.isEmpty
+            || !persistentBacking.relationshipChanges.isEmpty
+    }
+}
+
+/// SwiftData's key-path accessors (what its `@Model` expansion calls): here they read and write
+/// through the property itself, so observation, undo and change tracking behave as for any
+/// property write.
+extension PersistentModel {
+    public func getValue<Value>(forKey key: KeyPath<Self, Value>) -> Value { self[keyPath: key] }
+
+    public func setValue<Value>(forKey key: KeyPath<Self, Value>, to newValue: Value) {
+        guard let writable = key as? ReferenceWritableKeyPath<Self, Value> else {
+            preconditionFailure("setValue(forKey:to:): \(key) of \(Self.self) is not a settable property")
+        }
+        self[keyPath: writable] = newValue
+    }
+}

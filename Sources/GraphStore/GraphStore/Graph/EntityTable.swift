@@ -1,0 +1,508 @@
+import Dispatch
+import GraphStoreCore
+
+/// The committed rows of one entity: a column per attribute, relationship targets by row, and
+/// the indexes. Row `r` lives in slot `r - 1`. Mutated only under the graph's write lock.
+///
+/// The hot columns skip Swift's run-time exclusivity checks (`@exclusivity(unchecked)`): the
+/// graph's read–write lock already keeps writers apart from readers, and the checks (a
+/// thread-local access set updated on every read) were a fifth of a compiled predicate's time.
+final class EntityTable {
+    let entity: Schema.Entity
+    @exclusivity(unchecked) var live: [Bool] = []
+    var liveCount = 0
+    let columns: [Column]
+    /// The same columns, unretained (`columns` keeps them): writing a row's values through
+    /// `columns[i]` retained and released a column per value, a seventh of a batch import.
+    private let unretainedColumns: [Unmanaged<Column>]
+    /// By relationship position: the target row of a to-one (0 = none); empty for to-many.
+    @exclusivity(unchecked) var toOne: [[UInt32]]
+    /// By relationship position: the ordered target rows of a to-many; empty for to-one.
+    @exclusivity(unchecked) var toMany: [[[UInt32]]]
+    /// For relationships without an inverse: target row → source rows (the "inverse set").
+    var reverse: [[UInt32: [UInt32]]]
+    // By attribute position, nil where the attribute has no such index: a change to a row
+    // reaches its attribute's indexes without hashing the position (an upsert touches them
+    // for every changed value).
+    /// Unique attributes: value → row.
+    let unique: [UniqueIndex?]
+    /// Indexed attributes: value → rows, and the rows in value order.
+    let secondary: [SecondaryIndex?]
+    let sorted: [SortedIndex?]
+    /// Indexes over several properties (`Schema.Unique`, `Schema.Index`), by position.
+    let compound: [CompoundKeyIndex]
+    /// By attribute position and by relationship position: the compound indexes it is a member of.
+    private let compoundOfAttribute: [[Int]], compoundOfToOne: [[Int]]
+    /// Whether an attribute has any index (a change to one without needs no old value).
+    private let isIndexed: [Bool]
+    /// Attribute positions by the numbers log records name them with (read without making a
+    /// mapped copy of each record's values).
+    private let positions: NumberIndex<Int>
+    /// The positions of the to-one and of the to-many relationships.
+    private let toOnePositions: [Int], toManyPositions: [Int]
+    /// The highest row number ever applied.
+    var highestRow: UInt64 = 0
+
+    init(entity: Schema.Entity) {
+        self.entity = entity
+        let columns = entity.attributes.map { Column(type: $0.type, defaultValue: $0.defaultValue) }
+        self.columns = columns
+        unretainedColumns = columns.map(Unmanaged.passUnretained)
+        toOne = entity.relationships.map { _ in [] }
+        toMany = entity.relationships.map { _ in [] }
+        reverse = entity.relationships.map { _ in [:] }
+        unique = entity.attributes.map { $0.isUnique ? UniqueIndex(keysAreStrings: $0.type.kind == .string) : nil }
+        let sorted = entity.attributes.map { $0.isIndexed ? SortedIndex() : nil }
+        self.sorted = sorted
+        secondary = entity.attributes.indices.map { i in sorted[i].map { SecondaryIndex(column: columns[i], sorted: $0) } }
+        compound = entity.compoundIndexes.map(CompoundKeyIndex.init)
+        let ofAttribute = entity.attributes.map { a in entity.compoundIndexes.filter { $0.members.contains(.attribute(a.index)) }.map(\.index) }
+        compoundOfAttribute = ofAttribute
+        compoundOfToOne = entity.relationships.map { r in entity.compoundIndexes.filter { $0.members.contains(.toOne(r.index)) }.map(\.index) }
+        isIndexed = entity.attributes.map { $0.isUnique || $0.isIndexed || !ofAttribute[$0.index].isEmpty }
+        positions = NumberIndex(entity.attributes.map { ($0.number, $0.index) })
+        toOnePositions = entity.relationships.filter { !$0.isToMany }.map(\.index)
+        toManyPositions = entity.relationships.filter(\.isToMany).map(\.index)
+    }
+
+    var slotCount: Int { live.count }
+
+    /// The rows of `rows` whose to-one `relationship` (by position) names `target`, in order:
+    /// `rows` intersected with that target's inverse set, one read of the link column a row.
+    func rows(_ rows: ArraySlice<UInt32>, linkingTo target: UInt32, through relationship: Int) -> [UInt32] {
+        toOne[relationship].withUnsafeBufferPointer { targets in
+            rows.filter { row in Int(row) >= 1 && Int(row) <= targets.count && targets[Int(row) - 1] == target }
+        }
+    }
+
+    /// The row whose unique `attribute` holds `value`.
+    func uniqueRow(attribute: Int, value: Value) -> UInt64? {
+        // The index unretained (`unique` keeps it): retaining it around the call was a retain
+        // and a release per point lookup.
+        unique.withUnsafeBufferPointer { indexes in
+            indexes[attribute].map { Unmanaged.passUnretained($0) }
+        }?._withUnsafeGuaranteedRef { $0[value] }.map(UInt64.init)
+    }
+
+    /// Starts loading the values of `row` for the attributes in `attributes` (positions as bits).
+    func prefetch(row: UInt64, attributes: UInt64) {
+        var remaining = attributes
+        while remaining != 0 {
+            let attribute = remaining.trailingZeroBitCount
+            remaining &= remaining &- 1
+            guard attribute < unretainedColumns.count else { return }
+            unretainedColumns[attribute]._withUnsafeGuaranteedRef { $0.prefetch(Int(row) - 1) }
+        }
+    }
+
+    func isLive(_ row: UInt64) -> Bool {
+        guard row > 0 && row <= UInt64(live.count) else { return false }
+        // With every slot live (no deletions, no slot waiting for its insert) the flag need not be
+        // read: in a large table it is a cache miss per random row.
+        return liveCount == live.count || live[Int(row - 1)]
+    }
+
+    /// All live rows, ascending.
+    var liveRows: [UInt64] {
+        var rows: [UInt64] = []
+        rows.reserveCapacity(liveCount)
+        for (slot, isLive) in live.enumerated() where isLive { rows.append(UInt64(slot + 1)) }
+        return rows
+    }
+
+    func grow(to slots: Int) {
+        guard slots > live.count else { return }
+        let extra = slots - live.count
+        live.append(repeating: false, count: extra)
+        for i in columns.indices { columns[i].grow(to: slots) }
+        // By position, not through the relationship descriptions (a retain and release each, per row).
+        for i in toManyPositions { toMany[i].append(repeating: [], count: extra) }
+        for i in toOnePositions { toOne[i].append(repeating: 0, count: extra) }
+    }
+
+    /// Makes room for `additional` more rows without repeated reallocation (bulk loads).
+    func reserve(additional: Int) {
+        let capacity = live.count + additional
+        live.reserveCapacity(capacity)
+        for column in columns { column.reserve(capacity) }
+        for i in toManyPositions { toMany[i].reserveCapacity(capacity) }
+        for i in toOnePositions { toOne[i].reserveCapacity(capacity) }
+        for case let index? in unique { index.reserveCapacity(index.count + additional) }
+    }
+
+    // MARK: Rows
+
+    /// Inserts a row with the stored values of a log record (properties this table does not
+    /// have are skipped: attributes removed from the models).
+    func insert(row: UInt64, values: [PropertyValue], bulk: Bool) {
+        insert(row: row, bulk: bulk) { forEachPosition(of: values, $0) }
+    }
+
+    /// A record's values with their attributes' positions (values of attributes this table no
+    /// longer has are skipped).
+    @inline(__always)
+    private func forEachPosition(of values: [PropertyValue], _ body: (Int, Value) -> Void) {
+        for stored in values { if let index = positions[stored.property] { body(index, stored.value) } }
+    }
+
+    /// Inserts an insert block's rows, column by column: each of the block's columns is read,
+    /// and each of the table's written, in one pass (row by row, a row's fifteen values came
+    /// from and went to fifteen places, and most of them missed the cache).
+    func insert(_ block: RowBlock, bulk: Bool) {
+        precondition(block.kind == .insert, "an insert block")
+        for row in block.rows { makeLive(row, bulk: bulk) }
+        var given = [Bool](repeating: false, count: columns.count)
+        for column in block.properties.indices {
+            guard let index = positions[block.properties[column]] else { continue }
+            given[index] = true
+            unretainedColumns[index]._withUnsafeGuaranteedRef { block.write(column: column, into: $0) }
+        }
+        for index in columns.indices where !given[index] {
+            unretainedColumns[index]._withUnsafeGuaranteedRef { target in
+                for row in block.rows { target.set(target.defaultValue, at: Int(row - 1)) }
+            }
+        }
+        for row in block.rows { addToIndexes(row: row, bulk: bulk) }
+    }
+
+    /// `values` calls its argument with each given value's attribute position.
+    @inline(__always)
+    private func insert(row: UInt64, bulk: Bool, values: ((Int, Value) -> Void) -> Void) {
+        makeLive(row, bulk: bulk)
+        setAll(Int(row - 1), values)
+        addToIndexes(row: row, bulk: bulk)
+    }
+
+    /// Marks an inserted row live (a row inserted again leaves its indexes first).
+    @inline(__always)
+    private func makeLive(_ row: UInt64, bulk: Bool) {
+        let slot = Int(row - 1)
+        grow(to: slot + 1)
+        if live[slot] { removeFromIndexes(row: row, bulk: bulk) }
+        if !live[slot] { liveCount += 1 }
+        live[slot] = true
+        highestRow = max(highestRow, row)
+    }
+
+    /// Gives the slot `values` and every other attribute its default, setting each column once.
+    @inline(__always)
+    private func setAll(_ slot: Int, _ values: ((Int, Value) -> Void) -> Void) {
+        guard columns.count <= 64 else {
+            for column in columns { column.set(column.defaultValue, at: slot) }
+            values { index, value in columns[index].set(value, at: slot) }
+            return
+        }
+        var given: UInt64 = 0
+        values { index, value in
+            unretainedColumns[index]._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
+            given |= 1 << UInt64(index)
+        }
+        var missing = ~given & (columns.count == 64 ? ~0 : (1 << UInt64(columns.count)) - 1)
+        while missing != 0 {
+            unretainedColumns[missing.trailingZeroBitCount]._withUnsafeGuaranteedRef { $0.set($0.defaultValue, at: slot) }
+            missing &= missing - 1
+        }
+    }
+
+    func update(row: UInt64, values: [PropertyValue], bulk: Bool) {
+        update(row: row, bulk: bulk) { forEachPosition(of: values, $0) }
+    }
+
+    /// Applies an update block's rows column by column, as `insert(_:bulk:)` does: row by row,
+    /// each value made a `Value` and written through `Column.set(_:at:)`, was a third of an
+    /// upsert. Rows that are not live are skipped. A column with a unique index, or with a
+    /// secondary index kept up row by row (not `bulk`), is still written a row at a time so
+    /// that each changed value patches its index.
+    func update(_ block: RowBlock, bulk: Bool) {
+        precondition(block.kind == .update, "an update block")
+        let rows = block.rows
+        let items: [Int]? = rows.allSatisfy(isLive) ? nil : rows.indices.filter { isLive(rows[$0]) }
+        guard items?.isEmpty != true else { return }
+        for column in block.setColumns {
+            guard let index = positions[block.properties[column]] else { continue }
+            if isIndexed[index] && (!bulk || unique[index] != nil) {
+                let target = unretainedColumns[index]
+                for item in items ?? Array(rows.indices) {
+                    let row = rows[item]
+                    // A string rewritten as it is (an upsert's key, which found the row) changes
+                    // nothing: checked without making `Value`s.
+                    if let string = block.string(column: column, ofRow: item),
+                       target._withUnsafeGuaranteedRef({ $0.string(at: Int(row - 1)) == string }) { continue }
+                    if let value = block.value(column: column, ofRow: item) { update(row: row, attribute: index, to: value, bulk: bulk) }
+                }
+                continue
+            }
+            // A bulk change's secondary indexes are rebuilt at the transaction's end.
+            if isIndexed[index] { markStale(index) }
+            unretainedColumns[index]._withUnsafeGuaranteedRef { block.write(column: column, into: $0, items: items) }
+        }
+    }
+
+    @inline(__always)
+    private func update(row: UInt64, bulk: Bool, values: ((Int, Value) -> Void) -> Void) {
+        guard isLive(row) else { return }
+        values { index, value in update(row: row, attribute: index, to: value, bulk: bulk) }
+    }
+
+    /// Sets one value of a live row, moving the row in the attribute's indexes if it changed.
+    @inline(__always)
+    private func update(row: UInt64, attribute index: Int, to value: Value, bulk: Bool) {
+        let slot = Int(row - 1)
+        let column = unretainedColumns[index]
+        guard isIndexed[index] else {
+            column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
+            return
+        }
+        let old = column._withUnsafeGuaranteedRef { $0.value(at: slot) }
+        if old == value { return }
+        removeFromIndex(index, row: row, oldValue: old, bulk: bulk)
+        let compounds = compoundOfAttribute[index]
+        for c in compounds { removeFromCompound(c, slot: slot, bulk: bulk) }
+        column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
+        addToIndex(index, row: row, bulk: bulk)
+        for c in compounds { addToCompound(c, slot: slot, bulk: bulk) }
+    }
+
+    /// Points a to-one relationship of `slot` at `target` (0: none), keeping the compound
+    /// indexes it is a member of in step.
+    func setToOne(_ relationship: Int, slot: Int, to target: UInt32) {
+        let compounds = compoundOfToOne[relationship]
+        let keyed = !compounds.isEmpty && slot < live.count && live[slot]
+        if keyed { for c in compounds { removeFromCompound(c, slot: slot, bulk: false) } }
+        toOne[relationship][slot] = target
+        if keyed { for c in compounds { addToCompound(c, slot: slot, bulk: false) } }
+    }
+
+    /// The compound index `c`'s key for `slot`; nil when a member is nil.
+    func compoundKey(_ c: Int, slot: Int) -> [Value]? {
+        var key: [Value] = []
+        for member in compound[c].description.members {
+            switch member {
+            case let .attribute(a):
+                let value = columns[a].value(at: slot)
+                if value == .null { return nil }
+                key.append(value)
+            case let .toOne(r):
+                let target = toOne[r][slot]
+                if target == 0 { return nil }
+                key.append(.int(Int64(target)))
+            }
+        }
+        return key
+    }
+
+    private func addToCompound(_ c: Int, slot: Int, bulk: Bool) {
+        if bulk || compound[c].isStale { return compound[c].markStale() }
+        if let key = compoundKey(c, slot: slot) { compound[c].add(UInt32(slot + 1), key: key) }
+    }
+
+    private func removeFromCompound(_ c: Int, slot: Int, bulk: Bool) {
+        if bulk || compound[c].isStale { return compound[c].markStale() }
+        if let key = compoundKey(c, slot: slot) { compound[c].remove(UInt32(slot + 1), key: key) }
+    }
+
+    /// Removes a row from the columns and indexes (relationships are detached by the graph first).
+    func delete(row: UInt64, bulk: Bool) {
+        guard isLive(row) else { return }
+        removeFromIndexes(row: row, bulk: bulk)
+        let slot = Int(row - 1)
+        live[slot] = false
+        liveCount -= 1
+        for column in columns { column.clear(slot) }
+    }
+
+    /// Reads a to-one column at each row (warming the cache for a predicate that reads it next).
+    func touchToOne(_ relationship: Int, rows: [UInt64]) -> UInt64 {
+        toOne[relationship].withUnsafeBufferPointer { targets in
+            var sum: UInt64 = 0
+            for row in rows where row > 0 && Int(row) <= targets.count { sum &+= UInt64(targets[Int(row - 1)]) }
+            return sum
+        }
+    }
+
+    func value(row: UInt64, attribute: Int) -> Value {
+        columns[attribute].value(at: Int(row - 1))
+    }
+
+    // MARK: Indexes
+
+    private func addToIndexes(row: UInt64, bulk: Bool) {
+        for index in isIndexed.indices where isIndexed[index] { addToIndex(index, row: row, bulk: bulk) }
+        for c in compound.indices { addToCompound(c, slot: Int(row - 1), bulk: bulk) }
+    }
+
+    private func removeFromIndexes(row: UInt64, bulk: Bool) {
+        let slot = Int(row - 1)
+        for index in isIndexed.indices where isIndexed[index] {
+            removeFromIndex(index, row: row, oldValue: columns[index].value(at: slot), bulk: bulk)
+        }
+        for c in compound.indices { removeFromCompound(c, slot: slot, bulk: bulk) }
+    }
+
+    private func addToIndex(_ index: Int, row: UInt64, bulk: Bool) {
+        let value = columns[index].value(at: Int(row - 1))
+        let r = UInt32(row)
+        if let uniqueIndex = unique[index], value != .null { uniqueIndex[value] = r }
+        if let secondaryIndex = secondary[index] {
+            if bulk { markStale(index) } else {
+                secondaryIndex.add(r, value: value)
+                sorted[index]!.insert(r)
+            }
+        }
+    }
+
+    /// A bulk change: the attribute's hash and sorted indexes are rebuilt at the transaction's end.
+    private func markStale(_ index: Int) {
+        secondary[index]?.markStale()
+        sorted[index]?.markStale()
+        for c in compoundOfAttribute[index] { compound[c].markStale() }
+    }
+
+    private func removeFromIndex(_ index: Int, row: UInt64, oldValue: Value, bulk: Bool) {
+        let r = UInt32(row)
+        if let uniqueIndex = unique[index], uniqueIndex[oldValue] == r { uniqueIndex[oldValue] = nil }
+        if let secondaryIndex = secondary[index] {
+            if bulk { markStale(index) } else {
+                secondaryIndex.remove(r, value: oldValue)
+                sorted[index]!.remove(r, oldValue: oldValue)
+            }
+        }
+    }
+
+    /// Merges the sorted indexes' pending changes (at the end of a transaction, under the write
+    /// lock). Stale hash indexes are rebuilt from them by the next lookup.
+    func refreshIndexes() {
+        for case let (index, sortedIndex?) in sorted.enumerated() where sortedIndex.isStale {
+            sortedIndex.consolidate(column: columns[index], live: live)
+        }
+        for c in compound.indices where compound[c].isStale { rebuildCompound(c) }
+    }
+
+    private func rebuildCompound(_ c: Int) {
+        compound[c].rebuild(slots: slotCount, live: live) { compoundKey(c, slot: $0) }
+    }
+}
+
+// MARK: - Images (checkpoints)
+
+extension EntityTable {
+    /// A table's state at one moment, by attribute and relationship position. Columns or
+    /// relationships that are nil (absent from a checkpoint written under another schema) start
+    /// empty; sorted orders that are missing are rebuilt.
+    struct Image {
+        var slotCount: Int
+        var live: [Bool]
+        var columns: [Column.Image?]
+        var toOne: [[UInt32]?]
+        var toMany: [[[UInt32]]?]
+        var sorted: [Int: [UInt32]]
+    }
+
+    /// O(columns): every array is shared copy-on-write with the live table.
+    func image() -> Image {
+        Image(slotCount: slotCount, live: live, columns: columns.map { $0.image() },
+              toOne: entity.relationships.map { $0.isToMany ? nil : toOne[$0.index] },
+              toMany: entity.relationships.map { $0.isToMany ? toMany[$0.index] : nil },
+              sorted: Dictionary(uniqueKeysWithValues: sorted.enumerated().compactMap { index, sorted in sorted.map { (index, $0.rows) } }))
+    }
+
+    /// Replaces an empty table's contents with an image. The arrays the image has are taken as
+    /// they are (no copy). Returns the work that rebuilds what is derived from them — the unique
+    /// and hash indexes, the reverse sets of one-way relationships, any sorted order the image
+    /// lacks — as independent jobs (to run side by side with other tables'), and a closure that
+    /// installs their results once all have run.
+    func restore(_ image: Image) -> (jobs: [() -> Void], finish: () -> Void) {
+        live = image.live
+        liveCount = image.live.reduce(0) { $0 + ($1 ? 1 : 0) }
+        highestRow = UInt64(image.slotCount)
+        for (i, column) in columns.enumerated() {
+            if let columnImage = image.columns[i] {
+                column.restore(columnImage)
+            } else {
+                // An attribute the checkpoint predates: every row starts at its default.
+                column.grow(to: image.slotCount)
+                for slot in 0..<slotCount where live[slot] { column.set(entity.attributes[i].defaultValue, at: slot) }
+            }
+        }
+        for r in entity.relationships {
+            if r.isToMany {
+                toMany[r.index] = image.toMany[r.index] ?? Array(repeating: [], count: image.slotCount)
+            } else {
+                toOne[r.index] = image.toOne[r.index] ?? Array(repeating: 0, count: image.slotCount)
+            }
+        }
+        // Each job reads the arrays above and writes only its own result.
+        let live = self.live, liveCount = self.liveCount, slots = image.slotCount
+        var jobs: [() -> Void] = []
+        let reverseSets = ResultSlots<[UInt32: [UInt32]]>(count: entity.relationships.count)
+        for r in entity.relationships where r.inverse == nil {
+            let toOne = r.isToMany ? [] : self.toOne[r.index], toMany = r.isToMany ? self.toMany[r.index] : []
+            jobs.append {
+                var sources: [UInt32: [UInt32]] = [:]
+                for slot in 0..<slots where live[slot] {
+                    let targets = r.isToMany ? toMany[slot] : (toOne[slot] == 0 ? [] : [toOne[slot]])
+                    for target in targets { sources[target, default: []].append(UInt32(slot + 1)) }
+                }
+                reverseSets[r.index] = sources
+            }
+        }
+        for case let (index, uniqueIndex?) in unique.enumerated() {
+            let column = columns[index]
+            jobs.append {
+                uniqueIndex.reserveCapacity(liveCount)
+                for slot in 0..<slots where live[slot] {
+                    let value = column.value(at: slot)
+                    guard value != .null else { continue }
+                    uniqueIndex[value] = UInt32(slot + 1)
+                }
+            }
+        }
+        for case let (index, secondaryIndex?) in secondary.enumerated() {
+            let column = columns[index], sortedIndex = sorted[index]!
+            jobs.append {
+                if let order = image.sorted[index], order.count == liveCount {
+                    sortedIndex.restore(order)
+                } else {
+                    sortedIndex.markStale()
+                    sortedIndex.consolidate(column: column, live: live)
+                }
+                secondaryIndex.markStale()
+            }
+        }
+        return (jobs, { [self] in
+            for r in entity.relationships where r.inverse == nil { reverse[r.index] = reverseSets[r.index] ?? [:] }
+            for c in compound.indices { rebuildCompound(c) }
+        })
+    }
+}
+
+/// One result per job, each written by its own job only. The slots are raw memory allocated
+/// before the jobs start, so jobs writing different slots share no Swift variable (an array
+/// property would be one exclusively-accessed variable).
+final class ResultSlots<T> {
+    private let slots: UnsafeMutableBufferPointer<T?>
+    init(count: Int) {
+        slots = .allocate(capacity: max(count, 1))
+        slots.initialize(repeating: nil)
+    }
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+    subscript(index: Int) -> T? {
+        get { slots[index] }
+        set { slots[index] = newValue }
+    }
+}
+
+/// Runs independent jobs on the available cores and returns when all are done. Each job must
+/// write only its own results (distinct objects, or its own slot of a `ResultSlots`). Call it
+/// once with every job rather than nesting calls: nested calls run serially.
+func runSideBySide(_ jobs: [() -> Void]) {
+    if jobs.count <= 1 {
+        jobs.first?()
+        return
+    }
+    nonisolated(unsafe) let work = jobs
+    DispatchQueue.concurrentPerform(iterations: work.count) { work[$0]() }
+}

@@ -1,0 +1,146 @@
+import GraphStoreCore
+
+/// Rows of one attribute in value order, for ranges and ordered scans. Changes collect as
+/// pending inserts and removals while a transaction is applied and are patched in once at its
+/// end: each change's place found by binary search (O(k log n)), then the array copied once in
+/// runs between those places — a memory copy, with no per-row work, so a small save's cost
+/// hardly grows with the table. During recovery the merge waits for the end of the whole log.
+final class SortedIndex {
+    private(set) var rows: [UInt32] = []
+    private var pendingInserts: [UInt32] = []
+    /// Rows leaving their place, with the value that placed them (their column may already
+    /// hold a new one).
+    private var pendingRemovals: [UInt32: Value] = [:]
+    /// When every row changed (or nothing is known), the next merge sorts from scratch.
+    private var needsRebuild = false
+    /// A transaction with more operations than this rebuilds indexes with one sort instead of merging.
+    static let patchLimit = 512
+
+    /// True while changes wait to be merged; readers only ever see a merged index.
+    var isStale: Bool { needsRebuild || !pendingInserts.isEmpty || !pendingRemovals.isEmpty }
+
+    func markStale() { needsRebuild = true }
+
+    /// Takes an order read from a checkpoint (already merged).
+    func restore(_ order: [UInt32]) {
+        rows = order
+        pendingInserts = []
+        pendingRemovals = [:]
+        needsRebuild = false
+    }
+
+    /// `row` leaves its place (its value, `oldValue`, is about to change, or it is deleted).
+    func remove(_ row: UInt32, oldValue: Value) {
+        guard !needsRebuild else { return }
+        if let i = pendingInserts.firstIndex(of: row) { pendingInserts.remove(at: i) }
+        // The first removal's value is the one `rows` is ordered by.
+        if pendingRemovals[row] == nil { pendingRemovals[row] = oldValue }
+    }
+
+    /// `row` (whose column value is set) takes its place.
+    func insert(_ row: UInt32) {
+        guard !needsRebuild else { return }
+        // Past a few hundred changes one sort beats merging (and keeps `remove` cheap).
+        if pendingInserts.count >= Self.patchLimit {
+            markStale()
+            return
+        }
+        pendingInserts.append(row)
+    }
+
+    static func precedes(_ a: UInt32, _ b: UInt32, _ column: Column) -> Bool {
+        let x = column.value(at: Int(a) - 1), y = column.value(at: Int(b) - 1)
+        if Value.ordered(x, y) { return true }
+        if Value.ordered(y, x) { return false }
+        return a < b
+    }
+
+    /// Merges pending changes (or rebuilds). Called under the graph's write lock.
+    func consolidate(column: Column, live: [Bool]) {
+        if needsRebuild {
+            let liveRows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
+            rows = column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) }
+        } else if isStale {
+            let added = pendingInserts.filter { Int($0) <= live.count && live[Int($0) - 1] }.sorted { Self.precedes($0, $1, column) }
+            // Many removals (a large delete) cost less as one rebuild than a search each.
+            if pendingRemovals.count * 16 > rows.count || !patch(adding: added, column: column) {
+                let liveRows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
+                rows = column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) }
+            }
+        }
+        pendingInserts = []
+        pendingRemovals = [:]
+        needsRebuild = false
+    }
+
+    /// Applies the pending removals and `added` (sorted) to `rows`; false when a removal's row
+    /// is not where its value places it (then the caller rebuilds).
+    private func patch(adding added: [UInt32], column: Column) -> Bool {
+        // A row's value as `rows` is ordered: what it had when it was removed, if it was.
+        func placed(_ row: UInt32) -> Value { pendingRemovals[row] ?? column.value(at: Int(row) - 1) }
+        func firstPosition(notBefore value: Value, _ row: UInt32) -> Int {
+            var low = 0, high = rows.count
+            while low < high {
+                let mid = (low + high) / 2, other = rows[mid], otherValue = placed(other)
+                let before = Value.ordered(otherValue, value) || (!Value.ordered(value, otherValue) && other < row)
+                if before { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        var removals: [Int] = []
+        removals.reserveCapacity(pendingRemovals.count)
+        for (row, value) in pendingRemovals {
+            let position = firstPosition(notBefore: value, row)
+            if position < rows.count && rows[position] == row {
+                removals.append(position)
+            } else if rows.contains(row) {
+                return false
+            }
+            // Otherwise the row was inserted and removed within this transaction: never placed.
+        }
+        removals.sort()
+        let additions = added.map { (position: firstPosition(notBefore: column.value(at: Int($0) - 1), $0), row: $0) }
+        var result: [UInt32] = []
+        result.reserveCapacity(rows.count - removals.count + additions.count)
+        var cursor = 0, r = 0, a = 0
+        while r < removals.count || a < additions.count {
+            let nextRemoval = r < removals.count ? removals[r] : Int.max
+            let nextAddition = a < additions.count ? additions[a].position : Int.max
+            if nextAddition <= nextRemoval {
+                result.append(contentsOf: rows[cursor..<nextAddition])
+                cursor = nextAddition
+                result.append(additions[a].row)
+                a += 1
+            } else {
+                result.append(contentsOf: rows[cursor..<nextRemoval])
+                cursor = nextRemoval + 1
+                r += 1
+            }
+        }
+        result.append(contentsOf: rows[cursor...])
+        rows = result
+        return true
+    }
+
+    /// Rows whose value lies in the range, in order (bounds are nil for open ends).
+    func rows(from lower: Value?, includingLower: Bool, to upper: Value?, includingUpper: Bool, column: Column) -> ArraySlice<UInt32> {
+        func firstIndex(where predicate: (Value) -> Bool) -> Int {
+            var low = 0, high = rows.count
+            while low < high {
+                let mid = (low + high) / 2
+                if predicate(column.value(at: Int(rows[mid]) - 1)) { high = mid } else { low = mid + 1 }
+            }
+            return low
+        }
+        // Nulls sort first and never match a range.
+        var start = firstIndex { $0 != .null }
+        if let lower {
+            start = max(start, firstIndex { includingLower ? !Value.ordered($0, lower) : Value.ordered(lower, $0) })
+        }
+        var end = rows.count
+        if let upper {
+            end = firstIndex { includingUpper ? Value.ordered(upper, $0) : !Value.ordered($0, upper) }
+        }
+        return start < end ? rows[start..<end] : []
+    }
+}

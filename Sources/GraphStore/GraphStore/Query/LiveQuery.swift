@@ -1,0 +1,124 @@
+import Foundation
+import GraphStoreCore
+import Observation
+
+/// The results of a fetch that keep themselves current: after any context's save they update —
+/// incrementally, re-checking only the changed rows, when a save touches a few objects of the
+/// fetched type and nothing else; by refetching otherwise. Observable: views and
+/// `withObservationTracking` see `results` change. Unlike SwiftData's @Query, the predicate and
+/// sort can change at run time: assign `descriptor`.
+///
+/// A live query belongs with its context. Saves of other contexts reach it in the context's home
+/// (the main queue for mainContext, the model executor for an actor's context); for any other
+/// context they apply the next time `results` is read.
+public final class LiveQuery<T: PersistentModel>: Observable {
+    public let context: ModelContext
+    private let registrar = ObservationRegistrar()
+    private var stored: [T] = []
+    private var waiting: [ChangeSummary] = []
+    private let waitingLock = NSLock()
+
+    /// Change it to re-run the query with another predicate, sort, limit.
+    public var descriptor: FetchDescriptor<T> {
+        didSet { refetch() }
+    }
+
+    /// How many times the results were computed from scratch (the rest were incremental).
+    public private(set) var refetchCount = 0
+    /// The last failure to update, kept (the results stay as they were).
+    public private(set) var lastError: (any Error)?
+    /// A save that touches at most this many rows of the type, and no other type, is applied incrementally.
+    public var incrementalLimit = 64
+
+    public init(_ descriptor: FetchDescriptor<T>, in context: ModelContext) {
+        self.descriptor = descriptor
+        // With several stores, the query lives with the store that holds T.
+        self.context = (try? context.partitions?.context(for: T.self, in: context.schema)) ?? context
+        let reference = WeakLiveQuery(self)
+        self.context.link.addLiveQuery(reference)
+        refetch()
+    }
+
+    public var results: [T] {
+        applyWaiting()
+        registrar.access(self, keyPath: \.results)
+        return stored
+    }
+
+    /// Recomputes the results from scratch.
+    public func refetch() {
+        do {
+            let fresh = try context.fetch(descriptor)
+            refetchCount += 1
+            lastError = nil
+            replace(with: fresh)
+        } catch {
+            lastError = error
+        }
+    }
+
+    private func replace(with fresh: [T]) {
+        registrar.withMutation(of: self, keyPath: \.results) { stored = fresh }
+    }
+
+    /// A commit (this context's or another's) that may change the results.
+    func committed(_ summary: ChangeSummary, inHome: Bool) {
+        // Kept until the context's next read at home: worked out now, so it keeps no operations.
+        if !inHome { summary.settle() }
+        waitingLock.withLock { waiting.append(summary) }
+        if inHome { applyWaiting() }
+    }
+
+    private func applyWaiting() {
+        let summaries = waitingLock.withLock {
+            defer { waiting = [] }
+            return waiting
+        }
+        guard !summaries.isEmpty else { return }
+        guard let entity = context.schema.entity(for: T.self) else { return }
+        var touched: Set<UInt64> = []
+        var onlyThisType = true
+        for summary in summaries {
+            for (e, rows) in summary.changes {
+                if e == entity.index { touched.formUnion(rows.keys) } else { onlyThisType = false }
+            }
+            for id in summary.inserted + summary.deleted {
+                if id.entityName == entity.name { touched.insert(id.row) } else { onlyThisType = false }
+            }
+        }
+        guard !touched.isEmpty || !onlyThisType else { return }
+        // Limits and offsets depend on rows outside the touched ones: refetch those too.
+        guard onlyThisType, touched.count <= incrementalLimit, descriptor.fetchLimit == nil, descriptor.fetchOffset ?? 0 == 0 else {
+            refetch()
+            return
+        }
+        do {
+            var updated = stored.filter { !touched.contains($0.persistentBacking.row) }
+            for row in touched.sorted() {
+                guard let model = context.existingModel(for: PersistentIdentifier(entityName: entity.name, row: row)) as? T,
+                      !model.isDeleted else { continue }
+                if try evaluatingOnObjects({ try descriptor.predicate?.evaluate(model) ?? true }) { updated.append(model) }
+            }
+            if descriptor.sortBy.isEmpty {
+                updated.sort { $0.persistentBacking.row < $1.persistentBacking.row }
+            } else {
+                updated = try context.stableSorted(updated, by: descriptor.sortBy)
+            }
+            replace(with: updated)
+        } catch {
+            lastError = error
+        }
+    }
+}
+
+/// Lets a context reach its live queries without keeping them alive.
+protocol LiveQueryUpdating: AnyObject {
+    func committed(_ summary: ChangeSummary, inHome: Bool)
+}
+
+extension LiveQuery: LiveQueryUpdating {}
+
+final class WeakLiveQuery {
+    weak var query: (any LiveQueryUpdating)?
+    init(_ query: any LiveQueryUpdating) { self.query = query }
+}

@@ -1,0 +1,131 @@
+import GraphStoreCore
+
+/// What the context registers with its undo manager: before each change to an object's unsaved
+/// state (an attribute, one side of a relationship — including the inverse side kept in step —
+/// or whether the object is in the context at all), a closure that puts the old state back.
+/// Undo runs those closures, which change the state the same way and so register the redo.
+/// Restoring writes values as unsaved changes, so undo after a save makes the context dirty
+/// again and the next save stores the undone state.
+extension ModelContext {
+    var recordsUndo: Bool { undoManager?.isUndoRegistrationEnabled ?? false }
+
+    /// Registers an undo action. Only mainContext's group closes with the main queue's turn: any
+    /// other context may be on any thread, and its group closes at `processPendingChanges()` or save.
+    private func registerUndo(_ action: @escaping () -> Void) {
+        undoManager?.register(action, closingWithMainQueueTurn: link.home == .mainActor)
+    }
+
+    func registerAttributeUndo(_ model: any PersistentModel, _ index: Int) {
+        guard recordsUndo, let entity = model.persistentBacking.entity else { return }
+        let old = model.persistentBacking.attributeValue(at: index) ?? entity.attributes[index].defaultValue
+        registerUndo { [link] in link.context?.restoreAttribute(model, index, old) }
+    }
+
+    func registerRelationshipUndo(_ model: any PersistentModel, _ relationship: Schema.Relationship) {
+        guard recordsUndo else { return }
+        let backing = model.persistentBacking
+        if relationship.isToMany {
+            // Members being deleted in this same change still count: undo brings them back too.
+            let old = backing.toMany(at: relationship.index, includingDeleted: true)
+            registerUndo { [link] in link.context?.restoreToMany(model, relationship, old) }
+        } else {
+            let old = backing.toOne(at: relationship.index)
+            registerUndo { [link] in link.context?.restoreToOne(model, relationship, old) }
+        }
+    }
+
+    /// Before an object enters or leaves the context: how to put it back, with every value it
+    /// has (a deleted row may be gone from the store by the time undo runs).
+    func registerLifecycleUndo(_ model: any PersistentModel, wasLive: Bool) {
+        guard recordsUndo else { return }
+        let backing = model.persistentBacking
+        var attributes: [Int: Value] = [:]
+        var toOne: [Int: (any PersistentModel)?] = [:]
+        var toMany: [Int: [any PersistentModel]] = [:]
+        if wasLive, let entity = backing.entity {
+            for a in entity.attributes where !a.isEphemeral { attributes[a.index] = backing.attributeValue(at: a.index) ?? a.defaultValue }
+            for r in entity.relationships {
+                if r.isToMany { toMany[r.index] = backing.toMany(at: r.index) } else { toOne[r.index] = backing.toOne(at: r.index) }
+            }
+        }
+        registerUndo { [link] in
+            link.context?.restoreLifecycle(model, live: wasLive, attributes: attributes, toOne: toOne, toMany: toMany)
+        }
+    }
+
+    // MARK: Restoring (no inverse upkeep: the other side restores itself from its own registration)
+
+    private func restoreAttribute(_ model: any PersistentModel, _ index: Int, _ value: Value) {
+        let entered = link.enterOrStop("undo")
+        defer { link.leave(entered) }
+        guard let entity = model.persistentBacking.entity else { return }
+        registerAttributeUndo(model, index)
+        notePendingUniqueValue(model, attribute: index, value)
+        model.persistentBacking.attributeChanges[index] = value
+        markChanged(model)
+        model.persistentPropertyDidChange(named: entity.attributes[index].name)
+    }
+
+    private func restoreToOne(_ model: any PersistentModel, _ relationship: Schema.Relationship, _ target: (any PersistentModel)?) {
+        let entered = link.enterOrStop("undo")
+        defer { link.leave(entered) }
+        registerRelationshipUndo(model, relationship)
+        model.persistentBacking.relationshipChanges[relationship.index] = .toOne(target)
+        markChanged(model)
+        model.persistentPropertyDidChange(named: relationship.name)
+    }
+
+    private func restoreToMany(_ model: any PersistentModel, _ relationship: Schema.Relationship, _ members: [any PersistentModel]) {
+        let entered = link.enterOrStop("undo")
+        defer { link.leave(entered) }
+        registerRelationshipUndo(model, relationship)
+        model.persistentBacking.relationshipChanges[relationship.index] = .toMany(PendingToMany(base: members))
+        markChanged(model)
+        model.persistentPropertyDidChange(named: relationship.name)
+    }
+
+    private func restoreLifecycle(_ model: any PersistentModel, live: Bool, attributes: [Int: Value],
+                                  toOne: [Int: (any PersistentModel)?], toMany: [Int: [any PersistentModel]]) {
+        let entered = link.enterOrStop("undo")
+        defer { link.leave(entered) }
+        let backing = model.persistentBacking
+        guard let entity = backing.entity ?? schema.entity(for: type(of: model)) else { return }
+        let isLive = backing.context === self && (backing.state == .inserted || backing.state == .persistent)
+        guard live != isLive else { return }
+        registerLifecycleUndo(model, wasLive: isLive)
+        let id = ObjectIdentifier(model)
+        if live {
+            backing.context = self
+            backing.entityIndex = entity.index
+            deleted[id] = nil
+            if graph.read({ $0.isLive(entity: entity.index, row: backing.row) }) {
+                backing.state = .persistent
+            } else {
+                // Never saved, or deleted and saved since: it comes back as a new insert of its row.
+                backing.state = .inserted
+                if !inserted.contains(where: { $0 === model }) { inserted.append(model) }
+                noteInserted(model)
+            }
+            register(model, entity: entity.index, row: backing.row)
+            for (index, value) in attributes {
+                notePendingUniqueValue(model, attribute: index, value)
+                backing.attributeChanges[index] = value
+            }
+            for (index, target) in toOne { backing.relationshipChanges[index] = .toOne(target) }
+            for (index, members) in toMany { backing.relationshipChanges[index] = .toMany(PendingToMany(base: members)) }
+            markChanged(model)
+        } else if backing.state == .inserted {
+            inserted.removeAll { $0 === model }
+            forgetInserted(model)
+            unregister(entity: entity.index, row: backing.row)
+            backing.state = .unmanaged
+            backing.context = nil
+        } else {
+            backing.state = .deleted
+            deleted[id] = model
+            changed[id] = nil
+        }
+        scheduleAutosave()
+        for a in entity.attributes { model.persistentPropertyDidChange(named: a.name) }
+    }
+}
