@@ -17,8 +17,11 @@ let package = Package(
         // The layers of the store, each target depending only on those above it in this list
         // (Docs/ARCHITECTURE.md). Core: values, log operations, row blocks, bytes and CRC-32C.
         .target(name: "GraphStoreCore", dependencies: ["CSwiftRuntime"], path: "Sources/GraphStore/Core"),
+        // Log: file I/O (POSIX, in memory, fault-injecting), segments, recovery, the transaction
+        // log with group commit, blob files.
+        .target(name: "GraphStoreLog", dependencies: ["GraphStoreCore"], path: "Sources/GraphStore/Log"),
         // The SwiftData face: container, context, query, undo, batch.
-        .target(name: "GraphStore", dependencies: ["GraphStoreCore", "CSwiftRuntime"], path: "Sources/GraphStore/GraphStore"),
+        .target(name: "GraphStore", dependencies: ["GraphStoreLog", "GraphStoreCore", "CSwiftRuntime"], path: "Sources/GraphStore/GraphStore"),
         // The Swift runtime's conditional retain, for the identity map (ObjectRegistry), and a
         // C atomic for schema discovery (DeclarationRecording).
         .target(name: "CSwiftRuntime"),

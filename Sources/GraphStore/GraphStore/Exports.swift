@@ -4,3 +4,4 @@
 @_exported import Foundation
 @_exported import Observation
 @_exported import GraphStoreCore
+@_exported import GraphStoreLog

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreLog
 
 /// A container made with several configurations (SwiftData's "trips in one store, people in
 /// another"): each configuration's models live in a store of their own, a container each

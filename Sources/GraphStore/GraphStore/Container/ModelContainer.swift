@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreLog
 import Synchronization
 
 /// SwiftData's ModelContainer on GraphStore: discovers the schema once, opens the store

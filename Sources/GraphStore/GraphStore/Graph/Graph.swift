@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreLog
 import Synchronization
 
 /// The committed object graph in memory: every entity's rows, relationships both ways, and the

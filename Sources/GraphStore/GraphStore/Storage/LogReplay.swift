@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreLog
 
 /// Copies a store's state as of a given transaction into a new store, with the original
 /// transaction numbers, times and authors (`graphstore replay`). Where compaction dropped the

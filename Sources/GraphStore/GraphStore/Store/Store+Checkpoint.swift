@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreLog
 
 extension Store {
     /// What a checkpoint wrote.

@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreLog
 
 extension Store {
     /// Every live row (of one entity, or all), one JSON object per line:

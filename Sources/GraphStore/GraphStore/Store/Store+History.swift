@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreLog
 
 /// A committed transaction as the store reads it from its log, without model types (the
 /// container turns it into a `DefaultHistoryTransaction`; tools use it as it is).

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreLog
 
 extension Store {
     /// What an import wrote.

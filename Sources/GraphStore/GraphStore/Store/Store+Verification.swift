@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreLog
 
 extension Store {
     /// What `graphstore verify` found: the inspection, and the state a read-only open loaded.

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreLog
 import Synchronization
 
 /// One open store directory: its transaction log, the committed graph (loaded from the newest

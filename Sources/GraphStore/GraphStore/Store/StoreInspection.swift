@@ -1,3 +1,5 @@
+import GraphStoreLog
+
 /// A read-only look at a store: what `graphstore info` and `verify` print.
 public struct StoreInspection: Sendable {
     public struct Segment: Sendable, Equatable {

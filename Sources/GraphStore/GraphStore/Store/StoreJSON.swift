@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreLog
 
 /// The JSON form of a store's rows, shared by `graphstore dump`, `export` and `import`
 /// (Docs/guides/recovery.md, "Export and import"). Values are written by what they are and read

@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreLog
 
 /// How long compaction keeps the log's transactions (the history `fetchHistory` reads and
 /// time-travel opens start from) once a checkpoint holds their effect.

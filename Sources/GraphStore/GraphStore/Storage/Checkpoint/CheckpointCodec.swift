@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreLog
 
 /// Turns a graph image into checkpoint records and back (Docs/FILE-FORMAT.md, "Checkpoint files").
 ///

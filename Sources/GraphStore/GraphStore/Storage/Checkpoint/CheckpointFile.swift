@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreLog
 
 /// A checkpoint file: the committed graph as of one transaction, so that open reads it and
 /// replays only the log after it (Docs/FILE-FORMAT.md, "Checkpoint files").

@@ -37,18 +37,18 @@ public struct FaultPlan: Sendable {
 
 /// A FileIO that passes calls to another one and injects the faults of a `FaultPlan`.
 public final class FaultInjectingFileIO: FileIO, Sendable {
-    struct Counters {
-        var plan: FaultPlan
-        var writes = 0
-        var syncs = 0
-        var bytesWritten = 0
-        var crashed = false
+    package struct Counters {
+        package var plan: FaultPlan
+        package var writes = 0
+        package var syncs = 0
+        package var bytesWritten = 0
+        package var crashed = false
     }
 
     public let base: any FileIO
     // Locked (a pthread mutex) rather than Synchronization.Mutex: ThreadSanitizer does not see
     // the latter's futex as synchronisation, and reports every concurrent write and sync.
-    let counters: Locked<Counters>
+    package let counters: Locked<Counters>
 
     public init(base: any FileIO, plan: FaultPlan) {
         self.base = base
@@ -63,7 +63,7 @@ public final class FaultInjectingFileIO: FileIO, Sendable {
     public var writeCount: Int { counters.withLock { $0.writes } }
     public var hasCrashed: Bool { counters.withLock { $0.crashed } }
 
-    func checkAlive() throws {
+    package func checkAlive() throws {
         if counters.withLock({ $0.crashed }) { throw StorageError.simulatedCrash }
     }
 
@@ -101,22 +101,22 @@ public final class FaultInjectingFileIO: FileIO, Sendable {
     }
 }
 
-final class FaultInjectingHandle: FileHandleIO, Sendable {
-    let base: any FileHandleIO
-    let owner: FaultInjectingFileIO
-    var path: String { base.path }
+package final class FaultInjectingHandle: FileHandleIO, Sendable {
+    package let base: any FileHandleIO
+    package let owner: FaultInjectingFileIO
+    package var path: String { base.path }
 
-    init(base: any FileHandleIO, owner: FaultInjectingFileIO) {
+    package init(base: any FileHandleIO, owner: FaultInjectingFileIO) {
         self.base = base
         self.owner = owner
     }
 
-    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+    package func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         try owner.checkAlive()
         return try base.read(at: offset, count: count)
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
+    package func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
         enum Decision { case fail(Int32), crash(Int), write(Int) }
         let decision: Decision = try owner.counters.withLock { c in
             if c.crashed { throw StorageError.simulatedCrash }
@@ -145,7 +145,7 @@ final class FaultInjectingHandle: FileHandleIO, Sendable {
         }
     }
 
-    func sync() throws {
+    package func sync() throws {
         let (failure, delay): (Int32?, Duration?) = try owner.counters.withLock { c in
             if c.crashed { throw StorageError.simulatedCrash }
             defer { c.syncs += 1 }
@@ -158,26 +158,26 @@ final class FaultInjectingHandle: FileHandleIO, Sendable {
         try base.sync()
     }
 
-    func size() throws -> UInt64 {
+    package func size() throws -> UInt64 {
         try owner.checkAlive()
         return try base.size()
     }
 
-    func truncate(to size: UInt64) throws {
+    package func truncate(to size: UInt64) throws {
         try owner.checkAlive()
         try base.truncate(to: size)
     }
 
-    func preallocate(to size: UInt64) throws {
+    package func preallocate(to size: UInt64) throws {
         try owner.checkAlive()
         if let code = owner.counters.withLock({ $0.plan.failPreallocate }) { throw ioError("fallocate", path, code) }
         try base.preallocate(to: size)
     }
 
-    func tryLockExclusive() throws -> Bool {
+    package func tryLockExclusive() throws -> Bool {
         try owner.checkAlive()
         return try base.tryLockExclusive()
     }
 
-    func close() { base.close() }
+    package func close() { base.close() }
 }

@@ -57,8 +57,8 @@ public struct LogOptions: Sendable {
 extension LogOptions {
     /// The group-commit waits in nanoseconds: a negative setting counts as 0, and more than a
     /// second as a second (so no setting can overflow).
-    var groupCommitDelayNanoseconds: UInt64 { Self.nanoseconds(groupCommitDelayMicroseconds) }
-    var groupCommitYieldLimitNanoseconds: UInt64 { Self.nanoseconds(groupCommitYieldLimitMicroseconds) }
+    package var groupCommitDelayNanoseconds: UInt64 { Self.nanoseconds(groupCommitDelayMicroseconds) }
+    package var groupCommitYieldLimitNanoseconds: UInt64 { Self.nanoseconds(groupCommitYieldLimitMicroseconds) }
 
     private static func nanoseconds(_ microseconds: Int) -> UInt64 { UInt64(min(max(microseconds, 0), 1_000_000)) * 1_000 }
 }

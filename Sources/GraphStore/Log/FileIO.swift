@@ -77,20 +77,20 @@ extension FileIO {
     public func checkOwnership(ofDirectory path: String) throws {}
 
     /// Removes `path` if it is a directory with nothing in it (a failed open's own directory).
-    func removeDirectoryIfEmpty(_ path: String) throws {
+    package func removeDirectoryIfEmpty(_ path: String) throws {
         guard isDirectory(path), try listDirectory(path).isEmpty else { return }
         try removeDirectory(path)
     }
 
     /// The whole file at `path`.
-    func readFile(_ path: String) throws -> [UInt8] {
+    package func readFile(_ path: String) throws -> [UInt8] {
         let handle = try open(path, mode: .readOnly)
         defer { handle.close() }
         return try handle.readAll()
     }
 
     /// The size of the file at `path`, preallocated space included.
-    func fileSize(_ path: String) throws -> UInt64 {
+    package func fileSize(_ path: String) throws -> UInt64 {
         let handle = try open(path, mode: .readOnly)
         defer { handle.close() }
         return try handle.size()
@@ -98,6 +98,6 @@ extension FileIO {
 }
 
 /// Joins path components with "/".
-func joinPath(_ directory: String, _ name: String) -> String {
+package func joinPath(_ directory: String, _ name: String) -> String {
     directory.hasSuffix("/") ? directory + name : directory + "/" + name
 }

@@ -150,9 +150,9 @@ public final class TransactionLog: @unchecked Sendable {
 
     /// What a writer's open still has to do on disk (see `completeOpen`).
     private struct PendingOpen {
-        let recovery: Recovery
-        let repairs: [Recovery.Repair]
-        let end: Recovery.Position?
+        package let recovery: Recovery
+        package let repairs: [Recovery.Repair]
+        package let end: Recovery.Position?
     }
     private var pendingOpen: PendingOpen?
     /// Whether this open made the store's directory (a failed open removes it again).
@@ -220,7 +220,7 @@ public final class TransactionLog: @unchecked Sendable {
         return poison
     }
 
-    func segmentPath(_ number: UInt64) -> String {
+    package func segmentPath(_ number: UInt64) -> String {
         joinPath(directory, SegmentFormat.fileName(segment: number))
     }
 
@@ -234,7 +234,7 @@ public final class TransactionLog: @unchecked Sendable {
         public var recordBytes: Int = 0
         /// With `.grouped` durability and `waitForDurability: false`: where the record ends in
         /// this log's appended bytes, for `waitUntilDurable`. Nil once durable.
-        var pendingSyncTarget: UInt64?
+        package var pendingSyncTarget: UInt64?
     }
 
     /// Appends one transaction and returns once it is as durable as `options.durability` asks.
@@ -560,17 +560,17 @@ public final class TransactionLog: @unchecked Sendable {
     /// A thread waiting for a group sync to cover its commit: it yields its thread for a while,
     /// watching `woken`, then parks on its own semaphore.
     private final class SyncWaiter {
-        let target: UInt64
+        package let target: UInt64
         private let semaphore = DispatchSemaphore(value: 0)
         private let woken = Atomic<Bool>(false)
         /// Set before the wake-up when a sync covered the commit: the waiter returns without
         /// taking the lock again.
-        var covered = false
-        init(target: UInt64) { self.target = target }
+        package var covered = false
+        package init(target: UInt64) { self.target = target }
 
         /// Called by the leader (after setting `covered`). Waking a waiter that is still
         /// yielding makes no system call: the semaphore has no sleeper to wake.
-        func wake() {
+        package func wake() {
             woken.store(true, ordering: .releasing)
             semaphore.signal()
         }
@@ -578,7 +578,7 @@ public final class TransactionLog: @unchecked Sendable {
         /// Returns once `wake` was called: yields the processor for up to `nanoseconds` first,
         /// then sleeps. Returns whether it slept. (A semaphore signalled but never waited on is
         /// simply freed.)
-        func waitUntilWoken(yieldingForNanoseconds nanoseconds: UInt64) -> Bool {
+        package func waitUntilWoken(yieldingForNanoseconds nanoseconds: UInt64) -> Bool {
             if nanoseconds > 0, yieldProcessor(forNanoseconds: nanoseconds, until: { woken.load(ordering: .acquiring) }) { return false }
             if woken.load(ordering: .acquiring) { return false }
             semaphore.wait()

@@ -12,17 +12,17 @@ import Darwin
 ///
 /// The holder's pid is written only once its open has succeeded (`recordHolder`): an open that
 /// fails leaves `LOCK` as it found it, or removes it if the open made it (`abandon`).
-struct FileLock {
-    let handle: any FileHandleIO
-    let path: String
-    let fileIO: any FileIO
+package struct FileLock {
+    package let handle: any FileHandleIO
+    package let path: String
+    package let fileIO: any FileIO
     /// Whether `acquire` made the file.
-    let created: Bool
+    package let created: Bool
 
     /// How long a lock its holder has released (its pid erased) may still be held: see `acquire`.
-    static let releasedLockGraceMilliseconds = 250
+    package static let releasedLockGraceMilliseconds = 250
 
-    static func acquire(directory: String, fileIO: any FileIO) throws -> FileLock {
+    package static func acquire(directory: String, fileIO: any FileIO) throws -> FileLock {
         let path = joinPath(directory, SegmentFormat.lockFileName)
         let created = !fileIO.fileExists(path)
         let handle = try fileIO.open(path, mode: .create)
@@ -48,18 +48,18 @@ struct FileLock {
     }
 
     /// Writes this process's id into the lock, for a refused writer's message.
-    func recordHolder() throws {
+    package func recordHolder() throws {
         try handle.truncate(to: 0)
         try handle.writeAll(Array("\(getpid())\n".utf8), at: 0)
     }
 
-    func release() {
+    package func release() {
         try? handle.truncate(to: 0)
         handle.close()
     }
 
     /// Lets go of the lock of an open that failed, changing nothing it found.
-    func abandon() {
+    package func abandon() {
         if created { try? fileIO.removeFile(path) }
         handle.close()
     }

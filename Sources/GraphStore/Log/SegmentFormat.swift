@@ -15,10 +15,10 @@ public enum SegmentFormat {
     public static let magic: [UInt8] = Array("GSLOG\r\n".utf8) + [0x1A]
     public static let formatVersion: UInt16 = 1
     public static let headerSize = 32
-    static let fileExtension = ".gslog"
-    static let lockFileName = "LOCK"
+    package static let fileExtension = ".gslog"
+    package static let lockFileName = "LOCK"
 
-    static let names = NumberedFileName(prefix: "log-", fileExtension: fileExtension)
+    package static let names = NumberedFileName(prefix: "log-", fileExtension: fileExtension)
 
     public static func fileName(segment: UInt64) -> String { names.name(segment) }
 
@@ -46,14 +46,14 @@ public enum SegmentFormat {
         return w.bytes
     }
 
-    enum HeaderProblem: Error, Equatable {
+    package enum HeaderProblem: Error, Equatable {
         /// Fewer bytes than a header, or all zero: a segment whose creation did not finish.
         case incomplete
         case invalid(String)
         case unsupportedVersion(UInt16)
     }
 
-    static func decodeHeader(_ bytes: UnsafeRawBufferPointer) -> Result<Header, HeaderProblem> {
+    package static func decodeHeader(_ bytes: UnsafeRawBufferPointer) -> Result<Header, HeaderProblem> {
         guard bytes.count >= headerSize else { return .failure(.incomplete) }
         let head = UnsafeRawBufferPointer(rebasing: bytes[..<headerSize])
         if head.allSatisfy({ $0 == 0 }) { return .failure(.incomplete) }
@@ -100,8 +100,8 @@ public enum RecordFormat {
     }
 
     /// The kinds a log segment may hold, and those a checkpoint file may hold.
-    static let logKinds: ClosedRange<UInt8> = 1...1
-    static let checkpointKinds: ClosedRange<UInt8> = 2...5
+    package static let logKinds: ClosedRange<UInt8> = 1...1
+    package static let checkpointKinds: ClosedRange<UInt8> = 2...5
 
     package static func checksum(kind: UInt8, payload: UnsafeRawBufferPointer) -> UInt32 {
         var crc = withUnsafeBytes(of: kind) { CRC32C.update(0, $0) }

@@ -15,9 +15,9 @@ import Synchronization
 /// (a failed save's) are removed by compaction.
 public final class BlobStore: Sendable {
     public static let directoryName = "blobs"
-    static let magic: [UInt8] = Array("GSBLOB\r\n".utf8)
-    static let headerSize = 24
-    static let fileExtension = ".blob"
+    package static let magic: [UInt8] = Array("GSBLOB\r\n".utf8)
+    package static let headerSize = 24
+    package static let fileExtension = ".blob"
 
     public let directory: String
     private let fileIO: any FileIO
@@ -27,9 +27,9 @@ public final class BlobStore: Sendable {
     /// Reads that failed (a missing or damaged file), each naming the object, attribute and file.
     public var readFailures: [String] { failures.withLock { $0 } }
 
-    func recordFailure(_ description: String) { failures.withLock { $0.append(description) } }
+    package func recordFailure(_ description: String) { failures.withLock { $0.append(description) } }
 
-    init(storeDirectory: String, fileIO: any FileIO, syncs: Bool) {
+    package init(storeDirectory: String, fileIO: any FileIO, syncs: Bool) {
         directory = joinPath(storeDirectory, Self.directoryName)
         self.fileIO = fileIO
         self.syncs = syncs
@@ -47,11 +47,11 @@ public final class BlobStore: Sendable {
         }
     }
 
-    func path(of id: UUID) -> String { joinPath(directory, id.uuidString + Self.fileExtension) }
+    package func path(of id: UUID) -> String { joinPath(directory, id.uuidString + Self.fileExtension) }
 
     /// Writes `data` to a new blob file (synced unless the store's durability is `.none`).
     /// Call `syncDirectory()` once after a commit's blobs, before the commit.
-    func write(_ data: Data) throws -> BlobReference {
+    package func write(_ data: Data) throws -> BlobReference {
         if !fileIO.isDirectory(directory) {
             try fileIO.createDirectory(directory)
             if syncs { try fileIO.syncDirectory(joinPath(directory, "..")) }
@@ -71,7 +71,7 @@ public final class BlobStore: Sendable {
         return reference
     }
 
-    func syncDirectory() throws {
+    package func syncDirectory() throws {
         if syncs, fileIO.isDirectory(directory) { try fileIO.syncDirectory(directory) }
     }
 
@@ -104,7 +104,7 @@ public final class BlobStore: Sendable {
     }
 
     /// The blob files present.
-    func list() throws -> [UUID] {
+    package func list() throws -> [UUID] {
         guard fileIO.isDirectory(directory) else { return [] }
         return try fileIO.listDirectory(directory).compactMap { name in
             guard name.hasSuffix(Self.fileExtension) else { return nil }
@@ -112,12 +112,12 @@ public final class BlobStore: Sendable {
         }
     }
 
-    func remove(_ id: UUID) throws { try fileIO.removeFile(path(of: id)) }
+    package func remove(_ id: UUID) throws { try fileIO.removeFile(path(of: id)) }
 }
 
 extension Value {
     /// Every blob reference inside this value.
-    var blobReferences: [BlobReference] {
+    package var blobReferences: [BlobReference] {
         switch self {
         case let .blob(reference): return [reference]
         case let .array(items): return items.flatMap(\.blobReferences)

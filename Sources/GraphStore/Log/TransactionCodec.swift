@@ -16,18 +16,18 @@ import GraphStoreCore
 public enum TransactionCodec {
     public static let payloadVersion: UInt8 = 2
     /// Version 1 payloads (no end mark) are still read.
-    static let readableVersions: ClosedRange<UInt8> = 1...2
+    package static let readableVersions: ClosedRange<UInt8> = 1...2
     public static let endMark: UInt8 = 0x5A
     /// Where the transaction number sits in the payload, so it can be filled in at append time.
-    static let numberOffset = 1
+    package static let numberOffset = 1
 
-    enum OperationTag: UInt8 {
+    package enum OperationTag: UInt8 {
         case insert = 1, update = 2, delete = 3, link = 4, unlink = 5, schema = 6
     }
 
     /// Encodes into `writer` (which may already hold a record header) with transaction number 0;
     /// the log patches the number in when it assigns it.
-    static func encode(_ changes: TransactionChanges, author: String, timestampMicros: Int64, into w: inout ByteWriter) {
+    package static func encode(_ changes: TransactionChanges, author: String, timestampMicros: Int64, into w: inout ByteWriter) {
         w.u8(payloadVersion)
         w.u64(0)
         w.u64(UInt64(bitPattern: timestampMicros))

@@ -138,13 +138,13 @@ private func fileKind(_ mode: mode_t) -> String {
     }
 }
 
-func parentDirectory(of path: String) -> String {
+package func parentDirectory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "" }
     return slash == path.startIndex ? "/" : String(path[..<slash])
 }
 
 /// A StorageError for the current errno; ENOSPC becomes `.diskFull`.
-func ioError(_ operation: String, _ path: String, _ code: Int32 = errno) -> StorageError {
+package func ioError(_ operation: String, _ path: String, _ code: Int32 = errno) -> StorageError {
     code == ENOSPC ? .diskFull(path: path) : .io(operation: operation, path: path, errno: code)
 }
 
@@ -155,19 +155,19 @@ private func retryingEINTR(_ call: () -> Int32) -> Int32 {
     }
 }
 
-final class PosixFileHandle: FileHandleIO, Sendable {
+package final class PosixFileHandle: FileHandleIO, Sendable {
     private let fd: Int32
     private let isClosed = Atomic<Bool>(false)
-    let path: String
+    package let path: String
 
-    init(fd: Int32, path: String) {
+    package init(fd: Int32, path: String) {
         self.fd = fd
         self.path = path
     }
 
     deinit { close() }
 
-    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+    package func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
@@ -186,7 +186,7 @@ final class PosixFileHandle: FileHandleIO, Sendable {
         return buffer
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
+    package func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
         while true {
             let n = pwrite(fd, base, bytes.count, off_t(offset))
@@ -195,7 +195,7 @@ final class PosixFileHandle: FileHandleIO, Sendable {
         }
     }
 
-    func sync() throws {
+    package func sync() throws {
         #if canImport(Darwin)
         let result = fsync(fd)
         #else
@@ -204,17 +204,17 @@ final class PosixFileHandle: FileHandleIO, Sendable {
         if result != 0 { throw ioError("fdatasync", path) }
     }
 
-    func size() throws -> UInt64 {
+    package func size() throws -> UInt64 {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw ioError("fstat", path) }
         return UInt64(info.st_size)
     }
 
-    func truncate(to size: UInt64) throws {
+    package func truncate(to size: UInt64) throws {
         if ftruncate(fd, off_t(size)) != 0 { throw ioError("ftruncate", path) }
     }
 
-    func preallocate(to size: UInt64) throws {
+    package func preallocate(to size: UInt64) throws {
         #if canImport(Darwin)
         if try self.size() < size { try truncate(to: size) }
         #else
@@ -228,14 +228,14 @@ final class PosixFileHandle: FileHandleIO, Sendable {
         #endif
     }
 
-    func tryLockExclusive() throws -> Bool {
+    package func tryLockExclusive() throws -> Bool {
         if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
         if errno == EWOULDBLOCK { return false }
         throw ioError("flock", path)
     }
 
     /// Idempotent; the descriptor also closes when the last reference goes away.
-    func close() {
+    package func close() {
         if !isClosed.exchange(true, ordering: .acquiringAndReleasing) { _ = Glibc.close(fd) }
     }
 }

@@ -44,7 +44,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// A file the operation expected was not there (ENOENT): what a reader sees when a writer
     /// removed a file it had listed.
-    var isMissingFile: Bool {
+    package var isMissingFile: Bool {
         if case let .io(_, _, code) = self { return code == 2 }
         if case let .corruption(_, _, reason) = self { return reason.contains("is missing") }
         return false
@@ -100,7 +100,7 @@ import Musl
 import Darwin
 #endif
 
-func errnoDescription(_ code: Int32) -> String {
+package func errnoDescription(_ code: Int32) -> String {
     guard let message = strerror(code) else { return "unknown error" }
     return String(cString: message)
 }

@@ -17,20 +17,20 @@ import GraphStoreCore
 /// whose creation never finished, quarantine what salvage dropped) is returned as `repairs`,
 /// which the caller applies once the whole open has succeeded (`apply`). An open that fails
 /// leaves every byte as it was.
-struct Recovery {
-    let fileIO: any FileIO
-    let directory: String
-    let salvage: Bool
-    let segmentSize: UInt64
+package struct Recovery {
+    package let fileIO: any FileIO
+    package let directory: String
+    package let salvage: Bool
+    package let segmentSize: UInt64
 
     /// Where the next append goes.
-    struct Position {
-        var segment: UInt64
-        var offset: UInt64
+    package struct Position {
+        package var segment: UInt64
+        package var offset: UInt64
     }
 
     /// A change a writer makes to the directory once its open has succeeded.
-    enum Repair: Equatable {
+    package enum Repair: Equatable {
         /// The newest segment's creation never finished: nothing in it was committed.
         case removeIncompleteSegment(UInt64)
         /// Cut a segment at `offset`, zero-filling (preallocating) it again up to `fileSize`.
@@ -41,15 +41,15 @@ struct Recovery {
         case quarantine(directory: String, segment: UInt64, offset: UInt64, later: [UInt64])
     }
 
-    struct Outcome {
-        var report = OpenReport()
+    package struct Outcome {
+        package var report = OpenReport()
         /// The active segment and the end of its last good record; nil when there are no segments.
-        var end: Position?
+        package var end: Position?
         /// What a writer changes once the open has succeeded, in order.
-        var repairs: [Repair] = []
+        package var repairs: [Repair] = []
     }
 
-    func run(baseTransaction: UInt64 = 0, body: (LogTransaction) throws -> Void) throws -> Outcome {
+    package func run(baseTransaction: UInt64 = 0, body: (LogTransaction) throws -> Void) throws -> Outcome {
         var outcome = Outcome()
         outcome.report.lastTransaction = baseTransaction
         let segments = try listSegments(fileIO: fileIO, directory: directory)
@@ -150,8 +150,8 @@ struct Recovery {
         return outcome
     }
 
-    func segmentStart(_ number: UInt64) -> UInt64? {
-        GraphStore.segmentStart(number, directory: directory, fileIO: fileIO)
+    package func segmentStart(_ number: UInt64) -> UInt64? {
+        GraphStoreLog.segmentStart(number, directory: directory, fileIO: fileIO)
     }
 
     private func droppedLength(_ raw: UnsafeRawBufferPointer, from offset: Int) -> UInt64 {
@@ -183,7 +183,7 @@ struct Recovery {
 
     // MARK: Applying repairs (a writer, once its open succeeded)
 
-    func apply(_ repairs: [Repair]) throws {
+    package func apply(_ repairs: [Repair]) throws {
         for repair in repairs {
             switch repair {
             case let .removeIncompleteSegment(number):
@@ -241,12 +241,12 @@ struct Recovery {
 }
 
 /// The segment numbers present in a store directory, ascending.
-func listSegments(fileIO: any FileIO, directory: String) throws -> [UInt64] {
+package func listSegments(fileIO: any FileIO, directory: String) throws -> [UInt64] {
     try fileIO.listDirectory(directory).compactMap(SegmentFormat.segmentNumber(fileName:)).sorted()
 }
 
 /// The transaction a segment's header says precedes it; nil when the header is unreadable.
-func segmentStart(_ number: UInt64, directory: String, fileIO: any FileIO) -> UInt64? {
+package func segmentStart(_ number: UInt64, directory: String, fileIO: any FileIO) -> UInt64? {
     guard let handle = try? fileIO.open(joinPath(directory, SegmentFormat.fileName(segment: number)), mode: .readOnly) else { return nil }
     defer { handle.close() }
     guard let bytes = try? handle.read(at: 0, count: SegmentFormat.headerSize) else { return nil }
@@ -258,6 +258,6 @@ func segmentStart(_ number: UInt64, directory: String, fileIO: any FileIO) -> UI
 
 /// Where the kept log starts: the transaction before its first segment (0 when compaction has
 /// removed nothing, or there are no segments).
-func logStart(directory: String, fileIO: any FileIO) throws -> UInt64 {
+package func logStart(directory: String, fileIO: any FileIO) throws -> UInt64 {
     try listSegments(fileIO: fileIO, directory: directory).first.flatMap { segmentStart($0, directory: directory, fileIO: fileIO) } ?? 0
 }

@@ -4,28 +4,28 @@ import GraphStoreCore
 ///
 /// The scanner never trusts a length or count it read: every bound is checked, so any bytes
 /// produce transactions and a stop reason, never a trap.
-struct SegmentScanner {
-    enum Stop: Equatable {
+package struct SegmentScanner {
+    package enum Stop: Equatable {
         /// Only zero bytes (preallocated space) or nothing follow the last record.
         case cleanEnd
         /// The bytes at `offset` are not a valid next record.
         case damaged(offset: Int, reason: String)
     }
 
-    struct Result {
+    package struct Result {
         /// The offset just past the last good record.
-        var end: Int
-        var stop: Stop
+        package var end: Int
+        package var stop: Stop
         /// The number of the last good transaction (the starting one when there was none).
-        var lastTransaction: UInt64
-        var lastTimestampMicros: Int64?
-        var transactionCount: Int
+        package var lastTransaction: UInt64
+        package var lastTimestampMicros: Int64?
+        package var transactionCount: Int
     }
 
     /// Scans records from `start`, expecting transaction `previousTransaction + 1` first,
     /// handing each good one to `body`. Transactions up to `skipThrough` (which a checkpoint
     /// already holds) are checked (framing, checksum, number) but not decoded or handed over.
-    static func scan(
+    package static func scan(
         _ bytes: UnsafeRawBufferPointer,
         from start: Int,
         previousTransaction: UInt64,
@@ -81,7 +81,7 @@ struct SegmentScanner {
 
     /// A well-framed transaction record numbered `number` at `offset`: where the next record
     /// starts and its commit time. Checks no checksum.
-    static func skippableRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int, number: UInt64) -> (offset: Int, number: UInt64, time: Int64)? {
+    package static func skippableRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int, number: UInt64) -> (offset: Int, number: UInt64, time: Int64)? {
         guard bytes.count - offset >= RecordFormat.headerSize + 17, bytes[offset + 8] == RecordFormat.Kind.transaction.rawValue else { return nil }
         let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         let start = offset + RecordFormat.headerSize
@@ -92,14 +92,14 @@ struct SegmentScanner {
         return (start + length, found, time)
     }
 
-    enum RecordDecoding {
+    package enum RecordDecoding {
         case zeroHeader
         case invalid(String)
         case record(payload: UnsafeRawBufferPointer, next: Int)
     }
 
     /// Frames and checks one record at `offset`.
-    static func decodeRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int,
+    package static func decodeRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int,
                              kinds: ClosedRange<UInt8> = RecordFormat.logKinds) -> RecordDecoding {
         guard offset >= 0, bytes.count - offset >= RecordFormat.headerSize else { return .invalid("truncated record header") }
         let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
@@ -120,7 +120,7 @@ struct SegmentScanner {
 
     /// The offset of the first well-framed record (valid checksum) strictly after `offset`, if any.
     /// Used to tell a torn tail (nothing valid follows) from damage in the middle of the log.
-    static func firstValidRecord(_ bytes: UnsafeRawBufferPointer, after offset: Int) -> Int? {
+    package static func firstValidRecord(_ bytes: UnsafeRawBufferPointer, after offset: Int) -> Int? {
         var candidate = offset + 1
         let transactionKind = RecordFormat.Kind.transaction.rawValue
         while candidate + RecordFormat.headerSize <= bytes.count {
@@ -148,7 +148,7 @@ struct SegmentScanner {
     /// - nothing follows it but zeros, and it does not end with its end mark (version 2), or
     ///   ends with a zero byte (version 1, which has no end mark: the best it can tell). Data
     ///   after its end means a write went further: the record is complete, its length damaged.
-    static func isTornWrite(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+    package static func isTornWrite(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
         guard offset >= 0, bytes.count - offset >= RecordFormat.headerSize else { return true }
         let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         let headerIsZero = (0..<RecordFormat.headerSize).allSatisfy { bytes[offset + $0] == 0 }
@@ -168,7 +168,7 @@ struct SegmentScanner {
     }
 
     /// The unit in which a write reaches the disk (the smallest a device writes whole).
-    static let sectorSize = 512
+    package static let sectorSize = 512
 
     /// Whether the bytes from `offset` to the last non-zero byte of the file form a whole
     /// version-2 record whose length field alone is wrong.
@@ -181,12 +181,12 @@ struct SegmentScanner {
         return RecordFormat.checksum(kind: bytes[offset + 8], payload: payload) == storedCRC
     }
 
-    static func isZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Bool {
+    package static func isZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Bool {
         lastNonZero(bytes, from: offset) == nil
     }
 
     /// The offset of the last non-zero byte at or after `offset`.
-    static func lastNonZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Int? {
+    package static func lastNonZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Int? {
         var i = bytes.count - 1
         // Word-at-a-time from the end: preallocated tails are long runs of zeros.
         while i - 7 >= offset {

@@ -4,9 +4,9 @@ import Synchronization
 /// of opens) and the backing of in-memory fault injection. Files live as long as the instance.
 public final class MemoryFileIO: FileIO, Sendable {
     private struct State {
-        var files: [String: [UInt8]] = [:]
-        var directories: Set<String> = ["/"]
-        var locks: [String: ObjectIdentifier] = [:]
+        package var files: [String: [UInt8]] = [:]
+        package var directories: Set<String> = ["/"]
+        package var locks: [String: ObjectIdentifier] = [:]
     }
 
     private let state = Mutex(State())
@@ -128,12 +128,12 @@ public final class MemoryFileIO: FileIO, Sendable {
     }
 }
 
-final class MemoryFileHandle: FileHandleIO, Sendable {
-    let path: String
+package final class MemoryFileHandle: FileHandleIO, Sendable {
+    package let path: String
     private let fileSystem: MemoryFileIO
     private let writable: Bool
 
-    init(fileSystem: MemoryFileIO, path: String, writable: Bool) {
+    package init(fileSystem: MemoryFileIO, path: String, writable: Bool) {
         self.fileSystem = fileSystem
         self.path = path
         self.writable = writable
@@ -141,7 +141,7 @@ final class MemoryFileHandle: FileHandleIO, Sendable {
 
     deinit { close() }
 
-    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+    package func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         try fileSystem.withFile(path) { bytes in
             guard offset < UInt64(bytes.count), count > 0 else { return [] }
             let start = Int(offset)
@@ -149,7 +149,7 @@ final class MemoryFileHandle: FileHandleIO, Sendable {
         }
     }
 
-    func write(_ source: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
+    package func write(_ source: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
         guard writable else { throw StorageError.io(operation: "write", path: path, errno: 9) }
         guard !source.isEmpty else { return 0 }
         return try fileSystem.withFile(path) { bytes in
@@ -162,13 +162,13 @@ final class MemoryFileHandle: FileHandleIO, Sendable {
         }
     }
 
-    func sync() throws {}
+    package func sync() throws {}
 
-    func size() throws -> UInt64 {
+    package func size() throws -> UInt64 {
         try fileSystem.withFile(path) { UInt64($0.count) }
     }
 
-    func truncate(to size: UInt64) throws {
+    package func truncate(to size: UInt64) throws {
         try fileSystem.withFile(path) { bytes in
             if bytes.count > Int(size) {
                 bytes.removeSubrange(Int(size)...)
@@ -178,17 +178,17 @@ final class MemoryFileHandle: FileHandleIO, Sendable {
         }
     }
 
-    func preallocate(to size: UInt64) throws {
+    package func preallocate(to size: UInt64) throws {
         try fileSystem.withFile(path) { bytes in
             if bytes.count < Int(size) { bytes.append(contentsOf: [UInt8](repeating: 0, count: Int(size) - bytes.count)) }
         }
     }
 
-    func tryLockExclusive() throws -> Bool {
+    package func tryLockExclusive() throws -> Bool {
         fileSystem.lock(path, owner: ObjectIdentifier(self))
     }
 
-    func close() {
+    package func close() {
         fileSystem.unlock(path, owner: ObjectIdentifier(self))
     }
 }
