@@ -20,8 +20,11 @@ let package = Package(
         // Log: file I/O (POSIX, in memory, fault-injecting), segments, recovery, the transaction
         // log with group commit, blob files.
         .target(name: "GraphStoreLog", dependencies: ["GraphStoreCore"], path: "Sources/GraphStore/Log"),
+        // Graph: the schema, entity tables, columns, relationships, indexes and the checkpoint
+        // codec; the committed object graph in memory.
+        .target(name: "GraphStoreGraph", dependencies: ["GraphStoreLog", "GraphStoreCore"], path: "Sources/GraphStore/Graph"),
         // The SwiftData face: container, context, query, undo, batch.
-        .target(name: "GraphStore", dependencies: ["GraphStoreLog", "GraphStoreCore", "CSwiftRuntime"], path: "Sources/GraphStore/GraphStore"),
+        .target(name: "GraphStore", dependencies: ["GraphStoreGraph", "GraphStoreLog", "GraphStoreCore", "CSwiftRuntime"], path: "Sources/GraphStore/GraphStore"),
         // The Swift runtime's conditional retain, for the identity map (ObjectRegistry), and a
         // C atomic for schema discovery (DeclarationRecording).
         .target(name: "CSwiftRuntime"),

@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreGraph
 
 /// Many rows of one model, written in one transaction without a model object per row: Core
 /// Data's `NSBatchInsertRequest`, with SwiftData's upsert. For imports and bulk updates, where

@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreGraph
 
 /// Turns batches into one transaction's changes, under the container's commit lock and
 /// against the graph as committed (see `BatchInsert` for what a row does).

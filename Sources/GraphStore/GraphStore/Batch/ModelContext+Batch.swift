@@ -1,3 +1,5 @@
+import GraphStoreGraph
+
 extension ModelContext {
     /// Writes the batches' rows in one transaction (see `BatchInsert`), in the order given: a
     /// batch's `toOne(_:by:)` keys find the rows of the batches before it. Nothing is written

@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreGraph
 import GraphStoreLog
 
 /// Where and how a container keeps its store (SwiftData's ModelConfiguration, plus durability).

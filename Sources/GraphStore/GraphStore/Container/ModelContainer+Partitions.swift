@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreGraph
 import GraphStoreLog
 
 /// A container made with several configurations (SwiftData's "trips in one store, people in

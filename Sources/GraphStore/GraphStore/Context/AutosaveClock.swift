@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreGraph
 import Synchronization
 
 /// What drives autosave: a clock that calls back after an interval. Tests inject

@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreGraph
 
 /// Which properties of which rows a committed transaction changed, derived from its operations:
 /// what other contexts need to tell the observers of their registered objects.

@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreGraph
 import Synchronization
 
 /// Where work for a context that arrives from elsewhere (a due autosave, other contexts' saves

@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreGraph
 
 /// The engine's state for one model object: which context manages it, its row, and its unsaved
 /// changes. The declaring layer reads and writes properties only through these methods, by

@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreGraph
 
 /// Uniqueness over several properties (`Schema.Unique`) at save, as `@Attribute(.unique)` has
 /// it over one: an inserted object whose values match a committed row's (or an earlier insert's

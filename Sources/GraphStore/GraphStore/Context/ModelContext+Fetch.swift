@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreGraph
 
 /// Fetching: every live row of the entity (with this context's unsaved changes, unless the
 /// descriptor says otherwise), filtered by the predicate and sorted by the sort descriptors.

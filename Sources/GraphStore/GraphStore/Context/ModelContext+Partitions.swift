@@ -1,3 +1,5 @@
+import GraphStoreGraph
+
 /// A context over a container with several stores (ModelContainer+Partitions.swift): a context
 /// per store, by which every model and every fetch is routed by its entity. What a SwiftData user
 /// calls on the context reaches the store that holds the model; settings (author, merge policy,

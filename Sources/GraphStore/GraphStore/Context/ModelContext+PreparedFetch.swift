@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreGraph
 
 /// A prepared fetch compiled for one context: its predicate's tree with parameter slots, its
 /// condition on committed rows (`compiles` false: the predicate runs on objects), and the

@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreGraph
 
 /// Reading committed values, writing changes, and keeping inverse relationships in step in
 /// memory, at once, on both sides.

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreGraph
 
 /// SwiftData's ModelContext on GraphStore: hands out model objects backed by committed rows
 /// (one object per identifier), tracks their changes, keeps inverses in step at once, and saves

@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreGraph
 
 /// Why a context operation failed, naming the model and property involved.
 public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import GraphStoreGraph
 import Synchronization
 
 /// The stable identity of a stored object: its entity and its row number, which is assigned when

@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreGraph
 import Observation
 
 /// What the engine needs of a model type. Declare models by subclassing `Model` from

@@ -1,3 +1,5 @@
+import GraphStoreGraph
+
 /// Reading one column of many candidate rows in a tight loop before a compiled predicate runs
 /// on them: the rows are scattered over a column too large for the cache, and loads that do not
 /// depend on each other overlap their cache misses, where the same loads made one by one inside

@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreGraph
 
 /// An AND of equalities covering every member of a compound index (`Schema.Unique`,
 /// `Schema.Index`) is answered by that index: `$0.number == 12 && $0.airline?.code == "UAL"`

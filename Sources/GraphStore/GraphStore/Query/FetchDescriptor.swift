@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreGraph
 
 /// What to fetch: SwiftData's FetchDescriptor, with the same names and defaults.
 public struct FetchDescriptor<T: PersistentModel> {

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreGraph
 import Observation
 
 /// The results of a fetch that keep themselves current: after any context's save they update —

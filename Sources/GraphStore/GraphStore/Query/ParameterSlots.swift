@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreGraph
 import GraphStoreLog
 
 /// A compiled prepared fetch's parameter values for the run under way, which its compiled

@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreGraph
 
 #if !canImport(Darwin)
 // Foundation on Apple platforms lets #Predicate call localizedStandardContains,

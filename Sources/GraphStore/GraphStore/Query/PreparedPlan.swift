@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreGraph
 
 /// A prepared fetch's index paths, worked out once per context: which of the predicate's
 /// top-level equalities an index answers, and how. A run then only looks its values up — no

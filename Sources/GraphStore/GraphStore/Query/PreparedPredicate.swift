@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreGraph
 
 /// A prepared fetch's predicate as the planner and the row compiler read it, converted once
 /// (see `PredicateNode`): every read of the parameters — the parameters themselves, or a path

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreGraph
 
 /// Chooses how to find the rows a predicate may match: equality and IN on unique or indexed
 /// attributes, ranges on sorted indexes, a to-one relationship's target (by a unique attribute

@@ -1,3 +1,5 @@
+import GraphStoreGraph
+
 /// SwiftData's ways of naming a schema by its model types.
 extension Schema {
     /// The schema of `types` and every model they relate to: `Schema([Trip.self, Person.self])`.
@@ -24,6 +26,8 @@ extension Schema {
         self.init(versionedSchema.models, version: versionedSchema.versionIdentifier)
     }
 
+    public func entity(for type: any PersistentModel.Type) -> Schema.Entity? { entity(forTypeIdentifier: ObjectIdentifier(type)) }
+
     /// The model types, in entity order (empty for a schema read from a store without its models).
     public var types: [any PersistentModel.Type] { entities.compactMap(\.type) }
 
@@ -32,4 +36,9 @@ extension Schema {
         if let failure { throw failure }
         return self
     }
+}
+
+extension Schema.Entity {
+    /// The model class; nil in a schema read back from a store without its models (`Schema(record:)`).
+    public var type: (any PersistentModel.Type)? { declaredType as? any PersistentModel.Type }
 }

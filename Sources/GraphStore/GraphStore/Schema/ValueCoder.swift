@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreGraph
 
 /// Converts one Swift type to and from `Value`: chosen once per property from what the type
 /// offers — `Storable` (native), `RawRepresentable` (its raw value), or `Codable` (JSON bytes).

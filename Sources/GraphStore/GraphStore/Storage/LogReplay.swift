@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreGraph
 import GraphStoreLog
 
 /// Copies a store's state as of a given transaction into a new store, with the original

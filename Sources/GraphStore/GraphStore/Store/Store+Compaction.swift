@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreGraph
 import GraphStoreLog
 
 extension Store {

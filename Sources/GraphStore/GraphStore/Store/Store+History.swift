@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreGraph
 import GraphStoreLog
 
 /// A committed transaction as the store reads it from its log, without model types (the

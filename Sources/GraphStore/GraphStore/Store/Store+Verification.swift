@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreGraph
 import GraphStoreLog
 
 extension Store {

@@ -1,3 +1,4 @@
+import GraphStoreGraph
 import GraphStoreLog
 
 /// A read-only look at a store: what `graphstore info` and `verify` print.

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreGraph
 import GraphStoreLog
 
 /// The JSON form of a store's rows, shared by `graphstore dump`, `export` and `import`

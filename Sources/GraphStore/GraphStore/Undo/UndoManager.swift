@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreGraph
 
 #if !canImport(Darwin)
 /// Foundation's UndoManager, for platforms whose Foundation has none (Linux): changes register

@@ -1,3 +1,5 @@
+import GraphStoreGraph
+
 /// One version of an app's models, as SwiftData declares it:
 ///
 ///     enum EnrouteV1: VersionedSchema {

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreGraph
 
 // SwiftData's history types (iOS 18), on GraphStore's log: every committed transaction of a
 // store, with what it inserted, updated and deleted (Docs/guides/history.md).

@@ -9,23 +9,23 @@ import GraphStoreCore
 /// and for keys of up to 15 UTF-8 bytes (idents, codes), which Swift keeps inline, the
 /// comparison touches no other memory. Deletion shifts later entries of the run back (no
 /// tombstones), so lookups never slow down as rows come and go.
-final class StringRowTable {
+package final class StringRowTable {
     private struct Entry {
-        var key: String
-        var hash: UInt32
+        package var key: String
+        package var hash: UInt32
         /// `empty` marks a free entry.
-        var row: UInt32
+        package var row: UInt32
     }
 
     private static let empty = UInt32.max
 
     private var entries: UnsafeMutablePointer<Entry>
     private var mask: Int
-    private(set) var count = 0
+    package private(set) var count = 0
     /// Per table, so that no one set of keys collides in every process (see StringKeyHash).
     private let seed = UInt64.random(in: .min ... .max)
 
-    init(minimumCapacity: Int = 0) {
+    package init(minimumCapacity: Int = 0) {
         let size = Self.size(for: minimumCapacity)
         entries = Self.allocate(size)
         mask = size - 1
@@ -37,7 +37,7 @@ final class StringRowTable {
     }
 
     /// The row holding `key`.
-    func row(for key: String) -> UInt32? {
+    package func row(for key: String) -> UInt32? {
         let hash = hash(key)
         var index = Int(hash) & mask
         while true {
@@ -50,12 +50,12 @@ final class StringRowTable {
 
     /// Starts loading the entry where `key`'s probe begins, for a lookup a little later: a
     /// batch's keys looked up one after another each waited for a cache miss.
-    func prefetch(_ key: String) {
+    package func prefetch(_ key: String) {
         graphstore_prefetch(entries + (Int(hash(key)) & mask))
     }
 
     /// Gives `key` to `row` (replacing the row it had).
-    func set(_ row: UInt32, for key: String) {
+    package func set(_ row: UInt32, for key: String) {
         precondition(row != Self.empty, "row \(row) is out of range")
         let hash = hash(key)
         var index = Int(hash) & mask
@@ -73,7 +73,7 @@ final class StringRowTable {
     }
 
     /// Takes `key` out, if present.
-    func remove(_ key: String) {
+    package func remove(_ key: String) {
         let hash = hash(key)
         var index = Int(hash) & mask
         while true {
@@ -97,7 +97,7 @@ final class StringRowTable {
         count -= 1
     }
 
-    func reserveCapacity(_ minimumCapacity: Int) {
+    package func reserveCapacity(_ minimumCapacity: Int) {
         let size = Self.size(for: minimumCapacity)
         if size > mask + 1 { resize(to: size) }
     }
@@ -117,7 +117,7 @@ final class StringRowTable {
 
     /// Every key and its row, and whether each entry is found from its home without crossing
     /// an empty entry (tests).
-    var contentsIfConsistent: [String: UInt32]? {
+    package var contentsIfConsistent: [String: UInt32]? {
         var contents: [String: UInt32] = [:]
         for i in 0...mask where entries[i].row != Self.empty {
             let entry = entries[i]

@@ -5,8 +5,8 @@ import GraphStoreCore
 /// One attribute's values for every row slot of an entity, stored by kind so that a million
 /// doubles take 8 MB, not a million boxed values. Optional attributes keep a null flag per slot.
 /// Like EntityTable's, the arrays skip run-time exclusivity checks: the graph's lock orders access.
-final class Column {
-    enum Storage {
+package final class Column {
+    package enum Storage {
         case bools([Bool])
         case ints([Int64])
         case doubles([Double])
@@ -14,7 +14,7 @@ final class Column {
         case values([Value])
     }
 
-    let type: AttributeType
+    package let type: AttributeType
     @exclusivity(unchecked) private var bools: [Bool] = []
     @exclusivity(unchecked) private var ints: [Int64] = []
     @exclusivity(unchecked) private var doubles: [Double] = []
@@ -23,14 +23,14 @@ final class Column {
     @exclusivity(unchecked) private var nulls: [Bool] = []
     /// How many slots are null. While none are (a non-optional attribute's usual state), reads
     /// skip the null flag: in a large column it is a cache miss per random row.
-    @exclusivity(unchecked) private(set) var nullCount = 0
-    let layout: Layout
-    let defaultValue: Value
+    @exclusivity(unchecked) package private(set) var nullCount = 0
+    package let layout: Layout
+    package let defaultValue: Value
 
     /// How values are held; the raw value is what checkpoints record.
-    enum Layout: UInt8 { case bool = 1, int, uint, double, float, date, string, value }
+    package enum Layout: UInt8 { case bool = 1, int, uint, double, float, date, string, value }
 
-    init(type: AttributeType, defaultValue: Value) {
+    package init(type: AttributeType, defaultValue: Value) {
         self.type = type
         self.defaultValue = defaultValue
         switch type.kind {
@@ -45,10 +45,10 @@ final class Column {
         }
     }
 
-    var count: Int { nulls.count }
+    package var count: Int { nulls.count }
 
     /// Adds slots up to `count`, holding the default value.
-    func grow(to newCount: Int) {
+    package func grow(to newCount: Int) {
         let extra = newCount - count
         guard extra > 0 else { return }
         nulls.append(repeating: true, count: extra)
@@ -66,7 +66,7 @@ final class Column {
     /// by row), for an integer column: sorting (key, row) pairs instead of comparing `Value`s
     /// read through `value(at:)`, which dominated rebuilding the index after an upsert. Nil for
     /// other layouts.
-    func rowsInIntegerOrder(_ rows: [UInt32]) -> [UInt32]? {
+    package func rowsInIntegerOrder(_ rows: [UInt32]) -> [UInt32]? {
         guard layout == .int || layout == .uint else { return nil }
         var nullRows: [UInt32] = [], keyedRows: [UInt32] = [], keys: [UInt64] = []
         keyedRows.reserveCapacity(rows.count)
@@ -88,7 +88,7 @@ final class Column {
         return nullRows + radixSorted(rows: keyedRows, keys: keys)
     }
 
-    func reserve(_ capacity: Int) {
+    package func reserve(_ capacity: Int) {
         nulls.reserveCapacity(capacity)
         switch layout {
         case .bool: bools.reserveCapacity(capacity)
@@ -101,7 +101,7 @@ final class Column {
 
     /// Reads each slot's null flag and fixed-size value (warming the cache for a predicate that
     /// reads them next); strings and boxed values are left alone.
-    func touch(rows: [UInt64]) -> UInt64 {
+    package func touch(rows: [UInt64]) -> UInt64 {
         var sum: UInt64 = 0
         nulls.withUnsafeBufferPointer { nulls in
             for row in rows where row > 0 && Int(row) <= nulls.count { sum &+= nulls[Int(row - 1)] ? 1 : 0 }
@@ -122,13 +122,13 @@ final class Column {
     }
 
     /// Whether the slot holds nil (`value(at:) == .null`), without making the value.
-    func holdsNull(at slot: Int) -> Bool {
+    package func holdsNull(at slot: Int) -> Bool {
         if isNull(slot) { return true }
         if layout == .value { return values[slot] == .null }
         return false
     }
 
-    func value(at slot: Int) -> Value {
+    package func value(at slot: Int) -> Value {
         if isNull(slot) { return .null }
         switch layout {
         case .bool: return .bool(bools[slot])
@@ -144,7 +144,7 @@ final class Column {
 
     /// Stores `value`; a value of another shape than the column's is stored as-is in a boxed
     /// column or, for typed columns, converted where lossless and otherwise kept as null.
-    func set(_ value: Value, at slot: Int) {
+    package func set(_ value: Value, at slot: Int) {
         if case .null = value {
             setNull(true, at: slot)
             switch layout {
@@ -177,7 +177,7 @@ final class Column {
     /// update), as `set(_:at:)` would with each row's value, but reading the batch's typed
     /// storage where it holds what this column holds: making a `Value` of each and matching it
     /// was most of applying a batch import's columns, and a third of an upsert's.
-    func set(from batch: BatchColumn, rows: [UInt64], sources: [Int], fallback: Value?) {
+    package func set(from batch: BatchColumn, rows: [UInt64], sources: [Int], fallback: Value?) {
         @inline(__always) func each(_ body: (_ slot: Int, _ source: Int) -> Void) {
             for index in rows.indices {
                 let slot = Int(rows[index] - 1), source = sources[index]
@@ -213,10 +213,10 @@ final class Column {
     }
 
     /// Frees a deleted row's heap storage.
-    func clear(_ slot: Int) { set(.null, at: slot) }
+    package func clear(_ slot: Int) { set(.null, at: slot) }
 
     // Typed fast paths for queries and sorting.
-    func double(at slot: Int) -> Double? {
+    package func double(at slot: Int) -> Double? {
         guard !isNull(slot) else { return nil }
         switch layout {
         case .double, .float, .date: return doubles[slot]
@@ -225,19 +225,19 @@ final class Column {
         }
     }
 
-    func string(at slot: Int) -> String? {
+    package func string(at slot: Int) -> String? {
         guard !isNull(slot), layout == .string else { return nil }
         return strings[slot]
     }
 
     /// Whether the slot is null (its flag is read only while some slot is).
-    func isNull(_ slot: Int) -> Bool { nullCount > 0 && nulls[slot] }
+    package func isNull(_ slot: Int) -> Bool { nullCount > 0 && nulls[slot] }
 
     /// Starts loading `slot`'s value (and its null flag, while any are set) into the cache, for a
     /// read expected soon (AttributeReadAhead).
     // The arrays' addresses are read without `withUnsafeBufferPointer`, which retained and
     // released the array each time.
-    func prefetch(_ slot: Int) {
+    package func prefetch(_ slot: Int) {
         guard slot >= 0, slot < nulls.count else { return }
         if nullCount > 0 { Self.prefetch(nulls._baseAddressIfContiguous, slot) }
         switch layout {
@@ -258,23 +258,23 @@ final class Column {
 
     /// The column's arrays at one moment. Capturing is O(1): the arrays are copy-on-write, so a
     /// later write to the live column copies it once and the image stays as it was.
-    struct Image {
-        var layout: Layout
-        var nulls: [Bool]
-        var bools: [Bool] = []
-        var ints: [Int64] = []
-        var doubles: [Double] = []
-        var strings: [String] = []
-        var values: [Value] = []
+    package struct Image {
+        package var layout: Layout
+        package var nulls: [Bool]
+        package var bools: [Bool] = []
+        package var ints: [Int64] = []
+        package var doubles: [Double] = []
+        package var strings: [String] = []
+        package var values: [Value] = []
     }
 
-    func image() -> Image {
+    package func image() -> Image {
         Image(layout: layout, nulls: nulls, bools: bools, ints: ints, doubles: doubles, strings: strings, values: values)
     }
 
     /// Replaces the contents with an image's. An image of another layout (a migrated type) is
     /// converted value by value.
-    func restore(_ image: Image) {
+    package func restore(_ image: Image) {
         guard image.layout == layout else {
             let source = Column(layout: image.layout, defaultValue: .null)
             source.restore(image)

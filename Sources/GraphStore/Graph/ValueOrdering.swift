@@ -42,7 +42,7 @@ extension Value {
         }
     }
 
-    var numericValue: Double? {
+    package var numericValue: Double? {
         switch self {
         case let .int(v): return Double(v)
         case let .uint(v): return Double(v)

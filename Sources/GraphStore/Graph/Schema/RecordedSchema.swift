@@ -43,13 +43,13 @@ extension Schema {
 extension SchemaRecord {
     /// The longest type text, and the deepest nesting of arrays and dictionaries, a record may
     /// hold: far beyond any model's, and small enough that parsing one costs nothing.
-    static let longestTypeText = 256
-    static let deepestTypeNesting = 16
+    package static let longestTypeText = 256
+    package static let deepestTypeNesting = 16
 
     /// Throws `SchemaError.unreadableRecord` naming the first thing no schema can be built from:
     /// a name used twice (entities; properties of one entity), a number used twice, an empty
     /// name, a type text that is too long or nested too deep.
-    func validate() throws {
+    package func validate() throws {
         func fail(_ reason: String) -> SchemaError { .unreadableRecord(reason: reason) }
         var entityNames = Set<String>(), entityNumbers = Set<EntityNumber>()
         for entity in entities {
@@ -74,7 +74,7 @@ extension SchemaRecord {
 
 extension AttributeType {
     /// Parses the type text a schema record holds ("String?", "[Int]", "[String: Date]").
-    init?(recorded text: String) {
+    package init?(recorded text: String) {
         var body = Substring(text)
         let optional = body.hasSuffix("?")
         if optional { body = body.dropLast() }
@@ -84,7 +84,7 @@ extension AttributeType {
 }
 
 extension StorageKind {
-    init?(recorded text: Substring) {
+    package init?(recorded text: Substring) {
         switch text {
         case "Bool": self = .bool
         case "Int": self = .int(bits: 64)

@@ -1,36 +1,36 @@
 import GraphStoreCore
 
 /// A consistent view of the committed graph, valid only inside `Graph.read`.
-struct GraphView {
-    let tables: [EntityTable]
-    let lastTransaction: UInt64
+package struct GraphView {
+    package let tables: [EntityTable]
+    package let lastTransaction: UInt64
 
-    func table(_ entity: Int) -> EntityTable { tables[entity] }
+    package func table(_ entity: Int) -> EntityTable { tables[entity] }
 
-    func isLive(entity: Int, row: UInt64) -> Bool { tables[entity].isLive(row) }
+    package func isLive(entity: Int, row: UInt64) -> Bool { tables[entity].isLive(row) }
 
-    func value(entity: Int, row: UInt64, attribute: Int) -> Value {
+    package func value(entity: Int, row: UInt64, attribute: Int) -> Value {
         tables[entity].value(row: row, attribute: attribute)
     }
 
     /// Whether an attribute of the row is nil (`value(…) == .null`), without making the value.
-    func isNull(entity: Int, row: UInt64, attribute: Int) -> Bool {
+    package func isNull(entity: Int, row: UInt64, attribute: Int) -> Bool {
         tables[entity].columns[attribute].holdsNull(at: Int(row - 1))
     }
 
     /// The target row of a to-one relationship, or nil.
-    func toOne(entity: Int, row: UInt64, relationship: Int) -> UInt64? {
+    package func toOne(entity: Int, row: UInt64, relationship: Int) -> UInt64? {
         let target = tables[entity].toOne[relationship][Int(row - 1)]
         return target == 0 ? nil : UInt64(target)
     }
 
     /// The ordered target rows of a to-many relationship.
-    func toMany(entity: Int, row: UInt64, relationship: Int) -> [UInt32] {
+    package func toMany(entity: Int, row: UInt64, relationship: Int) -> [UInt32] {
         tables[entity].toMany[relationship][Int(row - 1)]
     }
 
     /// The rows whose `relationship` points at `target`, whichever side stores it.
-    func sources(of relationship: Schema.Relationship, pointingAt target: UInt64, schema: Schema) -> [UInt32] {
+    package func sources(of relationship: Schema.Relationship, pointingAt target: UInt64, schema: Schema) -> [UInt32] {
         if let inverse = relationship.inverse {
             let inverseRelationship = schema.entities[inverse.entity].relationships[inverse.relationship]
             guard tables[inverse.entity].isLive(target) else { return [] }
@@ -42,7 +42,7 @@ struct GraphView {
     }
 
     /// The row holding `value` in a unique attribute.
-    func row(entity: Int, uniqueAttribute: Int, value: Value) -> UInt64? {
+    package func row(entity: Int, uniqueAttribute: Int, value: Value) -> UInt64? {
         tables[entity].uniqueRow(attribute: uniqueAttribute, value: value)
     }
 }

@@ -10,18 +10,18 @@ import GraphStoreCore
 /// else is an *incompatibility*: the property is not mapped (its stored values are dropped) and
 /// the difference is listed, so that an open whose current schema needs it can refuse
 /// (`SchemaError.incompatible`) and a migration stage can accept it.
-struct SchemaTranslation {
-    private(set) var entities: [EntityNumber: EntityNumber] = [:]
-    private(set) var properties: [PropertyNumber: PropertyNumber] = [:]
+package struct SchemaTranslation {
+    package private(set) var entities: [EntityNumber: EntityNumber] = [:]
+    package private(set) var properties: [PropertyNumber: PropertyNumber] = [:]
     /// Differences that stored data cannot follow without a migration (type changes).
-    private(set) var incompatibilities: [String] = []
+    package private(set) var incompatibilities: [String] = []
     /// Attributes unique in the running schema but not in the record (entity, attribute numbers):
     /// stored rows must be checked for duplicates before the constraint is recorded.
-    private(set) var newlyUnique: [(EntityNumber, PropertyNumber)] = []
+    package private(set) var newlyUnique: [(EntityNumber, PropertyNumber)] = []
 
     /// Whether values stored as `recorded` read losslessly as `declared`: a wider integer of the
     /// same signedness, an unsigned one into a wider signed one, or the same type made optional.
-    static func widens(from recorded: String, to declared: AttributeType) -> Bool {
+    package static func widens(from recorded: String, to declared: AttributeType) -> Bool {
         guard let stored = AttributeType(recorded: recorded) else { return false }
         if stored.isOptional && !declared.isOptional { return false }
         if stored.kind == declared.kind { return true }
@@ -32,7 +32,7 @@ struct SchemaTranslation {
         }
     }
 
-    init(record: SchemaRecord, schema: Schema) {
+    package init(record: SchemaRecord, schema: Schema) {
         for recorded in record.entities {
             guard let entity = schema.entity(named: recorded.name)
                 ?? schema.entities.first(where: { $0.originalName == recorded.name }) else { continue }
@@ -68,12 +68,12 @@ struct SchemaTranslation {
     }
 
     /// Whether the record numbers everything exactly as the running schema does.
-    static func isIdentity(record: SchemaRecord, schema: Schema) -> Bool {
+    package static func isIdentity(record: SchemaRecord, schema: Schema) -> Bool {
         record.hasSameShape(as: SchemaRecord(schema: schema))
     }
 
     /// The operation in the running schema's numbers; nil when it names something the models no longer have.
-    func translate(_ operation: LogOperation) -> LogOperation? {
+    package func translate(_ operation: LogOperation) -> LogOperation? {
         switch operation {
         case let .insert(entity, row, values):
             guard let e = entities[entity] else { return nil }

@@ -2,7 +2,7 @@
 /// from 1 upward, so an array answers without hashing (applying a transaction looks one up per
 /// stored value); a schema with numbers too sparse for an array (never written by this
 /// package) is looked up in a dictionary instead.
-struct NumberIndex<Element: Sendable>: Sendable {
+package struct NumberIndex<Element: Sendable>: Sendable {
     private enum Storage {
         case dense([Element?])
         case sparse([UInt32: Element])
@@ -12,7 +12,7 @@ struct NumberIndex<Element: Sendable>: Sendable {
     private static var denseLimit: Int { 1 << 16 }
 
     /// The first element given for a number wins.
-    init(_ pairs: [(UInt32, Element)]) {
+    package init(_ pairs: [(UInt32, Element)]) {
         let largest = pairs.map { Int($0.0) }.max() ?? -1
         if largest < Self.denseLimit {
             var slots = [Element?](repeating: nil, count: largest + 1)
@@ -27,7 +27,7 @@ struct NumberIndex<Element: Sendable>: Sendable {
         }
     }
 
-    subscript(number: UInt32) -> Element? {
+    package subscript(number: UInt32) -> Element? {
         switch storage {
         case let .dense(slots): return Int(number) < slots.count ? slots[Int(number)] : nil
         case let .sparse(elements): return elements[number]

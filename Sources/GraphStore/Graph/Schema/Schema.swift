@@ -8,30 +8,30 @@ public final class Schema: Sendable {
     private let byName: [String: Int]
     private let byType: [ObjectIdentifier: Int]
     /// Numbers the store has used, so removed properties' numbers are never reused.
-    let nextEntityNumber: EntityNumber
-    let nextPropertyNumber: PropertyNumber
+    package let nextEntityNumber: EntityNumber
+    package let nextPropertyNumber: PropertyNumber
     /// The declaring `VersionedSchema`'s version, when the models came with a migration plan.
     public let versionIdentifier: Version?
     /// Positions by the numbers the log uses: what applying, summarising and decoding every
     /// stored operation looks up.
-    let entityIndexByNumber: NumberIndex<Int>
-    let attributeByNumber: NumberIndex<(entity: Int, index: Int)>
-    let relationshipByNumber: NumberIndex<(entity: Int, index: Int)>
+    package let entityIndexByNumber: NumberIndex<Int>
+    package let attributeByNumber: NumberIndex<(entity: Int, index: Int)>
+    package let relationshipByNumber: NumberIndex<(entity: Int, index: Int)>
     /// `writesLinks` by entity and relationship position, worked out once (a save asks it for
     /// every link it encodes).
     private let linkWriters: [[Bool]]
     /// Each relationship's name as a one-element set, by entity and relationship position: a
     /// commit's change summary notes one per link (an import links every row it inserts).
-    let relationshipNameSets: [[Set<String>]]
+    package let relationshipNameSets: [[Set<String>]]
 
     /// Why the models could not be made a schema, for a `Schema` made without throwing
     /// (SwiftData's `Schema([Trip.self])`): the container made from it throws this.
-    let failure: (any Error)?
+    package let failure: (any Error)?
     /// The names of the entities of the types the schema was made of (the others came along
     /// through relationships): what a configuration with this schema stores for certain.
-    let declaredEntityNames: Set<String>
+    package let declaredEntityNames: Set<String>
 
-    init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, versionIdentifier: Version? = nil,
+    package init(entities: [Schema.Entity], nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, versionIdentifier: Version? = nil,
          failure: (any Error)? = nil, declaredEntityNames: Set<String>? = nil) {
         self.failure = failure
         self.declaredEntityNames = declaredEntityNames ?? Set(entities.map(\.name))
@@ -41,7 +41,7 @@ public final class Schema: Sendable {
         attributeByNumber = NumberIndex(entities.flatMap { e in e.attributes.map { ($0.number, (e.index, $0.index)) } })
         relationshipByNumber = NumberIndex(entities.flatMap { e in e.relationships.map { ($0.number, (e.index, $0.index)) } })
         self.byName = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1.name, $0) })
-        self.byType = Dictionary(uniqueKeysWithValues: entities.enumerated().compactMap { i, e in e.type.map { (ObjectIdentifier($0), i) } })
+        self.byType = Dictionary(uniqueKeysWithValues: entities.enumerated().compactMap { i, e in e.declaredType.map { (ObjectIdentifier($0), i) } })
         self.nextEntityNumber = nextEntityNumber
         self.nextPropertyNumber = nextPropertyNumber
         linkWriters = entities.map { entity in
@@ -57,7 +57,8 @@ public final class Schema: Sendable {
 
     public func entity(named name: String) -> Schema.Entity? { byName[name].map { entities[$0] } }
 
-    public func entity(for type: any PersistentModel.Type) -> Schema.Entity? { byType[ObjectIdentifier(type)].map { entities[$0] } }
+    /// The entity of the model type with this identity (`ObjectIdentifier(Trip.self)`).
+    package func entity(forTypeIdentifier identifier: ObjectIdentifier) -> Schema.Entity? { byType[identifier].map { entities[$0] } }
 
     /// A digest of everything that shapes stored data (names, types, options, relationships),
     /// recorded in the store to tell at open whether the models changed.
@@ -108,7 +109,7 @@ extension Schema {
     /// Whether links of `relationship` are written from its side. Each pair is written from one
     /// side only (the graph keeps the other in step): the to-many side when there is one, so the
     /// order of a to-many is the order of its links; otherwise the side with the lower number.
-    func writesLinks(_ relationship: Relationship) -> Bool {
+    package func writesLinks(_ relationship: Relationship) -> Bool {
         linkWriters[relationship.entityIndex][relationship.index]
     }
 }
@@ -133,7 +134,7 @@ extension Schema {
         /// Never saved: its value lives in the object (`AttributeOptions.ephemeral`).
         public var isEphemeral: Bool { options.contains(.ephemeral) }
 
-        init(name: String, index: Int, number: PropertyNumber, type: AttributeType, options: AttributeOptions,
+        package init(name: String, index: Int, number: PropertyNumber, type: AttributeType, options: AttributeOptions,
              originalName: String?, defaultValue: Value) {
             self.name = name
             self.index = index
@@ -179,7 +180,7 @@ extension Schema {
         public let maximumCount: Int?
         public let originalName: String?
 
-        init(name: String, index: Int, number: PropertyNumber, entityIndex: Int, targetIndex: Int, targetName: String,
+        package init(name: String, index: Int, number: PropertyNumber, entityIndex: Int, targetIndex: Int, targetName: String,
              isToMany: Bool, deleteRule: DeleteRule, inverse: RelationshipReference?, inverseName: String?,
              minimumCount: Int?, maximumCount: Int?, originalName: String?) {
             self.name = name
@@ -226,19 +227,20 @@ extension Schema {
         /// Position in `Schema.entities`.
         public let index: Int
         public let number: EntityNumber
-        /// The model class; nil in a schema read back from a store without its models (`Schema(record:)`).
-        public let type: (any PersistentModel.Type)?
+        /// The model class (a `PersistentModel` type); nil in a schema read back from a store
+        /// without its models (`Schema(record:)`). The layers that know models read it as `type`.
+        package let declaredType: Any.Type?
         public let attributes: [Schema.Attribute]
         /// The unique attributes (kept: every insert and save walks them).
         public let uniqueAttributes: [Schema.Attribute]
         /// The positions of the attributes that are never saved.
-        let ephemeralAttributes: [Int]
+        package let ephemeralAttributes: [Int]
         /// Indexes over several properties (`Schema.Unique`, `Schema.Index`).
         public let compoundIndexes: [CompoundIndex]
         /// The unique ones among them.
-        let compoundUniques: [CompoundIndex]
+        package let compoundUniques: [CompoundIndex]
         /// Each attribute's log number, by position (a save encodes one per changed value).
-        let attributeNumbers: [PropertyNumber]
+        package let attributeNumbers: [PropertyNumber]
         public let relationships: [Schema.Relationship]
         public let originalName: String?
         private let attributeByName: [String: Int]
@@ -253,7 +255,7 @@ extension Schema {
         /// reused while it is a key here.
         private var keyPathIdentityCache: [ObjectIdentifier: (keyPath: AnyKeyPath, property: PropertyReference?)] = [:]
 
-        init(name: String, index: Int, number: EntityNumber, type: (any PersistentModel.Type)?, attributes: [Schema.Attribute],
+        package init(name: String, index: Int, number: EntityNumber, type: Any.Type?, attributes: [Schema.Attribute],
              relationships: [Schema.Relationship], originalName: String?, compoundIndexes: [CompoundIndex] = [],
              propertyNamer: @escaping (AnyKeyPath) -> String?) {
             self.compoundIndexes = compoundIndexes
@@ -261,7 +263,7 @@ extension Schema {
             self.name = name
             self.index = index
             self.number = number
-            self.type = type
+            self.declaredType = type
             self.attributes = attributes
             self.uniqueAttributes = attributes.filter(\.isUnique)
             self.ephemeralAttributes = attributes.filter(\.isEphemeral).map(\.index)
@@ -308,6 +310,11 @@ extension Schema {
 public struct RelationshipReference: Sendable, Hashable {
     public let entity: Int
     public let relationship: Int
+
+    package init(entity: Int, relationship: Int) {
+        self.entity = entity
+        self.relationship = relationship
+    }
 }
 
 public enum PropertyReference: Sendable, Hashable {
@@ -340,5 +347,12 @@ extension Schema {
         public let memberNames: [String]
 
         public var description: String { memberNames.joined(separator: ", ") }
+
+        package init(index: Int, members: [Member], isUnique: Bool, memberNames: [String]) {
+            self.index = index
+            self.members = members
+            self.isUnique = isUnique
+            self.memberNames = memberNames
+        }
     }
 }

@@ -4,10 +4,10 @@ import CSwiftRuntime
 /// transaction half applied. Writers are preferred, so a stream of readers cannot starve a save.
 /// Not recursive. The lock is `graphstore_rwlock` (CSwiftRuntime.h), whose uncontended read
 /// lock and unlock are one atomic instruction each, inline.
-final class ReadWriteLock: @unchecked Sendable {
+package final class ReadWriteLock: @unchecked Sendable {
     private let lock: UnsafeMutablePointer<graphstore_rwlock>
 
-    init() {
+    package init() {
         lock = .allocate(capacity: 1)
         lock.initialize(to: graphstore_rwlock(state: 0, sleepers: 0))
     }
@@ -15,13 +15,13 @@ final class ReadWriteLock: @unchecked Sendable {
     deinit { lock.deallocate() }
 
     @inline(__always)
-    func withReadLock<R>(_ body: () throws -> R) rethrows -> R {
+    package func withReadLock<R>(_ body: () throws -> R) rethrows -> R {
         graphstore_rwlock_read_lock(lock)
         defer { graphstore_rwlock_read_unlock(lock) }
         return try body()
     }
 
-    func withWriteLock<R>(_ body: () throws -> R) rethrows -> R {
+    package func withWriteLock<R>(_ body: () throws -> R) rethrows -> R {
         graphstore_rwlock_write_lock(lock)
         defer { graphstore_rwlock_write_unlock(lock) }
         return try body()

@@ -7,30 +7,30 @@ import GraphStoreCore
 /// The hot columns skip Swift's run-time exclusivity checks (`@exclusivity(unchecked)`): the
 /// graph's read–write lock already keeps writers apart from readers, and the checks (a
 /// thread-local access set updated on every read) were a fifth of a compiled predicate's time.
-final class EntityTable {
-    let entity: Schema.Entity
-    @exclusivity(unchecked) var live: [Bool] = []
-    var liveCount = 0
-    let columns: [Column]
+package final class EntityTable {
+    package let entity: Schema.Entity
+    @exclusivity(unchecked) package var live: [Bool] = []
+    package var liveCount = 0
+    package let columns: [Column]
     /// The same columns, unretained (`columns` keeps them): writing a row's values through
     /// `columns[i]` retained and released a column per value, a seventh of a batch import.
     private let unretainedColumns: [Unmanaged<Column>]
     /// By relationship position: the target row of a to-one (0 = none); empty for to-many.
-    @exclusivity(unchecked) var toOne: [[UInt32]]
+    @exclusivity(unchecked) package var toOne: [[UInt32]]
     /// By relationship position: the ordered target rows of a to-many; empty for to-one.
-    @exclusivity(unchecked) var toMany: [[[UInt32]]]
+    @exclusivity(unchecked) package var toMany: [[[UInt32]]]
     /// For relationships without an inverse: target row → source rows (the "inverse set").
-    var reverse: [[UInt32: [UInt32]]]
+    package var reverse: [[UInt32: [UInt32]]]
     // By attribute position, nil where the attribute has no such index: a change to a row
     // reaches its attribute's indexes without hashing the position (an upsert touches them
     // for every changed value).
     /// Unique attributes: value → row.
-    let unique: [UniqueIndex?]
+    package let unique: [UniqueIndex?]
     /// Indexed attributes: value → rows, and the rows in value order.
-    let secondary: [SecondaryIndex?]
-    let sorted: [SortedIndex?]
+    package let secondary: [SecondaryIndex?]
+    package let sorted: [SortedIndex?]
     /// Indexes over several properties (`Schema.Unique`, `Schema.Index`), by position.
-    let compound: [CompoundKeyIndex]
+    package let compound: [CompoundKeyIndex]
     /// By attribute position and by relationship position: the compound indexes it is a member of.
     private let compoundOfAttribute: [[Int]], compoundOfToOne: [[Int]]
     /// Whether an attribute has any index (a change to one without needs no old value).
@@ -41,9 +41,9 @@ final class EntityTable {
     /// The positions of the to-one and of the to-many relationships.
     private let toOnePositions: [Int], toManyPositions: [Int]
     /// The highest row number ever applied.
-    var highestRow: UInt64 = 0
+    package var highestRow: UInt64 = 0
 
-    init(entity: Schema.Entity) {
+    package init(entity: Schema.Entity) {
         self.entity = entity
         let columns = entity.attributes.map { Column(type: $0.type, defaultValue: $0.defaultValue) }
         self.columns = columns
@@ -65,18 +65,18 @@ final class EntityTable {
         toManyPositions = entity.relationships.filter(\.isToMany).map(\.index)
     }
 
-    var slotCount: Int { live.count }
+    package var slotCount: Int { live.count }
 
     /// The rows of `rows` whose to-one `relationship` (by position) names `target`, in order:
     /// `rows` intersected with that target's inverse set, one read of the link column a row.
-    func rows(_ rows: ArraySlice<UInt32>, linkingTo target: UInt32, through relationship: Int) -> [UInt32] {
+    package func rows(_ rows: ArraySlice<UInt32>, linkingTo target: UInt32, through relationship: Int) -> [UInt32] {
         toOne[relationship].withUnsafeBufferPointer { targets in
             rows.filter { row in Int(row) >= 1 && Int(row) <= targets.count && targets[Int(row) - 1] == target }
         }
     }
 
     /// The row whose unique `attribute` holds `value`.
-    func uniqueRow(attribute: Int, value: Value) -> UInt64? {
+    package func uniqueRow(attribute: Int, value: Value) -> UInt64? {
         // The index unretained (`unique` keeps it): retaining it around the call was a retain
         // and a release per point lookup.
         unique.withUnsafeBufferPointer { indexes in
@@ -85,7 +85,7 @@ final class EntityTable {
     }
 
     /// Starts loading the values of `row` for the attributes in `attributes` (positions as bits).
-    func prefetch(row: UInt64, attributes: UInt64) {
+    package func prefetch(row: UInt64, attributes: UInt64) {
         var remaining = attributes
         while remaining != 0 {
             let attribute = remaining.trailingZeroBitCount
@@ -95,7 +95,7 @@ final class EntityTable {
         }
     }
 
-    func isLive(_ row: UInt64) -> Bool {
+    package func isLive(_ row: UInt64) -> Bool {
         guard row > 0 && row <= UInt64(live.count) else { return false }
         // With every slot live (no deletions, no slot waiting for its insert) the flag need not be
         // read: in a large table it is a cache miss per random row.
@@ -103,14 +103,14 @@ final class EntityTable {
     }
 
     /// All live rows, ascending.
-    var liveRows: [UInt64] {
+    package var liveRows: [UInt64] {
         var rows: [UInt64] = []
         rows.reserveCapacity(liveCount)
         for (slot, isLive) in live.enumerated() where isLive { rows.append(UInt64(slot + 1)) }
         return rows
     }
 
-    func grow(to slots: Int) {
+    package func grow(to slots: Int) {
         guard slots > live.count else { return }
         let extra = slots - live.count
         live.append(repeating: false, count: extra)
@@ -121,7 +121,7 @@ final class EntityTable {
     }
 
     /// Makes room for `additional` more rows without repeated reallocation (bulk loads).
-    func reserve(additional: Int) {
+    package func reserve(additional: Int) {
         let capacity = live.count + additional
         live.reserveCapacity(capacity)
         for column in columns { column.reserve(capacity) }
@@ -134,7 +134,7 @@ final class EntityTable {
 
     /// Inserts a row with the stored values of a log record (properties this table does not
     /// have are skipped: attributes removed from the models).
-    func insert(row: UInt64, values: [PropertyValue], bulk: Bool) {
+    package func insert(row: UInt64, values: [PropertyValue], bulk: Bool) {
         insert(row: row, bulk: bulk) { forEachPosition(of: values, $0) }
     }
 
@@ -148,7 +148,7 @@ final class EntityTable {
     /// Inserts an insert block's rows, column by column: each of the block's columns is read,
     /// and each of the table's written, in one pass (row by row, a row's fifteen values came
     /// from and went to fifteen places, and most of them missed the cache).
-    func insert(_ block: RowBlock, bulk: Bool) {
+    package func insert(_ block: RowBlock, bulk: Bool) {
         precondition(block.kind == .insert, "an insert block")
         for row in block.rows { makeLive(row, bulk: bulk) }
         var given = [Bool](repeating: false, count: columns.count)
@@ -204,7 +204,7 @@ final class EntityTable {
         }
     }
 
-    func update(row: UInt64, values: [PropertyValue], bulk: Bool) {
+    package func update(row: UInt64, values: [PropertyValue], bulk: Bool) {
         update(row: row, bulk: bulk) { forEachPosition(of: values, $0) }
     }
 
@@ -213,7 +213,7 @@ final class EntityTable {
     /// upsert. Rows that are not live are skipped. A column with a unique index, or with a
     /// secondary index kept up row by row (not `bulk`), is still written a row at a time so
     /// that each changed value patches its index.
-    func update(_ block: RowBlock, bulk: Bool) {
+    package func update(_ block: RowBlock, bulk: Bool) {
         precondition(block.kind == .update, "an update block")
         let rows = block.rows
         let items: [Int]? = rows.allSatisfy(isLive) ? nil : rows.indices.filter { isLive(rows[$0]) }
@@ -265,7 +265,7 @@ final class EntityTable {
 
     /// Points a to-one relationship of `slot` at `target` (0: none), keeping the compound
     /// indexes it is a member of in step.
-    func setToOne(_ relationship: Int, slot: Int, to target: UInt32) {
+    package func setToOne(_ relationship: Int, slot: Int, to target: UInt32) {
         let compounds = compoundOfToOne[relationship]
         let keyed = !compounds.isEmpty && slot < live.count && live[slot]
         if keyed { for c in compounds { removeFromCompound(c, slot: slot, bulk: false) } }
@@ -274,7 +274,7 @@ final class EntityTable {
     }
 
     /// The compound index `c`'s key for `slot`; nil when a member is nil.
-    func compoundKey(_ c: Int, slot: Int) -> [Value]? {
+    package func compoundKey(_ c: Int, slot: Int) -> [Value]? {
         var key: [Value] = []
         for member in compound[c].description.members {
             switch member {
@@ -302,7 +302,7 @@ final class EntityTable {
     }
 
     /// Removes a row from the columns and indexes (relationships are detached by the graph first).
-    func delete(row: UInt64, bulk: Bool) {
+    package func delete(row: UInt64, bulk: Bool) {
         guard isLive(row) else { return }
         removeFromIndexes(row: row, bulk: bulk)
         let slot = Int(row - 1)
@@ -312,7 +312,7 @@ final class EntityTable {
     }
 
     /// Reads a to-one column at each row (warming the cache for a predicate that reads it next).
-    func touchToOne(_ relationship: Int, rows: [UInt64]) -> UInt64 {
+    package func touchToOne(_ relationship: Int, rows: [UInt64]) -> UInt64 {
         toOne[relationship].withUnsafeBufferPointer { targets in
             var sum: UInt64 = 0
             for row in rows where row > 0 && Int(row) <= targets.count { sum &+= UInt64(targets[Int(row - 1)]) }
@@ -320,7 +320,7 @@ final class EntityTable {
         }
     }
 
-    func value(row: UInt64, attribute: Int) -> Value {
+    package func value(row: UInt64, attribute: Int) -> Value {
         columns[attribute].value(at: Int(row - 1))
     }
 
@@ -371,7 +371,7 @@ final class EntityTable {
 
     /// Merges the sorted indexes' pending changes (at the end of a transaction, under the write
     /// lock). Stale hash indexes are rebuilt from them by the next lookup.
-    func refreshIndexes() {
+    package func refreshIndexes() {
         for case let (index, sortedIndex?) in sorted.enumerated() where sortedIndex.isStale {
             sortedIndex.consolidate(column: columns[index], live: live)
         }
@@ -389,17 +389,17 @@ extension EntityTable {
     /// A table's state at one moment, by attribute and relationship position. Columns or
     /// relationships that are nil (absent from a checkpoint written under another schema) start
     /// empty; sorted orders that are missing are rebuilt.
-    struct Image {
-        var slotCount: Int
-        var live: [Bool]
-        var columns: [Column.Image?]
-        var toOne: [[UInt32]?]
-        var toMany: [[[UInt32]]?]
-        var sorted: [Int: [UInt32]]
+    package struct Image {
+        package var slotCount: Int
+        package var live: [Bool]
+        package var columns: [Column.Image?]
+        package var toOne: [[UInt32]?]
+        package var toMany: [[[UInt32]]?]
+        package var sorted: [Int: [UInt32]]
     }
 
     /// O(columns): every array is shared copy-on-write with the live table.
-    func image() -> Image {
+    package func image() -> Image {
         Image(slotCount: slotCount, live: live, columns: columns.map { $0.image() },
               toOne: entity.relationships.map { $0.isToMany ? nil : toOne[$0.index] },
               toMany: entity.relationships.map { $0.isToMany ? toMany[$0.index] : nil },
@@ -411,7 +411,7 @@ extension EntityTable {
     /// and hash indexes, the reverse sets of one-way relationships, any sorted order the image
     /// lacks — as independent jobs (to run side by side with other tables'), and a closure that
     /// installs their results once all have run.
-    func restore(_ image: Image) -> (jobs: [() -> Void], finish: () -> Void) {
+    package func restore(_ image: Image) -> (jobs: [() -> Void], finish: () -> Void) {
         live = image.live
         liveCount = image.live.reduce(0) { $0 + ($1 ? 1 : 0) }
         highestRow = UInt64(image.slotCount)
@@ -474,35 +474,4 @@ extension EntityTable {
             for c in compound.indices { rebuildCompound(c) }
         })
     }
-}
-
-/// One result per job, each written by its own job only. The slots are raw memory allocated
-/// before the jobs start, so jobs writing different slots share no Swift variable (an array
-/// property would be one exclusively-accessed variable).
-final class ResultSlots<T> {
-    private let slots: UnsafeMutableBufferPointer<T?>
-    init(count: Int) {
-        slots = .allocate(capacity: max(count, 1))
-        slots.initialize(repeating: nil)
-    }
-    deinit {
-        slots.deinitialize()
-        slots.deallocate()
-    }
-    subscript(index: Int) -> T? {
-        get { slots[index] }
-        set { slots[index] = newValue }
-    }
-}
-
-/// Runs independent jobs on the available cores and returns when all are done. Each job must
-/// write only its own results (distinct objects, or its own slot of a `ResultSlots`). Call it
-/// once with every job rather than nesting calls: nested calls run serially.
-func runSideBySide(_ jobs: [() -> Void]) {
-    if jobs.count <= 1 {
-        jobs.first?()
-        return
-    }
-    nonisolated(unsafe) let work = jobs
-    DispatchQueue.concurrentPerform(iterations: work.count) { work[$0]() }
 }

@@ -11,24 +11,24 @@ import Synchronization
 /// before the graph grows; GraphStore's own writer never comes near them.
 package enum RowLimits {
     /// The largest row number any store holds.
-    static let largestRow = RowNumber(UInt32.max)
+    package static let largestRow = RowNumber(UInt32.max)
 
     /// Bytes the slots of one entity may take; half the machine's memory (tests and fuzzing lower it).
     package static let memoryBudget = Atomic<UInt64>(ProcessInfo.processInfo.physicalMemory / 2)
 
     /// What one slot of `entity` costs at least: its live flag, a value per attribute, a target
     /// per relationship.
-    static func bytesPerSlot(_ entity: Schema.Entity) -> UInt64 {
+    package static func bytesPerSlot(_ entity: Schema.Entity) -> UInt64 {
         UInt64(1 + 9 * entity.attributes.count + 8 * entity.relationships.count)
     }
 
     /// The largest row number `entity` may hold here.
-    static func largestRow(of entity: Schema.Entity) -> RowNumber {
+    package static func largestRow(of entity: Schema.Entity) -> RowNumber {
         min(largestRow, max(1, memoryBudget.load(ordering: .relaxed) / bytesPerSlot(entity)))
     }
 
     /// Why `row` cannot be a row of `entity`, or nil when it can.
-    static func problem(row: RowNumber, of entity: Schema.Entity) -> String? {
+    package static func problem(row: RowNumber, of entity: Schema.Entity) -> String? {
         if row == 0 { return "row number 0 (rows are numbered from 1)" }
         let limit = largestRow(of: entity)
         guard row > limit else { return nil }

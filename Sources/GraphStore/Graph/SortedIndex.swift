@@ -5,8 +5,8 @@ import GraphStoreCore
 /// end: each change's place found by binary search (O(k log n)), then the array copied once in
 /// runs between those places — a memory copy, with no per-row work, so a small save's cost
 /// hardly grows with the table. During recovery the merge waits for the end of the whole log.
-final class SortedIndex {
-    private(set) var rows: [UInt32] = []
+package final class SortedIndex {
+    package private(set) var rows: [UInt32] = []
     private var pendingInserts: [UInt32] = []
     /// Rows leaving their place, with the value that placed them (their column may already
     /// hold a new one).
@@ -14,15 +14,17 @@ final class SortedIndex {
     /// When every row changed (or nothing is known), the next merge sorts from scratch.
     private var needsRebuild = false
     /// A transaction with more operations than this rebuilds indexes with one sort instead of merging.
-    static let patchLimit = 512
+    package static let patchLimit = 512
+
+    package init() {}
 
     /// True while changes wait to be merged; readers only ever see a merged index.
-    var isStale: Bool { needsRebuild || !pendingInserts.isEmpty || !pendingRemovals.isEmpty }
+    package var isStale: Bool { needsRebuild || !pendingInserts.isEmpty || !pendingRemovals.isEmpty }
 
-    func markStale() { needsRebuild = true }
+    package func markStale() { needsRebuild = true }
 
     /// Takes an order read from a checkpoint (already merged).
-    func restore(_ order: [UInt32]) {
+    package func restore(_ order: [UInt32]) {
         rows = order
         pendingInserts = []
         pendingRemovals = [:]
@@ -30,7 +32,7 @@ final class SortedIndex {
     }
 
     /// `row` leaves its place (its value, `oldValue`, is about to change, or it is deleted).
-    func remove(_ row: UInt32, oldValue: Value) {
+    package func remove(_ row: UInt32, oldValue: Value) {
         guard !needsRebuild else { return }
         if let i = pendingInserts.firstIndex(of: row) { pendingInserts.remove(at: i) }
         // The first removal's value is the one `rows` is ordered by.
@@ -38,7 +40,7 @@ final class SortedIndex {
     }
 
     /// `row` (whose column value is set) takes its place.
-    func insert(_ row: UInt32) {
+    package func insert(_ row: UInt32) {
         guard !needsRebuild else { return }
         // Past a few hundred changes one sort beats merging (and keeps `remove` cheap).
         if pendingInserts.count >= Self.patchLimit {
@@ -48,7 +50,7 @@ final class SortedIndex {
         pendingInserts.append(row)
     }
 
-    static func precedes(_ a: UInt32, _ b: UInt32, _ column: Column) -> Bool {
+    package static func precedes(_ a: UInt32, _ b: UInt32, _ column: Column) -> Bool {
         let x = column.value(at: Int(a) - 1), y = column.value(at: Int(b) - 1)
         if Value.ordered(x, y) { return true }
         if Value.ordered(y, x) { return false }
@@ -56,7 +58,7 @@ final class SortedIndex {
     }
 
     /// Merges pending changes (or rebuilds). Called under the graph's write lock.
-    func consolidate(column: Column, live: [Bool]) {
+    package func consolidate(column: Column, live: [Bool]) {
         if needsRebuild {
             let liveRows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
             rows = column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) }
@@ -123,7 +125,7 @@ final class SortedIndex {
     }
 
     /// Rows whose value lies in the range, in order (bounds are nil for open ends).
-    func rows(from lower: Value?, includingLower: Bool, to upper: Value?, includingUpper: Bool, column: Column) -> ArraySlice<UInt32> {
+    package func rows(from lower: Value?, includingLower: Bool, to upper: Value?, includingUpper: Bool, column: Column) -> ArraySlice<UInt32> {
         func firstIndex(where predicate: (Value) -> Bool) -> Int {
             var low = 0, high = rows.count
             while low < high {

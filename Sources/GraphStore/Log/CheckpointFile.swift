@@ -1,6 +1,5 @@
 import Foundation
 import GraphStoreCore
-import GraphStoreLog
 
 /// A checkpoint file: the committed graph as of one transaction, so that open reads it and
 /// replays only the log after it (Docs/FILE-FORMAT.md, "Checkpoint files").
@@ -25,10 +24,10 @@ public enum CheckpointFile {
     public static let magic: [UInt8] = Array("GSCKPT\r\n".utf8)
     public static let formatVersion: UInt16 = 1
     public static let headerSize = 40
-    static let fileExtension = ".gsckpt"
-    static let temporarySuffix = ".tmp"
+    package static let fileExtension = ".gsckpt"
+    package static let temporarySuffix = ".tmp"
 
-    static let names = NumberedFileName(prefix: "checkpoint-", fileExtension: fileExtension)
+    package static let names = NumberedFileName(prefix: "checkpoint-", fileExtension: fileExtension)
 
     public static func fileName(transaction: UInt64) -> String { names.name(transaction) }
 
@@ -44,9 +43,15 @@ public enum CheckpointFile {
         public var transaction: UInt64
         public var timestampMicros: Int64
         public var recordCount: UInt64
+
+        package init(transaction: UInt64, timestampMicros: Int64, recordCount: UInt64) {
+            self.transaction = transaction
+            self.timestampMicros = timestampMicros
+            self.recordCount = recordCount
+        }
     }
 
-    static func encodeHeader(_ header: Header) -> [UInt8] {
+    package static func encodeHeader(_ header: Header) -> [UInt8] {
         var w = ByteWriter(capacity: headerSize)
         w.raw(magic)
         w.u16(formatVersion)
@@ -71,6 +76,11 @@ public enum CheckpointFile {
         public var header: Header
         /// Each record's kind and payload (a slice of the file's bytes), in file order.
         public var records: [(kind: RecordFormat.Kind, payload: ArraySlice<UInt8>)]
+
+        package init(header: Header, records: [(kind: RecordFormat.Kind, payload: ArraySlice<UInt8>)]) {
+            self.header = header
+            self.records = records
+        }
     }
 
     /// The header at the start of `raw`, checked (magic, checksum, version).
@@ -92,7 +102,7 @@ public enum CheckpointFile {
 
     /// Only the schema history record (the first), checked, without reading the tables: what
     /// tools need to rebuild a schema from a store. Nil when the checkpoint cannot give it.
-    static func readSchemaHistoryRecord(path: String, fileIO: any FileIO) -> [UInt8]? {
+    package static func readSchemaHistoryRecord(path: String, fileIO: any FileIO) -> [UInt8]? {
         guard let handle = try? fileIO.open(path, mode: .readOnly) else { return nil }
         defer { handle.close() }
         let start = headerSize + RecordFormat.headerSize
@@ -150,7 +160,7 @@ public enum CheckpointFile {
     /// Writes a checkpoint durably: the records go to a temporary file, which is synced and then
     /// renamed into place (and the directory synced). `records` is called once per record, in
     /// order, so a large image is never held encoded all at once.
-    static func write(directory: String, fileIO: any FileIO, transaction: UInt64, timestampMicros: Int64, recordCount: Int,
+    package static func write(directory: String, fileIO: any FileIO, transaction: UInt64, timestampMicros: Int64, recordCount: Int,
                       records: (Int) throws -> (RecordFormat.Kind, [UInt8])) throws -> String {
         let path = joinPath(directory, fileName(transaction: transaction))
         let temporary = path + temporarySuffix
@@ -187,7 +197,7 @@ public enum CheckpointFile {
     }
 
     /// Removes leftovers of checkpoint writes a crash interrupted.
-    static func removeTemporaries(directory: String, fileIO: any FileIO) throws {
+    package static func removeTemporaries(directory: String, fileIO: any FileIO) throws {
         for name in try fileIO.listDirectory(directory) where name.hasPrefix("checkpoint-") && name.hasSuffix(fileExtension + temporarySuffix) {
             try fileIO.removeFile(joinPath(directory, name))
         }

@@ -11,7 +11,7 @@ import GraphStoreCore
 /// anything then looked a value up. Lookups run under the graph's read lock, several at once,
 /// so a rebuild and the reads after it hold the index's own lock; changes run under the write
 /// lock, with no lookup running.
-final class SecondaryIndex {
+package final class SecondaryIndex {
     private var rows: [Value: [UInt32]] = [:]
     private var isStale = false
     private let lock = NSLock()
@@ -19,22 +19,22 @@ final class SecondaryIndex {
     private unowned let column: Column
     private unowned let sorted: SortedIndex
 
-    init(column: Column, sorted: SortedIndex) {
+    package init(column: Column, sorted: SortedIndex) {
         self.column = column
         self.sorted = sorted
     }
 
     /// Under the write lock.
-    func markStale() { isStale = true }
+    package func markStale() { isStale = true }
 
     /// Under the write lock.
-    func add(_ row: UInt32, value: Value) {
+    package func add(_ row: UInt32, value: Value) {
         guard !isStale else { return }
         rows[value, default: []].append(row)
     }
 
     /// Under the write lock.
-    func remove(_ row: UInt32, value: Value) {
+    package func remove(_ row: UInt32, value: Value) {
         guard !isStale else { return }
         // One hash lookup, then the rows are changed in place.
         if let position = rows.index(forKey: value), let i = rows.values[position].firstIndex(of: row) {
@@ -44,7 +44,7 @@ final class SecondaryIndex {
     }
 
     /// The rows holding each value, value by value (under the read lock, or the write lock).
-    func rows(for values: [Value]) -> [UInt32] {
+    package func rows(for values: [Value]) -> [UInt32] {
         lock.withLock {
             if isStale { rebuild() }
             return values.flatMap { rows[$0] ?? [] }
@@ -52,7 +52,7 @@ final class SecondaryIndex {
     }
 
     /// How many rows the index lists (for tests).
-    var rowCount: Int {
+    package var rowCount: Int {
         lock.withLock {
             if isStale { rebuild() }
             return rows.values.reduce(0) { $0 + $1.count }

@@ -16,7 +16,7 @@ public struct SchemaHistoryEntry: Equatable, Sendable {
 
 extension Array where Element == SchemaHistoryEntry {
     /// The schema in effect for operations of `transaction` (the newest recorded at or before it).
-    func record(at transaction: UInt64) -> SchemaRecord? {
+    package func record(at transaction: UInt64) -> SchemaRecord? {
         last(where: { $0.transaction <= transaction })?.record
     }
 }

@@ -15,7 +15,7 @@ extension Schema.Attribute {
 }
 
 extension Schema.Relationship {
-    public typealias DeleteRule = GraphStore.DeleteRule
+    public typealias DeleteRule = GraphStoreGraph.DeleteRule
 
     /// The target entity's name.
     public var destination: String { targetName }

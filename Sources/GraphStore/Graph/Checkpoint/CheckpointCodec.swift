@@ -8,24 +8,24 @@ import GraphStoreLog
 /// side. Tables are written in the numbering of the schema current at the checkpoint (the last
 /// entry of its schema history) and read back through a translation onto the opening schema,
 /// so a checkpoint survives renamed, added and removed properties like the log does.
-enum CheckpointCodec {
+package enum CheckpointCodec {
     /// The graph and schema history as of one transaction.
-    struct Image {
-        var transaction: UInt64
-        var timestampMicros: Int64
-        var schemaHistory: [SchemaHistoryEntry]
-        var tables: [EntityTable.Image]
+    package struct Image {
+        package var transaction: UInt64
+        package var timestampMicros: Int64
+        package var schemaHistory: [SchemaHistoryEntry]
+        package var tables: [EntityTable.Image]
     }
 
     /// The records of a checkpoint of `schema`, in file order.
-    enum Part {
+    package enum Part {
         case schemas
         case table(entity: Int)
         case column(entity: Int, attribute: Int)
         case end
     }
 
-    static func parts(of schema: Schema) -> [Part] {
+    package static func parts(of schema: Schema) -> [Part] {
         [.schemas] + schema.entities.flatMap { entity in
             [Part.table(entity: entity.index)] + entity.attributes.map { Part.column(entity: entity.index, attribute: $0.index) }
         } + [.end]
@@ -33,7 +33,7 @@ enum CheckpointCodec {
 
     // MARK: Encoding
 
-    static func encode(_ part: Part, transaction: UInt64, history: [SchemaHistoryEntry], tables: [EntityTable.Image],
+    package static func encode(_ part: Part, transaction: UInt64, history: [SchemaHistoryEntry], tables: [EntityTable.Image],
                        schema: Schema) -> (RecordFormat.Kind, [UInt8]) {
         switch part {
         case .schemas:
@@ -52,7 +52,7 @@ enum CheckpointCodec {
         }
     }
 
-    static func encodeSchemas(_ history: [SchemaHistoryEntry]) -> [UInt8] {
+    package static func encodeSchemas(_ history: [SchemaHistoryEntry]) -> [UInt8] {
         var w = ByteWriter()
         w.varint(history.count)
         for entry in history {
@@ -63,7 +63,7 @@ enum CheckpointCodec {
         return w.bytes
     }
 
-    static func encodeTable(_ table: EntityTable.Image, entity: Schema.Entity) -> [UInt8] {
+    package static func encodeTable(_ table: EntityTable.Image, entity: Schema.Entity) -> [UInt8] {
         let slots = table.slotCount
         var w = ByteWriter(capacity: 64 + slots * (1 + entity.relationships.count * 4))
         w.varint(UInt64(entity.number))
@@ -93,7 +93,7 @@ enum CheckpointCodec {
         return w.bytes
     }
 
-    static func encodeColumn(_ column: Column.Image, slots: Int, number: PropertyNumber) -> [UInt8] {
+    package static func encodeColumn(_ column: Column.Image, slots: Int, number: PropertyNumber) -> [UInt8] {
         var w = ByteWriter(capacity: 16 + slots * 9)
         w.varint(UInt64(number))
         w.u8(column.layout.rawValue)
@@ -111,7 +111,7 @@ enum CheckpointCodec {
 
     // MARK: Decoding
 
-    static func decodeSchemas<Bytes: Collection<UInt8>>(_ payload: Bytes) throws -> [SchemaHistoryEntry] {
+    package static func decodeSchemas<Bytes: Collection<UInt8>>(_ payload: Bytes) throws -> [SchemaHistoryEntry] {
         try Array(payload).withUnsafeBytes { raw in
             var r = ByteReader(raw)
             var history: [SchemaHistoryEntry] = []
@@ -128,21 +128,21 @@ enum CheckpointCodec {
 
     /// A table record as read, in the recorded numbering, before its columns.
     private struct TableHeader {
-        enum Targets {
+        package enum Targets {
             case toOne([UInt32])
             case toMany([[UInt32]])
         }
-        var recordedEntity: EntityNumber
-        var slotCount: Int
-        var live: [Bool]
-        var relationships: [(PropertyNumber, Targets)]
-        var sorted: [(PropertyNumber, [UInt32])]
-        var columnCount: Int
+        package var recordedEntity: EntityNumber
+        package var slotCount: Int
+        package var live: [Bool]
+        package var relationships: [(PropertyNumber, Targets)]
+        package var sorted: [(PropertyNumber, [UInt32])]
+        package var columnCount: Int
     }
 
     /// Reads checked contents into table images of `schema` (the opening schema). Throws
     /// `ByteReader.Error` for malformed records. Records are decoded side by side.
-    static func decode(_ contents: CheckpointFile.Contents, schema: Schema) throws -> Image {
+    package static func decode(_ contents: CheckpointFile.Contents, schema: Schema) throws -> Image {
         let records = contents.records
         guard records.first?.kind == .checkpointSchemas else {
             throw ByteReader.Error(offset: CheckpointFile.headerSize, reason: "the first record is not the schema history")
@@ -294,7 +294,7 @@ enum CheckpointCodec {
     }
 
     /// Checks that every relationship target names a slot of its target table.
-    static func validateTargets(_ image: Image, schema: Schema) throws {
+    package static func validateTargets(_ image: Image, schema: Schema) throws {
         for entity in schema.entities {
             let table = image.tables[entity.index]
             for relationship in entity.relationships {
@@ -317,7 +317,7 @@ enum CheckpointCodec {
 
     /// Moves a graph's contents into a graph of another schema, through the same encoding and
     /// translation a checkpoint takes (a migration's data step; nothing touches the disk).
-    static func transfer(from source: Graph, history: [SchemaHistoryEntry], into target: Graph) throws {
+    package static func transfer(from source: Graph, history: [SchemaHistoryEntry], into target: Graph) throws {
         let (transaction, tables) = source.captureImage()
         let sourceHistory = history + [SchemaHistoryEntry(transaction: transaction, timestampMicros: 0, record: SchemaRecord(schema: source.schema))]
         let parts = parts(of: source.schema)

@@ -4,7 +4,7 @@ import GraphStoreCore
 /// Strings (the usual unique keys) have a table of their own (StringRowTable): an entry holds
 /// the key inline beside its row, so a lookup in a large index touches one cache line where a
 /// `[Value: UInt32]` touches three.
-final class UniqueIndex {
+package final class UniqueIndex {
     private let strings = StringRowTable()
     // Read by every count and lookup (an import asks each row's claims), written under the
     // graph's write lock or by the one thread encoding a batch: no run-time exclusivity checks.
@@ -12,9 +12,9 @@ final class UniqueIndex {
     /// Whether the attribute is a string (where bulk loads reserve room).
     private let keysAreStrings: Bool
 
-    init(keysAreStrings: Bool) { self.keysAreStrings = keysAreStrings }
+    package init(keysAreStrings: Bool) { self.keysAreStrings = keysAreStrings }
 
-    subscript(value: Value) -> UInt32? {
+    package subscript(value: Value) -> UInt32? {
         get {
             if case let .string(string) = value { return strings.row(for: string) }
             return others[value]
@@ -29,13 +29,13 @@ final class UniqueIndex {
     }
 
     /// Starts loading where a lookup of the string `key` goes (see `StringRowTable.prefetch`).
-    func prefetch(_ key: String) {
+    package func prefetch(_ key: String) {
         if keysAreStrings { strings.prefetch(key) }
     }
 
-    var count: Int { strings.count + others.count }
+    package var count: Int { strings.count + others.count }
 
-    func reserveCapacity(_ count: Int) {
+    package func reserveCapacity(_ count: Int) {
         if keysAreStrings { strings.reserveCapacity(count) } else { others.reserveCapacity(count) }
     }
 }

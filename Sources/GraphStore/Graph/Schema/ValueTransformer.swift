@@ -44,7 +44,7 @@ public struct NSValueTransformerName: RawRepresentable, Hashable, Sendable {
 
 extension ValueTransformer {
     /// The transformer registered under `name`, on every platform.
-    static func registered(named name: String) -> ValueTransformer? {
+    package static func registered(named name: String) -> ValueTransformer? {
         #if canImport(Darwin)
         ValueTransformer(forName: NSValueTransformerName(name))
         #else
@@ -55,12 +55,12 @@ extension ValueTransformer {
 
 /// The transformers that `AttributeOptions.transformable(by:)` names, by number (the number is
 /// kept in the options; numbers start at 1 and last for the life of the process).
-enum ValueTransformers {
-    enum Source: @unchecked Sendable {
+package enum ValueTransformers {
+    package enum Source: @unchecked Sendable {
         case type(ValueTransformer.Type)
         case named(String)
 
-        var key: String {
+        package var key: String {
             switch self {
             case let .type(type): return "type \(ObjectIdentifier(type).hashValue)"
             case let .named(name): return "name \(name)"
@@ -70,7 +70,7 @@ enum ValueTransformers {
 
     private static let sources = Locked<(list: [Source], numbers: [String: UInt32])>(([], [:]))
 
-    static func number(for source: Source) -> UInt32 {
+    package static func number(for source: Source) -> UInt32 {
         sources.withLock { state in
             if let known = state.numbers[source.key] { return known }
             state.list.append(source)
@@ -80,7 +80,7 @@ enum ValueTransformers {
         }
     }
 
-    static func isType(number: UInt32) -> Bool {
+    package static func isType(number: UInt32) -> Bool {
         sources.withLock { state in
             guard number >= 1 && number <= state.list.count, case .type = state.list[Int(number) - 1] else { return false }
             return true
@@ -89,7 +89,7 @@ enum ValueTransformers {
 
     /// A transformer for the source numbered `number`: a new instance of a type, or the one
     /// registered under a name (nil if none is).
-    static func transformer(number: UInt32) -> ValueTransformer? {
+    package static func transformer(number: UInt32) -> ValueTransformer? {
         guard let source = sources.withLock({ state in number >= 1 && number <= state.list.count ? state.list[Int(number) - 1] : nil }) else {
             return nil
         }

@@ -24,7 +24,7 @@ public final class Graph: @unchecked Sendable {
     private var loading = false
     /// Where external-storage values live (set once by the store that opened the graph, before
     /// any reader sees it); nil for in-memory graphs, which keep such values inline.
-    var blobs: BlobStore?
+    package var blobs: BlobStore?
 
     public init(schema: Schema) {
         self.schema = schema
@@ -39,7 +39,7 @@ public final class Graph: @unchecked Sendable {
     public var lastTransaction: UInt64 { lock.withReadLock { committed } }
 
     /// Hands out a fresh row number for a new object of `entity`.
-    func reserveRow(entity: Int) -> UInt64 {
+    package func reserveRow(entity: Int) -> UInt64 {
         nextRows.withLock { rows in
             defer { rows[entity] += 1 }
             return rows[entity]
@@ -50,7 +50,7 @@ public final class Graph: @unchecked Sendable {
     // making one retains the tables, and with its release that was a tenth of a lookup.
 
     /// The value of `attribute` in a live `row` of `entity`; nil when the row is not live.
-    func liveValue(entity: Int, row: UInt64, attribute: Int) -> Value? {
+    package func liveValue(entity: Int, row: UInt64, attribute: Int) -> Value? {
         lock.withReadLock {
             withTable(entity) { $0.isLive(row) ? $0.value(row: row, attribute: attribute) : nil }
         }
@@ -58,7 +58,7 @@ public final class Graph: @unchecked Sendable {
 
     /// The row whose unique `attribute` of `entity` holds `value`; with `loading` (attribute
     /// positions as bits), those values of the row start loading into the cache.
-    func row(entity: Int, uniqueAttribute attribute: Int, value: Value, loading: UInt64 = 0) -> UInt64? {
+    package func row(entity: Int, uniqueAttribute attribute: Int, value: Value, loading: UInt64 = 0) -> UInt64? {
         lock.withReadLock {
             withTable(entity) { table in
                 let row = table.uniqueRow(attribute: attribute, value: value)
@@ -69,12 +69,12 @@ public final class Graph: @unchecked Sendable {
     }
 
     /// The rows whose compound index `compound` of `entity` has `key`.
-    func rows(entity: Int, compound: Int, key: [Value]) -> [UInt64] {
+    package func rows(entity: Int, compound: Int, key: [Value]) -> [UInt64] {
         lock.withReadLock { withTable(entity) { $0.compound[compound].rows(for: key).map(UInt64.init) } }
     }
 
     /// Reads the graph under the read lock.
-    func read<R>(_ body: (GraphView) throws -> R) rethrows -> R {
+    package func read<R>(_ body: (GraphView) throws -> R) rethrows -> R {
         try lock.withReadLock { try body(GraphView(tables: tables, lastTransaction: committed)) }
     }
 
@@ -86,11 +86,11 @@ public final class Graph: @unchecked Sendable {
         apply(transaction.operations, number: transaction.number)
     }
 
-    func apply(_ operations: [LogOperation], number: UInt64) {
+    package func apply(_ operations: [LogOperation], number: UInt64) {
         apply(TransactionChanges(operations: operations), number: number)
     }
 
-    func apply(_ changes: TransactionChanges, number: UInt64) {
+    package func apply(_ changes: TransactionChanges, number: UInt64) {
         lock.withWriteLock {
             let bulk = changes.operationCount > SortedIndex.patchLimit ? prepareForLargeTransaction(changes)
                 : Array(repeating: false, count: tables.count)
@@ -107,7 +107,7 @@ public final class Graph: @unchecked Sendable {
 
     /// The bytes of an external-storage value. A missing or damaged blob file reads as nil (the
     /// property's initial value) and is recorded in `blobFailures`; `graphstore verify` reports it.
-    func resolveBlob(_ reference: BlobReference, entity: Schema.Entity, attribute: Int, row: UInt64) -> Value? {
+    package func resolveBlob(_ reference: BlobReference, entity: Schema.Entity, attribute: Int, row: UInt64) -> Value? {
         guard let blobs else { return nil }
         do {
             return .data(try blobs.read(reference))
@@ -122,13 +122,13 @@ public final class Graph: @unchecked Sendable {
     /// Every table's state and the transaction it is as of, captured under the read lock in
     /// O(tables + columns): arrays are shared copy-on-write, so the image stays fixed while
     /// later commits go on (each first write to a column copies that column once).
-    func captureImage() -> (transaction: UInt64, tables: [EntityTable.Image]) {
+    package func captureImage() -> (transaction: UInt64, tables: [EntityTable.Image]) {
         lock.withReadLock { (committed, tables.map { $0.image() }) }
     }
 
     /// Replaces the whole graph with table images (one per entity of the schema) as of `number`.
     /// The new tables are built aside and swapped in at once.
-    func install(_ images: [EntityTable.Image], number: UInt64) {
+    package func install(_ images: [EntityTable.Image], number: UInt64) {
         let fresh = schema.entities.map(EntityTable.init(entity:))
         // Every table's index rebuilding runs side by side (tables are independent objects).
         let restored = zip(fresh, images).filter { $0.1.slotCount > 0 }.map { table, image in table.restore(image) }
@@ -144,9 +144,9 @@ public final class Graph: @unchecked Sendable {
     }
 
     /// Defers index merging while a whole log is applied (recovery); `finishLoading` merges.
-    func beginLoading() { lock.withWriteLock { loading = true } }
+    package func beginLoading() { lock.withWriteLock { loading = true } }
 
-    func finishLoading() {
+    package func finishLoading() {
         lock.withWriteLock {
             loading = false
             for table in tables { table.refreshIndexes() }
@@ -330,14 +330,14 @@ public final class Graph: @unchecked Sendable {
 
 /// A relationship as linking reads it: positions and flags, no class references.
 private struct RelationshipSide {
-    let entity: Int
-    let index: Int
-    let target: Int
-    let isToMany: Bool
+    package let entity: Int
+    package let index: Int
+    package let target: Int
+    package let isToMany: Bool
     /// The other side's entity and relationship positions, and whether it is a to-many.
-    let inverse: (entity: Int, index: Int, isToMany: Bool)?
+    package let inverse: (entity: Int, index: Int, isToMany: Bool)?
 
-    init(_ relationship: Schema.Relationship, in schema: Schema) {
+    package init(_ relationship: Schema.Relationship, in schema: Schema) {
         entity = relationship.entityIndex
         index = relationship.index
         target = relationship.targetIndex
