@@ -23,8 +23,11 @@ let package = Package(
         // Graph: the schema, entity tables, columns, relationships, indexes and the checkpoint
         // codec; the committed object graph in memory.
         .target(name: "GraphStoreGraph", dependencies: ["GraphStoreLog", "GraphStoreCore"], path: "Sources/GraphStore/Graph"),
+        // Engine: the store. Commits, checkpoints, compaction, history, export and import,
+        // replay and inspection.
+        .target(name: "GraphStoreEngine", dependencies: ["GraphStoreGraph", "GraphStoreLog", "GraphStoreCore"], path: "Sources/GraphStore/Engine"),
         // The SwiftData face: container, context, query, undo, batch.
-        .target(name: "GraphStore", dependencies: ["GraphStoreGraph", "GraphStoreLog", "GraphStoreCore", "CSwiftRuntime"], path: "Sources/GraphStore/GraphStore"),
+        .target(name: "GraphStore", dependencies: ["GraphStoreEngine", "GraphStoreGraph", "GraphStoreLog", "GraphStoreCore", "CSwiftRuntime"], path: "Sources/GraphStore/GraphStore"),
         // The Swift runtime's conditional retain, for the identity map (ObjectRegistry), and a
         // C atomic for schema discovery (DeclarationRecording).
         .target(name: "CSwiftRuntime"),

@@ -5,3 +5,4 @@ import GraphStoreGraph
 @_exported import GraphStoreLog
 @_exported import Observation
 @_exported import GraphStoreGraph
+@_exported import GraphStoreEngine

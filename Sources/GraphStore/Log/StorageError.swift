@@ -1,5 +1,3 @@
-import GraphStoreCore
-
 /// Every way the storage layer can fail, each naming what and where.
 ///
 /// Storage never traps on bad input: a damaged file, a failed system call or a misuse all

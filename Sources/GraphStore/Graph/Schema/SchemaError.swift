@@ -1,5 +1,3 @@
-import GraphStoreCore
-
 /// A model declaration GraphStore cannot store, found when the container is created. Each case
 /// names the class and the property.
 public enum SchemaError: Error, Equatable, Sendable, CustomStringConvertible {

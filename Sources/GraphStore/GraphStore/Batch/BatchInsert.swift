@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreEngine
 import GraphStoreGraph
 
 /// Many rows of one model, written in one transaction without a model object per row: Core

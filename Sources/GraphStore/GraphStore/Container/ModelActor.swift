@@ -1,6 +1,6 @@
 import CSwiftRuntime
 import Foundation
-import GraphStoreGraph
+import GraphStoreEngine
 
 /// Runs a ModelActor's jobs, and owns its context. SwiftData's protocol of the same name.
 public protocol ModelExecutor: AnyObject, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreEngine
 import GraphStoreGraph
 import GraphStoreLog
 

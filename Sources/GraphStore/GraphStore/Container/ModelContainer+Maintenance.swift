@@ -1,5 +1,5 @@
 import GraphStoreCore
-import GraphStoreGraph
+import GraphStoreEngine
 
 /// Maintenance (Docs/guides/recovery.md). With several stores, each call runs on every store in
 /// turn and returns the last one's summary.

@@ -1,5 +1,4 @@
 import Foundation
-import GraphStoreCore
 import GraphStoreGraph
 import GraphStoreLog
 

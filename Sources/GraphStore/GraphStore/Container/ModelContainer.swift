@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreEngine
 import GraphStoreGraph
 import GraphStoreLog
 import Synchronization

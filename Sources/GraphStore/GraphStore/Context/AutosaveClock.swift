@@ -1,5 +1,4 @@
 import Foundation
-import GraphStoreGraph
 import Synchronization
 
 /// What drives autosave: a clock that calls back after an interval. Tests inject

@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreEngine
 import GraphStoreGraph
 
 /// Which properties of which rows a committed transaction changed, derived from its operations:

@@ -1,7 +1,5 @@
 import CSwiftRuntime
 import Foundation
-import GraphStoreCore
-import GraphStoreGraph
 import Synchronization
 
 /// One thread at a time inside a context.

@@ -1,4 +1,5 @@
 import GraphStoreCore
+import GraphStoreEngine
 import GraphStoreGraph
 
 /// The engine's state for one model object: which context manages it, its row, and its unsaved

@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreEngine
 import GraphStoreGraph
 
 /// Fetching: every live row of the entity (with this context's unsaved changes, unless the

@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreEngine
 import GraphStoreGraph
 
 /// SwiftData's history API (iOS 18) on GraphStore: every committed transaction of the store, with

@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreEngine
 import GraphStoreGraph
 
 /// A prepared fetch compiled for one context: its predicate's tree with parameter slots, its

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreCore
+import GraphStoreEngine
 import GraphStoreGraph
 
 /// SwiftData's ModelContext on GraphStore: hands out model objects backed by committed rows

@@ -1,5 +1,4 @@
-import GraphStoreCore
-import GraphStoreGraph
+import GraphStoreEngine
 
 /// Why a context operation failed, naming the model and property involved.
 public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertible {

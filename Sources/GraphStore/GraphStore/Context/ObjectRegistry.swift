@@ -1,7 +1,6 @@
 import CSwiftRuntime
 import Foundation
 import GraphStoreCore
-import GraphStoreGraph
 import Synchronization
 
 /// A context's identity map: the one object it has handed out for each (entity, row).

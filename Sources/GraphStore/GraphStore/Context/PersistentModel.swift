@@ -1,5 +1,5 @@
 import GraphStoreCore
-import GraphStoreGraph
+import GraphStoreEngine
 import Observation
 
 /// What the engine needs of a model type. Declare models by subclassing `Model` from

@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreGraph
+import GraphStoreEngine
 
 /// What a save did (or, before it commits, is about to do): delivered as a callback, an
 /// AsyncSequence, and a NotificationCenter notification named `ModelContext.willSave` /

@@ -1,5 +1,4 @@
 import Foundation
-import GraphStoreGraph
 
 /// What to fetch: SwiftData's FetchDescriptor, with the same names and defaults.
 public struct FetchDescriptor<T: PersistentModel> {

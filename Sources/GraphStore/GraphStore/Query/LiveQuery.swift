@@ -1,6 +1,5 @@
 import Foundation
-import GraphStoreCore
-import GraphStoreGraph
+import GraphStoreEngine
 import Observation
 
 /// The results of a fetch that keep themselves current: after any context's save they update —

@@ -1,7 +1,6 @@
 import Foundation
 import GraphStoreCore
 import GraphStoreGraph
-import GraphStoreLog
 
 /// A compiled prepared fetch's parameter values for the run under way, which its compiled
 /// closures read (see `RowCompiler.parameters`). A prepared fetch is compiled once per context

@@ -1,6 +1,5 @@
 import Foundation
 import GraphStoreCore
-import GraphStoreGraph
 
 /// A `#Predicate`'s expression tree as the planner and the row compiler read it: the node kinds
 /// they understand, and `.other` for anything else (left to evaluation on objects).

@@ -1,6 +1,5 @@
 import Foundation
 import GraphStoreCore
-import GraphStoreGraph
 
 /// Which rows a predicate can be answered from, read off its `PredicateNode` tree: equality
 /// and IN through unique and secondary indexes or a to-one target's inverse set, ranges on

@@ -1,5 +1,4 @@
 import Foundation
-import GraphStoreGraph
 
 #if !canImport(Darwin)
 // Foundation on Apple platforms lets #Predicate call localizedStandardContains,

@@ -1,6 +1,5 @@
 import Foundation
 import GraphStoreCore
-import GraphStoreGraph
 
 /// A fetch written once with parameters and run with their values, as a prepared statement is:
 ///

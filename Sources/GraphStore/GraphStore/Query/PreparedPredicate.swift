@@ -1,5 +1,4 @@
 import Foundation
-import GraphStoreGraph
 
 /// A prepared fetch's predicate as the planner and the row compiler read it, converted once
 /// (see `PredicateNode`): every read of the parameters — the parameters themselves, or a path

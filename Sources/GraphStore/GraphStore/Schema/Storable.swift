@@ -1,6 +1,5 @@
 import Foundation
 import GraphStoreCore
-import GraphStoreGraph
 
 /// A type GraphStore stores natively, converting to and from `Value` without going through
 /// Codable. Optional, Array and String-keyed Dictionary of storable types are storable too.

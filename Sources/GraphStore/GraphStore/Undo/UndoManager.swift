@@ -1,5 +1,4 @@
 import Foundation
-import GraphStoreGraph
 
 #if !canImport(Darwin)
 /// Foundation's UndoManager, for platforms whose Foundation has none (Linux): changes register

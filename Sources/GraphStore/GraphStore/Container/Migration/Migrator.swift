@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreEngine
 import GraphStoreGraph
 
 /// Runs a migration plan's stages on a store before its container opens it.

@@ -1,6 +1,6 @@
 import Foundation
 import GraphStoreCore
-import GraphStoreGraph
+import GraphStoreEngine
 
 // SwiftData's history types (iOS 18), on GraphStore's log: every committed transaction of a
 // store, with what it inserted, updated and deleted (Docs/guides/history.md).
@@ -219,4 +219,9 @@ public struct HistoryDescriptor<TransactionType: HistoryTransaction>: @unchecked
         self.predicate = predicate
         self.sortBy = sortBy
     }
+}
+
+extension Store {
+    /// The token of the newest committed transaction.
+    public var currentHistoryToken: DefaultHistoryToken { DefaultHistoryToken(transaction: graph.lastTransaction, storeIdentifier: directory) }
 }

@@ -23,18 +23,18 @@ public enum StoreJSON {
 
     /// JSON true/false. (Parsed numbers also cast to Bool on Linux, so booleans are told by
     /// their Objective-C type code, "c".)
-    static func bool(_ json: Any) -> Bool? {
+    package static func bool(_ json: Any) -> Bool? {
         guard let n = json as? NSNumber, String(cString: n.objCType) == "c" else { return nil }
         return n.boolValue
     }
 
     /// A JSON number that is not a boolean.
-    static func number(_ json: Any?) -> NSNumber? {
+    package static func number(_ json: Any?) -> NSNumber? {
         guard let json, let n = json as? NSNumber, bool(json) == nil else { return nil }
         return n
     }
 
-    static func json(_ value: Value, blobs: BlobStore?) throws -> Any {
+    package static func json(_ value: Value, blobs: BlobStore?) throws -> Any {
         switch value {
         case .null: return NSNull()
         case let .bool(v): return v
@@ -62,7 +62,7 @@ public enum StoreJSON {
         return v
     }
 
-    static func value(_ json: Any, type: AttributeType, path: String) throws -> Value {
+    package static func value(_ json: Any, type: AttributeType, path: String) throws -> Value {
         if json is NSNull {
             guard type.isOptional else { throw Failure(path: path, reason: "null for the non-optional type \(type)") }
             return .null
@@ -133,7 +133,7 @@ public enum StoreJSON {
     // MARK: Rows
 
     /// One row: {"row": n, "attributes": {…}, "relationships": {name: row, [rows] or null}}.
-    static func row(_ row: RowNumber, of entity: Schema.Entity, in view: GraphView, blobs: BlobStore?) throws -> [String: Any] {
+    package static func row(_ row: RowNumber, of entity: Schema.Entity, in view: GraphView, blobs: BlobStore?) throws -> [String: Any] {
         var attributes: [String: Any] = [:]
         for attribute in entity.attributes {
             attributes[attribute.name] = try json(view.value(entity: entity.index, row: row, attribute: attribute.index), blobs: blobs)
@@ -151,7 +151,7 @@ public enum StoreJSON {
 
     // MARK: Schema
 
-    static func json(_ record: SchemaRecord) -> [String: Any] {
+    package static func json(_ record: SchemaRecord) -> [String: Any] {
         [
             "fingerprint": record.fingerprint,
             "nextEntityNumber": record.nextEntityNumber,
@@ -169,7 +169,7 @@ public enum StoreJSON {
         ]
     }
 
-    static func schemaRecord(_ json: Any, path: String = "schema") throws -> SchemaRecord {
+    package static func schemaRecord(_ json: Any, path: String = "schema") throws -> SchemaRecord {
         func fail(_ where: String, _ reason: String) -> Failure { Failure(path: "\(path)\(`where`)", reason: reason) }
         guard let object = json as? [String: Any] else { throw fail("", "expected an object") }
         func field<T>(_ object: [String: Any], _ key: String, _ at: String) throws -> T {

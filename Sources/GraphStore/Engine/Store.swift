@@ -15,26 +15,26 @@ public final class Store: @unchecked Sendable {
     public let options: StoreOptions
     /// What open found and did: torn tails, salvage, the checkpoint loaded and those skipped.
     public let report: OpenReport
-    let graph: Graph
-    let log: TransactionLog
+    package let graph: Graph
+    package let log: TransactionLog
     public let blobs: BlobStore
-    let fileIO: any FileIO
+    package let fileIO: any FileIO
     /// Numbers of the attributes marked `.externalStorage`.
-    let externalAttributes: Set<PropertyNumber>
+    package let externalAttributes: Set<PropertyNumber>
 
-    struct State {
-        var schemaHistory: [SchemaHistoryEntry]
+    package struct State {
+        package var schemaHistory: [SchemaHistoryEntry]
         /// Log bytes committed since the last checkpoint (for the automatic policy).
-        var bytesSinceCheckpoint: UInt64 = 0
-        var maintenanceScheduled = false
-        var lastMaintenanceError: (any Error)?
-        var closed = false
+        package var bytesSinceCheckpoint: UInt64 = 0
+        package var maintenanceScheduled = false
+        package var lastMaintenanceError: (any Error)?
+        package var closed = false
     }
-    let state: Locked<State>
+    package let state: Locked<State>
     /// One checkpoint or compaction at a time; `close()` waits for a running one.
-    let maintenanceLock = NSLock()
+    package let maintenanceLock = NSLock()
     /// Held while segments are deleted and while history reads them.
-    let segmentsLock = NSLock()
+    package let segmentsLock = NSLock()
     /// Serialises commits: a commit's encoding (validation, blob writes), append and apply happen
     /// under it, so the graph changes in log order and compaction's blob sweep sees whole commits.
     public let commitLock = YieldingLock()
@@ -162,7 +162,7 @@ public final class Store: @unchecked Sendable {
     /// not written yet (`finish`).
     public struct DeferredCommit: Sendable {
         public var number: UInt64 { reservation.receipt.number }
-        let reservation: TransactionLog.Reservation
+        package let reservation: TransactionLog.Reservation
     }
 
     /// Reserves the commit's record (its transaction number and place in the log, in commit
@@ -210,7 +210,7 @@ public final class Store: @unchecked Sendable {
     /// A custom migration stage's one transaction: what the old models' context saved (in the
     /// store's current numbering), the new schema, then what the new models' context saved.
     /// Appended only; the store is closed and reopened with the new models afterwards.
-    func appendMigration(old: [LogOperation], schema: Schema, new: [LogOperation], author: String) throws {
+    package func appendMigration(old: [LogOperation], schema: Schema, new: [LogOperation], author: String) throws {
         try commitLock.withLock {
             let operations = try externalizeBlobs(old)
                 + [.schema(payload: SchemaRecord(schema: schema).encoded())]
@@ -219,7 +219,7 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    static func externalAttributes(of schema: Schema) -> Set<PropertyNumber> {
+    package static func externalAttributes(of schema: Schema) -> Set<PropertyNumber> {
         Set(schema.entities.flatMap { $0.attributes.filter { $0.options.contains(.externalStorage) }.map(\.number) })
     }
 
@@ -270,7 +270,7 @@ public final class Store: @unchecked Sendable {
         guard fileIO.isDirectory(directory) else { return [] }
         var history: [SchemaHistoryEntry] = []
         var base: UInt64 = 0
-        let logStart = try GraphStore.logStart(directory: directory, fileIO: fileIO)
+        let logStart = try GraphStoreLog.logStart(directory: directory, fileIO: fileIO)
         for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO).reversed() where transaction >= logStart {
             let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))
             guard let payload = CheckpointFile.readSchemaHistoryRecord(path: path, fileIO: fileIO),
@@ -294,18 +294,18 @@ public final class Store: @unchecked Sendable {
 /// The open-time work of a store: choosing and loading a checkpoint, then applying the log after
 /// it through the schema translation in force at each transaction.
 private final class StoreLoader {
-    let directory: String
-    let schema: Schema
-    let graph: Graph
-    let options: StoreOptions
-    var fileIO: any FileIO { options.log.fileIO }
-    var history: [SchemaHistoryEntry] = []
-    var checkpoint: UInt64?
-    var skipped: [String] = []
+    package let directory: String
+    package let schema: Schema
+    package let graph: Graph
+    package let options: StoreOptions
+    package var fileIO: any FileIO { options.log.fileIO }
+    package var history: [SchemaHistoryEntry] = []
+    package var checkpoint: UInt64?
+    package var skipped: [String] = []
     private var translation: SchemaTranslation?
     private var identity = false
 
-    init(directory: String, schema: Schema, graph: Graph, options: StoreOptions) {
+    package init(directory: String, schema: Schema, graph: Graph, options: StoreOptions) {
         self.directory = directory
         self.schema = schema
         self.graph = graph
@@ -314,9 +314,9 @@ private final class StoreLoader {
 
     /// Loads the newest checkpoint the log continues from (and, time travelling, at or before the
     /// wanted transaction); a damaged one is skipped, and said so. Returns its transaction, or 0.
-    func loadCheckpoint() throws -> UInt64 {
+    package func loadCheckpoint() throws -> UInt64 {
         guard fileIO.isDirectory(directory) else { return 0 }
-        let logStart = try GraphStore.logStart(directory: directory, fileIO: fileIO)
+        let logStart = try GraphStoreLog.logStart(directory: directory, fileIO: fileIO)
         let limit = options.asOfTransaction ?? .max
         for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO).reversed() where transaction <= limit {
             let path = joinPath(directory, CheckpointFile.fileName(transaction: transaction))
@@ -351,7 +351,7 @@ private final class StoreLoader {
         identity = SchemaTranslation.isIdentity(record: record, schema: schema)
     }
 
-    func apply(_ transaction: LogTransaction) throws {
+    package func apply(_ transaction: LogTransaction) throws {
         if let asOf = options.asOfTransaction, transaction.number > asOf { return }
         var operations: [LogOperation] = []
         operations.reserveCapacity(transaction.operations.count)
@@ -379,7 +379,7 @@ private final class StoreLoader {
 
 /// Whether opening with `declared` must record it: the store is new, its shape changed, or the
 /// models name a version the store does not have recorded.
-func needsSchemaRecord(current: SchemaRecord?, declared: Schema) -> Bool {
+package func needsSchemaRecord(current: SchemaRecord?, declared: Schema) -> Bool {
     guard let current else { return true }
     let record = SchemaRecord(schema: declared)
     if !current.hasSameShape(as: record) { return true }
@@ -387,7 +387,7 @@ func needsSchemaRecord(current: SchemaRecord?, declared: Schema) -> Bool {
 }
 
 /// Values that more than one row holds in attributes about to become unique, as descriptions.
-func uniqueViolations(_ attributes: [(EntityNumber, PropertyNumber)], in graph: Graph, schema: Schema) -> [String] {
+package func uniqueViolations(_ attributes: [(EntityNumber, PropertyNumber)], in graph: Graph, schema: Schema) -> [String] {
     var problems: [String] = []
     graph.read { view in
         for (entityNumber, attributeNumber) in attributes {
@@ -423,7 +423,7 @@ extension Store {
 /// Runs a read of a store's files that takes no lock. The writer may compact meanwhile, so a
 /// file the read listed can be gone when it opens it; the store is whole again on the next
 /// look. Retries (twice) when the files changed under a failed attempt or one went missing.
-func readingBesideAWriter<T>(directory: String, fileIO: any FileIO, _ body: () throws -> T) throws -> T {
+package func readingBesideAWriter<T>(directory: String, fileIO: any FileIO, _ body: () throws -> T) throws -> T {
     var attempt = 0
     while true {
         let before = try? fileIO.listDirectory(directory)

@@ -1,4 +1,3 @@
-import GraphStoreGraph
 import Synchronization
 
 /// The stable identity of a stored object: its entity and its row number, which is assigned when
@@ -10,7 +9,7 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Cus
     public let entityName: String
     /// The row number within the entity (from 1); 0 for a temporary identifier.
     public let row: UInt64
-    let temporaryToken: UInt64
+    package let temporaryToken: UInt64
 
     public init(entityName: String, row: UInt64) {
         self.entityName = entityName
@@ -26,7 +25,7 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Cus
 
     private static let nextToken = Atomic<UInt64>(1)
 
-    static func temporary(entityName: String) -> PersistentIdentifier {
+    package static func temporary(entityName: String) -> PersistentIdentifier {
         PersistentIdentifier(temporaryFor: entityName, token: nextToken.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
@@ -40,7 +39,7 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Cus
         (a.entityName, a.row, a.temporaryToken) < (b.entityName, b.row, b.temporaryToken)
     }
 
-    enum CodingKeys: String, CodingKey { case entity, row }
+    package enum CodingKeys: String, CodingKey { case entity, row }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

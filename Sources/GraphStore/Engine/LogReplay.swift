@@ -1,5 +1,3 @@
-import GraphStoreCore
-import GraphStoreGraph
 import GraphStoreLog
 
 /// Copies a store's state as of a given transaction into a new store, with the original
@@ -73,7 +71,7 @@ public enum LogReplay {
         return written
     }
 
-    static func copyFile(_ from: String, to: String, fileIO: any FileIO) throws {
+    package static func copyFile(_ from: String, to: String, fileIO: any FileIO) throws {
         let bytes = try fileIO.readFile(from)
         let output = try fileIO.open(to, mode: .create)
         defer { output.close() }

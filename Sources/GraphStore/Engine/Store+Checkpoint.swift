@@ -25,7 +25,7 @@ extension Store {
     }
 
     /// Called with `maintenanceLock` held.
-    func writeCheckpoint(progress: (Int, Int) -> Void = { _, _ in }) throws -> CheckpointSummary {
+    package func writeCheckpoint(progress: (Int, Int) -> Void = { _, _ in }) throws -> CheckpointSummary {
         if options.log.readOnly { throw StorageError.readOnly }
         // Under the commit lock, after the sync: every commit in the captured graph is written
         // and synced (with `.grouped`, a commit is applied before its record is written).
@@ -54,7 +54,7 @@ extension Store {
     }
 
     /// Removes all but the `keep` newest checkpoints, and any older than `oldest`.
-    func removeCheckpoints(keepingNewest keep: Int, notOlderThan oldest: UInt64) throws {
+    package func removeCheckpoints(keepingNewest keep: Int, notOlderThan oldest: UInt64) throws {
         let all = try CheckpointFile.list(directory: directory, fileIO: fileIO)
         let kept = Set(all.suffix(keep).filter { $0 >= oldest })
         var removed = false
@@ -67,7 +67,7 @@ extension Store {
 
     /// Runs the automatic policy on a background thread: a checkpoint, then compaction when the
     /// dead space reaches the configured ratio. Failures are kept in `lastMaintenanceError`.
-    func scheduleMaintenance() {
+    package func scheduleMaintenance() {
         DispatchQueue.global(qos: .utility).async { [self] in
             maintenanceLock.lock()
             defer {

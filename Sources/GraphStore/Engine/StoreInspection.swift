@@ -56,7 +56,7 @@ public struct StoreInspection: Sendable {
             checkpoints.append(Checkpoint(transaction: transaction, fileBytes: size, problem: problem))
         }
         let numbers = try listSegments(fileIO: fileIO, directory: directory)
-        let logStart = try GraphStore.logStart(directory: directory, fileIO: fileIO)
+        let logStart = try GraphStoreLog.logStart(directory: directory, fileIO: fileIO)
         var transactions = 0
         var operations = 0
         var recordBytes: UInt64 = 0

@@ -34,7 +34,7 @@ extension Store {
         try compact(retention: options.maintenance.retention, progress: progress)
     }
 
-    func compactWithLock(retention: HistoryRetention, progress: (String) -> Void = { _ in }) throws -> CompactionSummary {
+    package func compactWithLock(retention: HistoryRetention, progress: (String) -> Void = { _ in }) throws -> CompactionSummary {
         let before = try storeBytes()
         progress("writing checkpoint")
         let checkpoint = try writeCheckpoint()
@@ -109,7 +109,7 @@ extension Store {
     ///
     /// `alreadyRead` is a checkpoint image the caller has decoded (compaction's verified one),
     /// so it is not read again.
-    func sweepBlobs(alreadyRead: CheckpointCodec.Image? = nil) throws -> Int {
+    package func sweepBlobs(alreadyRead: CheckpointCodec.Image? = nil) throws -> Int {
         let (present, tables) = try commitLock.withLock { (try blobs.list(), graph.captureImage().tables) }
         guard !present.isEmpty else { return 0 }
         var named = blobIDs(in: tables)
@@ -140,7 +140,7 @@ extension Store {
         return removed
     }
     /// The blob files these tables (in this store's schema) name.
-    func blobIDs(in tables: [EntityTable.Image]) -> Set<UUID> {
+    package func blobIDs(in tables: [EntityTable.Image]) -> Set<UUID> {
         var named = Set<UUID>()
         forEachBlobReference(in: tables) { _, _, _, reference in named.insert(reference.id) }
         return named

@@ -1,6 +1,5 @@
 import Foundation
 import GraphStoreGraph
-import GraphStoreLog
 
 extension Store {
     /// Every live row (of one entity, or all), one JSON object per line:
@@ -32,7 +31,7 @@ extension Store {
         return [entity]
     }
 
-    static func serialize(_ object: Any) throws -> String {
+    package static func serialize(_ object: Any) throws -> String {
         String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed]), as: UTF8.self)
     }
 

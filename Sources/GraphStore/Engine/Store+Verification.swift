@@ -69,7 +69,7 @@ extension Store {
     /// Calls `body` for every blob reference the live rows of these tables hold. Wherever they
     /// are: not only in attributes marked `.externalStorage` now — a store keeps the blobs an
     /// attribute wrote before the mark was dropped (a lightweight change), and reads them.
-    func forEachBlobReference(in tables: [EntityTable.Image],
+    package func forEachBlobReference(in tables: [EntityTable.Image],
                               _ body: (Schema.Entity, _ row: UInt64, Schema.Attribute, BlobReference) -> Void) {
         for entity in schema.entities {
             let table = tables[entity.index]

@@ -56,14 +56,14 @@ extension Store {
 /// two rows with one value of a unique attribute; a to-one that is not a row number or null, a
 /// to-many that is not an array of distinct row numbers; a link to a row the document does not
 /// have. An attribute a row leaves out takes its default, as in the store.
-struct ExportDocument {
-    let schema: Schema
-    private(set) var inserts: [LogOperation] = []
-    private(set) var links: [LogOperation] = []
+package struct ExportDocument {
+    package let schema: Schema
+    package private(set) var inserts: [LogOperation] = []
+    package private(set) var links: [LogOperation] = []
 
     private typealias Failure = StoreJSON.Failure
 
-    init(_ data: Data) throws {
+    package init(_ data: Data) throws {
         let document: Any
         do { document = try JSONSerialization.jsonObject(with: data) } catch {
             throw Failure(path: "$", reason: "not JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription)")

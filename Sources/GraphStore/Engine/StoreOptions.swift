@@ -1,5 +1,4 @@
 import Foundation
-import GraphStoreGraph
 import GraphStoreLog
 
 /// How long compaction keeps the log's transactions (the history `fetchHistory` reads and

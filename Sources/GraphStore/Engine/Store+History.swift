@@ -25,9 +25,6 @@ public struct StoredHistoryChange: Sendable, Equatable, Hashable {
 }
 
 extension Store {
-    /// The token of the newest committed transaction.
-    public var currentHistoryToken: DefaultHistoryToken { DefaultHistoryToken(transaction: graph.lastTransaction, storeIdentifier: directory) }
-
     /// The oldest transaction history still holds is the one after this (0: everything is kept).
     public func historyStart() throws -> UInt64 {
         try log.segmentStarts().first?.previousTransaction ?? graph.lastTransaction
@@ -102,7 +99,7 @@ private struct HistoryReadStop: Error {}
 
 /// Names a recorded schema's numbers in the opening schema's terms (renamed entities and
 /// properties by their current names), for history.
-struct HistoryNamer {
+package struct HistoryNamer {
     private var entityNames: [EntityNumber: String] = [:]
     private var attributeNames: [PropertyNumber: String] = [:]
     /// Relationship number → (source entity, name, target entity, inverse name).
@@ -110,7 +107,7 @@ struct HistoryNamer {
     /// By entity name, the attributes declared `.preserveValueOnDeletion` (their tombstone).
     private var preservedNames: [String: Set<String>] = [:]
 
-    init(record: SchemaRecord, schema: Schema) {
+    package init(record: SchemaRecord, schema: Schema) {
         let translation = SchemaTranslation(record: record, schema: schema)
         func entityName(_ recorded: SchemaRecord.EntityRecord) -> String {
             translation.entities[recorded.number].flatMap { n in schema.entities.first { $0.number == n }?.name } ?? recorded.name
@@ -132,7 +129,7 @@ struct HistoryNamer {
         }
     }
 
-    func describe(_ transaction: LogTransaction) -> StoredHistoryTransaction {
+    package func describe(_ transaction: LogTransaction) -> StoredHistoryTransaction {
         var inserted: [PersistentIdentifier] = []
         var deleted: [PersistentIdentifier] = []
         var updated: [PersistentIdentifier: Set<String>] = [:]
