@@ -4,7 +4,7 @@ import GraphStore
 
 /// Well-formed inputs for each target, made by the code that writes them (so they follow the
 /// formats as they are now): the fuzzer starts from them, and the regression tests replay them.
-public enum FuzzSeeds {
+package enum FuzzSeeds {
     /// Airports and flights with every kind of value and both kinds of relationship.
     static let record = SchemaRecord(fingerprint: "fuzz-seeds-1", nextEntityNumber: 3, nextPropertyNumber: 20, entities: [
         SchemaRecord.EntityRecord(name: "Airport", number: 1, attributes: [
@@ -30,7 +30,7 @@ public enum FuzzSeeds {
     static let schema = try! Schema(record: record)
 
     /// Seeds for `target`.
-    public static func seeds(for target: FuzzTarget) -> [[UInt8]] {
+    package static func seeds(for target: FuzzTarget) -> [[UInt8]] {
         switch target {
         case .segment: return [store().segment]
         case .checkpoint: return [store().checkpoint]

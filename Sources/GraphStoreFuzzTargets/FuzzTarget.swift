@@ -7,7 +7,7 @@ import ToolSupport
 /// (`graphstore-fuzz`, Fuzz/run.sh) drives, and what the regression tests replay the seeds and
 /// every crasher ever found through. A target may throw away what it reads; it must never
 /// crash, hang or allocate without bound.
-public enum FuzzTarget: String, CaseIterable, Sendable {
+package enum FuzzTarget: String, CaseIterable, Sendable {
     /// One segment file: a reader's scan, the tools' open (schema records, the graph), and a
     /// writer's salvaging open and append.
     case segment
@@ -22,7 +22,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case arguments
 
     /// Runs the bytes through the target.
-    public func run(_ bytes: [UInt8]) {
+    package func run(_ bytes: [UInt8]) {
         // One insert far past the rows must be refused, not allocated: the fuzzer's memory limit
         // is 2 GB.
         RowLimits.memoryBudget.store(64 << 20, ordering: .relaxed)

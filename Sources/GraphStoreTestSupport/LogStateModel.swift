@@ -2,24 +2,24 @@ import GraphStore
 
 /// The state a sequence of operations describes, computed the simplest possible way: the
 /// reference the property tests compare the store against.
-public struct LogStateModel: Equatable, Sendable {
-    public struct Row: Equatable, Sendable {
-        public var entity: EntityNumber
-        public var values: [PropertyNumber: Value]
+package struct LogStateModel: Equatable, Sendable {
+    package struct Row: Equatable, Sendable {
+        package var entity: EntityNumber
+        package var values: [PropertyNumber: Value]
     }
 
-    public private(set) var rows: [RowNumber: Row] = [:]
+    package private(set) var rows: [RowNumber: Row] = [:]
     /// Ordered targets of each (relationship, source).
-    public private(set) var links: [PropertyNumber: [RowNumber: [RowNumber]]] = [:]
-    public private(set) var schemaRecords: [[UInt8]] = []
+    package private(set) var links: [PropertyNumber: [RowNumber: [RowNumber]]] = [:]
+    package private(set) var schemaRecords: [[UInt8]] = []
 
-    public init() {}
+    package init() {}
 
-    public mutating func apply(_ operations: [LogOperation]) {
+    package mutating func apply(_ operations: [LogOperation]) {
         for operation in operations { apply(operation) }
     }
 
-    public mutating func apply(_ operation: LogOperation) {
+    package mutating func apply(_ operation: LogOperation) {
         switch operation {
         case let .insert(entity, row, values):
             rows[row] = Row(entity: entity, values: Dictionary(values.map { ($0.property, $0.value) }, uniquingKeysWith: { $1 }))

@@ -3,14 +3,14 @@ import GraphStore
 
 /// Random but valid transactions over a small schema, for property tests: every storable value
 /// shape, inserts, updates and deletes of live rows, links and unlinks.
-public struct RandomTransactions {
-    public var rng: SplitMix64
+package struct RandomTransactions {
+    package var rng: SplitMix64
     private var liveRows: [RowNumber] = []
     private var nextRow: RowNumber = 1
 
-    public init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+    package init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
-    public mutating func next() -> [LogOperation] {
+    package mutating func next() -> [LogOperation] {
         let count = Int(rng.next() % 6) + 1
         var operations: [LogOperation] = []
         for _ in 0..<count { operations.append(nextOperation()) }
@@ -44,7 +44,7 @@ public struct RandomTransactions {
         (0..<Int(rng.next() % 5)).map { PropertyValue(UInt32($0), randomValue(depth: 0)) }
     }
 
-    public mutating func randomValue(depth: Int) -> Value {
+    package mutating func randomValue(depth: Int) -> Value {
         switch rng.next() % (depth < 2 ? 15 : 13) {
         case 0: return .null
         case 1: return .bool(rng.next() % 2 == 0)

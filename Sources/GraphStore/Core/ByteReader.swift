@@ -1,12 +1,12 @@
 /// Reads what `ByteWriter` wrote, checking every bound: any byte sequence yields values or a
 /// `ByteReader.Error`, never a trap. Counts read from the input are checked against the bytes
 /// left before anything is allocated for them.
-public struct ByteReader {
-    public struct Error: Swift.Error, Equatable, Sendable, CustomStringConvertible {
+package struct ByteReader {
+    package struct Error: Swift.Error, Equatable, Sendable, CustomStringConvertible {
         /// Offset within the buffer being decoded.
-        public var offset: Int
-        public var reason: String
-        public var description: String { "\(reason) at byte \(offset)" }
+        package var offset: Int
+        package var reason: String
+        package var description: String { "\(reason) at byte \(offset)" }
 
         package init(offset: Int, reason: String) {
             self.offset = offset
@@ -15,18 +15,18 @@ public struct ByteReader {
     }
 
     private let base: UnsafeRawBufferPointer
-    public private(set) var offset: Int
+    package private(set) var offset: Int
 
     /// The buffer must outlive the reader (use inside `withUnsafeBytes`).
-    public init(_ base: UnsafeRawBufferPointer, offset: Int = 0) {
+    package init(_ base: UnsafeRawBufferPointer, offset: Int = 0) {
         self.base = base
         self.offset = offset
     }
 
-    public var remaining: Int { base.count - offset }
-    public var isAtEnd: Bool { offset >= base.count }
+    package var remaining: Int { base.count - offset }
+    package var isAtEnd: Bool { offset >= base.count }
 
-    public func fail(_ reason: String) -> Error { Error(offset: offset, reason: reason) }
+    package func fail(_ reason: String) -> Error { Error(offset: offset, reason: reason) }
 
     private mutating func take(_ n: Int) throws -> UnsafeRawBufferPointer {
         guard n >= 0, n <= remaining else { throw fail("needs \(n) bytes, \(remaining) left") }
@@ -34,22 +34,22 @@ public struct ByteReader {
         return UnsafeRawBufferPointer(rebasing: base[offset..<(offset + n)])
     }
 
-    public mutating func u8() throws -> UInt8 { try take(1)[0] }
+    package mutating func u8() throws -> UInt8 { try take(1)[0] }
 
-    public mutating func u16() throws -> UInt16 {
+    package mutating func u16() throws -> UInt16 {
         let b = try take(2)
         return UInt16(b[0]) | UInt16(b[1]) << 8
     }
 
-    public mutating func u32() throws -> UInt32 {
+    package mutating func u32() throws -> UInt32 {
         UInt32(littleEndian: try take(4).loadUnaligned(as: UInt32.self))
     }
 
-    public mutating func u64() throws -> UInt64 {
+    package mutating func u64() throws -> UInt64 {
         UInt64(littleEndian: try take(8).loadUnaligned(as: UInt64.self))
     }
 
-    public mutating func varint() throws -> UInt64 {
+    package mutating func varint() throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -63,30 +63,30 @@ public struct ByteReader {
     }
 
     /// A varint that must fit in Int and be at most `limit`.
-    public mutating func count(limit: Int) throws -> Int {
+    package mutating func count(limit: Int) throws -> Int {
         let v = try varint()
         guard v <= UInt64(limit) else { throw fail("count \(v) exceeds \(limit)") }
         return Int(v)
     }
 
-    public mutating func varintUInt32() throws -> UInt32 {
+    package mutating func varintUInt32() throws -> UInt32 {
         let v = try varint()
         guard v <= UInt64(UInt32.max) else { throw fail("value \(v) exceeds 32 bits") }
         return UInt32(v)
     }
 
-    public mutating func zigzag() throws -> Int64 {
+    package mutating func zigzag() throws -> Int64 {
         let v = try varint()
         return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
     }
 
-    public mutating func bytes(_ n: Int) throws -> [UInt8] { Array(try take(n)) }
+    package mutating func bytes(_ n: Int) throws -> [UInt8] { Array(try take(n)) }
 
-    public mutating func lengthPrefixed() throws -> [UInt8] {
+    package mutating func lengthPrefixed() throws -> [UInt8] {
         try bytes(try count(limit: remaining))
     }
 
-    public mutating func string() throws -> String {
+    package mutating func string() throws -> String {
         let raw = try take(try count(limit: remaining))
         // ASCII (nearly every stored key and name) is valid UTF-8 as it stands, and decoding a
         // typed buffer is a direct copy; `String(validating:as:)` on a raw buffer goes through

@@ -4,12 +4,12 @@
 /// Noncopyable, so that it owns its buffer alone and writes go straight to memory: through an
 /// array, every byte appended paid a copy-on-write uniqueness check (a runtime call) and a
 /// capacity test, most of encoding a transaction.
-public struct ByteWriter: ~Copyable, @unchecked Sendable {
+package struct ByteWriter: ~Copyable, @unchecked Sendable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
-    public private(set) var count: Int
+    package private(set) var count: Int
 
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
         count = 0
@@ -18,10 +18,10 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
     deinit { base.deallocate() }
 
     /// The bytes written so far (a copy).
-    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
     /// The bytes written, handed over without a copy.
-    public consuming func finish() -> WrittenBytes {
+    package consuming func finish() -> WrittenBytes {
         let written = WrittenBytes(base: base, count: count)
         discard self
         return written
@@ -48,25 +48,25 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
         count += buffer.count
     }
 
-    public mutating func u8(_ v: UInt8) {
+    package mutating func u8(_ v: UInt8) {
         reserve(1)
         base[count] = v
         count += 1
     }
 
-    public mutating func u16(_ v: UInt16) {
+    package mutating func u16(_ v: UInt16) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
-    public mutating func u32(_ v: UInt32) {
+    package mutating func u32(_ v: UInt32) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
-    public mutating func u64(_ v: UInt64) {
+    package mutating func u64(_ v: UInt64) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
-    public mutating func varint(_ v: UInt64) {
+    package mutating func varint(_ v: UInt64) {
         reserve(10)
         var v = v, end = base + count
         while v >= 0x80 {
@@ -78,12 +78,12 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
         count = end + 1 - base
     }
 
-    public mutating func varint(_ v: Int) { varint(UInt64(v)) }
+    package mutating func varint(_ v: Int) { varint(UInt64(v)) }
 
     /// Zig-zag maps small negative numbers to small varints.
-    public mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+    package mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
 
-    public mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
+    package mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
         reserve(data.count)
         for byte in data {
             base[count] = byte
@@ -92,17 +92,17 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
     }
 
     /// A varint length, then the bytes.
-    public mutating func lengthPrefixed<C: Collection>(_ data: C) where C.Element == UInt8 {
+    package mutating func lengthPrefixed<C: Collection>(_ data: C) where C.Element == UInt8 {
         varint(data.count)
         raw(data)
     }
 
-    public mutating func lengthPrefixed(_ data: [UInt8]) {
+    package mutating func lengthPrefixed(_ data: [UInt8]) {
         varint(data.count)
         data.withUnsafeBytes { append($0) }
     }
 
-    public mutating func string(_ s: String) {
+    package mutating func string(_ s: String) {
         // A small ASCII string (an ident, a code) is copied from its own two words: its length
         // is one varint byte, and all 16 bytes are stored, the count advanced past its own.
         if let (low, high, length) = s.smallASCIIWords {
@@ -129,17 +129,17 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
     }
 
     /// Overwrites 8 bytes at `offset` (for fields filled in after encoding, like a transaction number).
-    public mutating func patchU64(_ v: UInt64, at offset: Int) {
+    package mutating func patchU64(_ v: UInt64, at offset: Int) {
         precondition(offset >= 0 && offset + 8 <= count, "patch inside what was written")
         withUnsafeBytes(of: v.littleEndian) { UnsafeMutableRawPointer(base + offset).copyMemory(from: $0.baseAddress!, byteCount: 8) }
     }
 
-    public mutating func patchU8(_ v: UInt8, at offset: Int) {
+    package mutating func patchU8(_ v: UInt8, at offset: Int) {
         precondition(offset >= 0 && offset < count, "patch inside what was written")
         base[offset] = v
     }
 
-    public mutating func patchU32(_ v: UInt32, at offset: Int) {
+    package mutating func patchU32(_ v: UInt32, at offset: Int) {
         precondition(offset >= 0 && offset + 4 <= count, "patch inside what was written")
         withUnsafeBytes(of: v.littleEndian) { UnsafeMutableRawPointer(base + offset).copyMemory(from: $0.baseAddress!, byteCount: 4) }
     }
@@ -159,9 +159,9 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
 /// What a `ByteWriter` wrote, owned here now. A log record can be megabytes (an import's one
 /// transaction): copying it into an array touched every page twice, and from a trimmed heap each
 /// fresh page is a fault the kernel zeroes (a fortieth of a 10k import).
-public final class WrittenBytes: @unchecked Sendable {  // written only before it is shared
+package final class WrittenBytes: @unchecked Sendable {  // written only before it is shared
     private let base: UnsafeMutablePointer<UInt8>
-    public let count: Int
+    package let count: Int
 
     fileprivate init(base: UnsafeMutablePointer<UInt8>, count: Int) {
         self.base = base
@@ -170,9 +170,9 @@ public final class WrittenBytes: @unchecked Sendable {  // written only before i
 
     deinit { base.deallocate() }
 
-    public var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    package var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
-    public subscript(index: Int) -> UInt8 {
+    package subscript(index: Int) -> UInt8 {
         get { precondition(index >= 0 && index < count); return base[index] }
         set { precondition(index >= 0 && index < count); base[index] = newValue }
     }

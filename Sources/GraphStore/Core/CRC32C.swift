@@ -6,7 +6,7 @@ import CSwiftRuntime
 ///
 /// Stored checksums are *masked* as LevelDB does, so that the CRC of data that itself contains
 /// CRCs does not degenerate: `masked = ((crc >> 15) | (crc << 17)) &+ 0xa282ead8`.
-public enum CRC32C {
+package enum CRC32C {
     private static let polynomial: UInt32 = 0x82F6_3B78
 
     /// tables[k][b]: the CRC contribution of byte b seen k positions before the end of an 8-byte block.
@@ -29,7 +29,7 @@ public enum CRC32C {
     package static let hardwareAvailable = graphstore_crc32c_hardware_available()
 
     /// Extends `crc` (0 for a fresh checksum) over `bytes`.
-    public static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return crc }
         if hardwareAvailable { return ~graphstore_crc32c_hardware(~crc, base, bytes.count) }
         return updateBySlicing(crc, bytes)
@@ -67,17 +67,17 @@ public enum CRC32C {
         return ~crc
     }
 
-    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 { update(0, bytes) }
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 { update(0, bytes) }
 
-    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    package static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }
     }
 
     private static let maskDelta: UInt32 = 0xA282_EAD8
 
-    public static func mask(_ crc: UInt32) -> UInt32 { ((crc >> 15) | (crc << 17)) &+ maskDelta }
+    package static func mask(_ crc: UInt32) -> UInt32 { ((crc >> 15) | (crc << 17)) &+ maskDelta }
 
-    public static func unmask(_ masked: UInt32) -> UInt32 {
+    package static func unmask(_ masked: UInt32) -> UInt32 {
         let rotated = masked &- maskDelta
         return (rotated >> 17) | (rotated << 15)
     }

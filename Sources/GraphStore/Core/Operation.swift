@@ -1,12 +1,12 @@
 /// The numbers the log uses for schema elements. The schema layer assigns them and records the
 /// mapping in schema operations; the log only carries them.
-public typealias EntityNumber = UInt32
-public typealias PropertyNumber = UInt32
+package typealias EntityNumber = UInt32
+package typealias PropertyNumber = UInt32
 /// A row's number, unique within its store across all entities, never reused.
-public typealias RowNumber = UInt64
+package typealias RowNumber = UInt64
 
 /// One change inside a transaction.
-public enum LogOperation: Hashable, Sendable {
+package enum LogOperation: Hashable, Sendable {
     /// A new row with its initial attribute values.
     case insert(entity: EntityNumber, row: RowNumber, values: [PropertyValue])
     /// New values for some attributes of an existing row.
@@ -19,27 +19,27 @@ public enum LogOperation: Hashable, Sendable {
     case schema(payload: [UInt8])
 }
 
-public struct PropertyValue: Hashable, Sendable {
-    public var property: PropertyNumber
-    public var value: Value
+package struct PropertyValue: Hashable, Sendable {
+    package var property: PropertyNumber
+    package var value: Value
 
-    public init(_ property: PropertyNumber, _ value: Value) {
+    package init(_ property: PropertyNumber, _ value: Value) {
         self.property = property
         self.value = value
     }
 }
 
 /// A committed transaction as it is in the log.
-public struct LogTransaction: Hashable, Sendable {
+package struct LogTransaction: Hashable, Sendable {
     /// Monotonic from 1, without gaps, for the life of the store.
-    public var number: UInt64
+    package var number: UInt64
     /// Commit time, microseconds since 1970 (UTC).
-    public var timestampMicros: Int64
+    package var timestampMicros: Int64
     /// Who committed it (a context's name), empty when unnamed.
-    public var author: String
-    public var operations: [LogOperation]
+    package var author: String
+    package var operations: [LogOperation]
 
-    public init(number: UInt64, timestampMicros: Int64, author: String = "", operations: [LogOperation]) {
+    package init(number: UInt64, timestampMicros: Int64, author: String = "", operations: [LogOperation]) {
         self.number = number
         self.timestampMicros = timestampMicros
         self.author = author

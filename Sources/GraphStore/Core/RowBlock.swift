@@ -5,20 +5,20 @@
 /// time and most of the fresh memory the kernel had to zero for it. A block is encoded into
 /// the log as exactly those operations (the same bytes: FILE-FORMAT.md knows no blocks) and
 /// applied to the graph straight from its columns. Recovery reads the operations back.
-public final class RowBlock: Sendable {
-    public enum Kind: Sendable {
+package final class RowBlock: Sendable {
+    package enum Kind: Sendable {
         /// New rows: a column a row leaves unset takes its default.
         case insert
         /// Existing rows: only what a row sets is written.
         case update
     }
 
-    public let kind: Kind
-    public let entity: EntityNumber
+    package let kind: Kind
+    package let entity: EntityNumber
     /// Each column's property number.
-    public let properties: [PropertyNumber]
+    package let properties: [PropertyNumber]
     /// The rows written, in order.
-    public let rows: [UInt64]
+    package let rows: [UInt64]
     /// By column, each source row's value (nil: unset).
     package let columns: [BatchColumn]
     /// Each row's source row in `columns`.
@@ -54,7 +54,7 @@ public final class RowBlock: Sendable {
         self.init(kind: kind, entity: entity, properties: properties, columns: columns, defaults: defaults, rows: rows, sources: sources)
     }
 
-    public var count: Int { rows.count }
+    package var count: Int { rows.count }
 
     /// The `index`th row's values, column by column: every column for an insert (defaults for
     /// what it leaves unset), the columns it sets for an update.
@@ -139,7 +139,7 @@ public final class RowBlock: Sendable {
     }
 
     /// The block as the operations the log records for it.
-    public var operations: [LogOperation] {
+    package var operations: [LogOperation] {
         rows.indices.map { index in
             var values: [PropertyValue] = []
             forEachValue(ofRow: index) { values.append(PropertyValue(properties[$0], $1)) }

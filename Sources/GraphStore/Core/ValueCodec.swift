@@ -11,7 +11,7 @@ package enum ValueTag: UInt8 {
 package let maximumValueDepth = 64
 
 extension ByteWriter {
-    public mutating func value(_ stored: Value) {
+    package mutating func value(_ stored: Value) {
         switch stored {
         case .null: u8(ValueTag.null.rawValue)
         case let .bool(b): u8(b ? ValueTag.true.rawValue : ValueTag.false.rawValue)
@@ -67,7 +67,7 @@ extension ByteWriter {
 }
 
 extension ByteReader {
-    public mutating func value() throws -> Value { try value(depth: 0) }
+    package mutating func value() throws -> Value { try value(depth: 0) }
 
     private mutating func value(depth: Int) throws -> Value {
         let tagByte = try u8()

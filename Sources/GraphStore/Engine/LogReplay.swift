@@ -4,12 +4,12 @@ import GraphStoreLog
 /// transaction numbers, times and authors (`graphstore replay`). Where compaction dropped the
 /// log's beginning, the new store starts from the newest sound checkpoint at or before that
 /// transaction and replays the log after it. Blob files are copied along.
-public enum LogReplay {
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+package enum LogReplay {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         case destinationNotEmpty(String)
         case transactionNotInLog(requested: UInt64, last: UInt64)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .destinationNotEmpty(path): return "\(path) already exists and is not empty"
             case let .transactionNotInLog(requested, last): return "transaction \(requested) is past the end of the log (last is \(last))"
@@ -19,7 +19,7 @@ public enum LogReplay {
 
     /// Returns the number of transactions written. `progress` is called after each one.
     @discardableResult
-    public static func replay(
+    package static func replay(
         from source: String,
         to lastWanted: UInt64,
         into destination: String,

@@ -3,14 +3,6 @@ import GraphStoreGraph
 import GraphStoreLog
 
 extension Store {
-    /// What a checkpoint wrote.
-    public struct CheckpointSummary: Sendable, Equatable {
-        /// The transaction the checkpoint is as of.
-        public var transaction: UInt64
-        public var path: String
-        public var bytes: UInt64
-    }
-
     /// Writes a checkpoint of the committed graph as of the newest transaction.
     ///
     /// Writers are held up only while the image is captured (copy-on-write references to every
@@ -18,7 +10,7 @@ extension Store {
     /// The log is synced first, so it always reaches the checkpoint's transaction. Keeps the two
     /// newest checkpoints (the older one is the fallback should the newer be damaged).
     @discardableResult
-    public func checkpoint(progress: (Int, Int) -> Void = { _, _ in }) throws -> CheckpointSummary {
+    package func checkpoint(progress: (Int, Int) -> Void = { _, _ in }) throws -> CheckpointSummary {
         maintenanceLock.lock()
         defer { maintenanceLock.unlock() }
         return try writeCheckpoint(progress: progress)

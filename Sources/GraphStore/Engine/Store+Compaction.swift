@@ -3,17 +3,6 @@ import GraphStoreGraph
 import GraphStoreLog
 
 extension Store {
-    /// What a compaction did.
-    public struct CompactionSummary: Sendable, Equatable {
-        public var checkpoint: CheckpointSummary
-        public var segmentsRemoved: [UInt64]
-        public var checkpointsRemoved: Int
-        public var blobsRemoved: Int
-        /// Log and checkpoint bytes before and after.
-        public var bytesBefore: UInt64
-        public var bytesAfter: UInt64
-    }
-
     /// Rewrites the live data as a checkpoint and drops what it makes dead: sealed segments the
     /// checkpoint covers and the retention does not keep, older checkpoints the log no longer
     /// reaches, and blob files nothing names.
@@ -22,7 +11,7 @@ extension Store {
     /// removed, and segments go oldest first, so a kill at any moment leaves a store whose log
     /// continues from a checkpoint it still has.
     @discardableResult
-    public func compact(retention: HistoryRetention, progress: (String) -> Void = { _ in }) throws -> CompactionSummary {
+    package func compact(retention: HistoryRetention, progress: (String) -> Void = { _ in }) throws -> CompactionSummary {
         maintenanceLock.lock()
         defer { maintenanceLock.unlock() }
         return try compactWithLock(retention: retention, progress: progress)
@@ -30,7 +19,7 @@ extension Store {
 
     /// Compacts with the retention of the store's maintenance policy.
     @discardableResult
-    public func compact(progress: (String) -> Void = { _ in }) throws -> CompactionSummary {
+    package func compact(progress: (String) -> Void = { _ in }) throws -> CompactionSummary {
         try compact(retention: options.maintenance.retention, progress: progress)
     }
 
@@ -84,7 +73,7 @@ extension Store {
     }
 
     /// Bytes of the store's log records, checkpoints and blob files.
-    public func storeBytes() throws -> UInt64 {
+    package func storeBytes() throws -> UInt64 {
         var total = try log.recordBytes()
         for transaction in try CheckpointFile.list(directory: directory, fileIO: fileIO) {
             total += try fileIO.fileSize(joinPath(directory, CheckpointFile.fileName(transaction: transaction)))

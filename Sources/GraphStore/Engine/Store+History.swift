@@ -5,34 +5,34 @@ import GraphStoreLog
 
 /// A committed transaction as the store reads it from its log, without model types (the
 /// container turns it into a `DefaultHistoryTransaction`; tools use it as it is).
-public struct StoredHistoryTransaction: Sendable, Equatable {
-    public var number: UInt64
-    public var timestamp: Date
+package struct StoredHistoryTransaction: Sendable, Equatable {
+    package var number: UInt64
+    package var timestamp: Date
     /// The saving context's `author`; nil when it had none.
-    public var author: String?
-    public var changes: [StoredHistoryChange]
+    package var author: String?
+    package var changes: [StoredHistoryChange]
 }
 
 /// One change of a stored transaction, by entity name and row.
-public struct StoredHistoryChange: Sendable, Equatable, Hashable {
-    public enum Kind: Sendable, Equatable, Hashable { case insert, update, delete }
-    public var kind: Kind
-    public var identifier: PersistentIdentifier
+package struct StoredHistoryChange: Sendable, Equatable, Hashable {
+    package enum Kind: Sendable, Equatable, Hashable { case insert, update, delete }
+    package var kind: Kind
+    package var identifier: PersistentIdentifier
     /// For an update: the attributes and relationships that changed (relationships on both sides of a link).
-    public var updatedAttributes: Set<String> = []
+    package var updatedAttributes: Set<String> = []
     /// For a delete: the values of attributes declared `.preserveValueOnDeletion`, by name.
-    public var tombstone: [String: Value] = [:]
+    package var tombstone: [String: Value] = [:]
 }
 
 extension Store {
     /// The oldest transaction history still holds is the one after this (0: everything is kept).
-    public func historyStart() throws -> UInt64 {
+    package func historyStart() throws -> UInt64 {
         try log.segmentStarts().first?.previousTransaction ?? graph.lastTransaction
     }
 
     /// Committed transactions after `after`, oldest first, read from the log's kept segments.
     /// Throws `StorageError.historyCompacted` when compaction dropped transactions after `after`.
-    public func readTransactions(after: UInt64, limit: Int? = nil,
+    package func readTransactions(after: UInt64, limit: Int? = nil,
                                  body: (LogTransaction, SchemaRecord?) throws -> Bool) throws {
         do {
             try readTransactionsUntilStopped(after: after, limit: limit, body: body)
@@ -71,7 +71,7 @@ extension Store {
 
     /// Committed transactions after `after`, oldest first, with their changes by identifier and
     /// property name, at most `limit` of them and only those `include` keeps.
-    public func storedHistory(after: UInt64 = 0, limit: Int? = nil,
+    package func storedHistory(after: UInt64 = 0, limit: Int? = nil,
                               where include: (StoredHistoryTransaction) throws -> Bool = { _ in true }) throws -> [StoredHistoryTransaction] {
         var result: [StoredHistoryTransaction] = []
         var namer: (record: SchemaRecord, namer: HistoryNamer)?
@@ -89,7 +89,7 @@ extension Store {
 
     /// Drops history up to and including transaction `through` (whole segments of it: history
     /// a segment shares with later transactions stays), after a checkpoint that holds its effect.
-    public func deleteHistory(through transaction: UInt64) throws {
+    package func deleteHistory(through transaction: UInt64) throws {
         try compact(retention: .through(transaction))
     }
 }

@@ -4,16 +4,16 @@ import GraphStoreLog
 
 extension Store {
     /// What `graphstore verify` found: the inspection, and the state a read-only open loaded.
-    public struct Verification: Sendable {
-        public var inspection: StoreInspection
+    package struct Verification: Sendable {
+        package var inspection: StoreInspection
         /// The transaction the loaded state is as of, and the checkpoint it loaded from.
-        public var loadedTransaction: UInt64
-        public var loadedCheckpoint: UInt64?
+        package var loadedTransaction: UInt64
+        package var loadedCheckpoint: UInt64?
         /// What an open would pass over or cut (a torn tail, damaged checkpoints it can do
         /// without): the store is sound, these are said.
-        public var notes: [String]
+        package var notes: [String]
         /// Blob files the graph names that are missing or damaged (verify fails on any).
-        public var blobProblems: [String]
+        package var blobProblems: [String]
     }
 
     /// Checks a store as hard as an open does, and more, without changing a byte: every record
@@ -23,7 +23,7 @@ extension Store {
     /// fails where any open would — and every blob file the state names. Throws what the
     /// first failing step threw; a store that holds data but no schema record (no open can
     /// read it) throws `StorageError.corruption`.
-    public static func verify(directory: String, fileIO: any FileIO = PosixFileIO(),
+    package static func verify(directory: String, fileIO: any FileIO = PosixFileIO(),
                               blobProgress: (Int, Int) -> Void = { _, _ in }) throws -> Verification {
         let inspection = try StoreInspection.inspect(directory: directory, fileIO: fileIO)
         var notes: [String] = []
@@ -52,7 +52,7 @@ extension Store {
 
     /// Reads every blob file the committed graph names and returns what is wrong with each that
     /// fails (missing, damaged), naming entity, row and attribute; empty when all are sound.
-    public func verifyBlobs(progress: (Int, Int) -> Void = { _, _ in }) -> [String] {
+    package func verifyBlobs(progress: (Int, Int) -> Void = { _, _ in }) -> [String] {
         var references: [(String, BlobReference)] = []
         forEachBlobReference(in: graph.captureImage().tables) { entity, row, attribute, reference in
             references.append(("\(entity.name)/\(row).\(attribute.name)", reference))

@@ -7,17 +7,17 @@ import Synchronization
 /// One open store directory: its transaction log, the committed graph (loaded from the newest
 /// usable checkpoint, then the log after it), the schema history and the blob files.
 /// `ModelContainer` owns one; the `graphstore` tool opens one without any model classes.
-public final class Store: @unchecked Sendable {
+package final class Store: @unchecked Sendable {
     // Immutable after open except `state` (its mutex) and the locks' critical sections.
-    public let directory: String
+    package let directory: String
     /// The schema the graph is in: the models' (a container) or the newest recorded one (a tool).
-    public let schema: Schema
-    public let options: StoreOptions
+    package let schema: Schema
+    package let options: StoreOptions
     /// What open found and did: torn tails, salvage, the checkpoint loaded and those skipped.
-    public let report: OpenReport
+    package let report: OpenReport
     package let graph: Graph
     package let log: TransactionLog
-    public let blobs: BlobStore
+    package let blobs: BlobStore
     package let fileIO: any FileIO
     /// Numbers of the attributes marked `.externalStorage`.
     package let externalAttributes: Set<PropertyNumber>
@@ -37,7 +37,7 @@ public final class Store: @unchecked Sendable {
     package let segmentsLock = NSLock()
     /// Serialises commits: a commit's encoding (validation, blob writes), append and apply happen
     /// under it, so the graph changes in log order and compaction's blob sweep sees whole commits.
-    public let commitLock = YieldingLock()
+    package let commitLock = YieldingLock()
 
     private init(directory: String, schema: Schema, options: StoreOptions, report: OpenReport, graph: Graph,
                  log: TransactionLog, history: [SchemaHistoryEntry]) {
@@ -62,7 +62,7 @@ public final class Store: @unchecked Sendable {
     ///
     /// Throws `StorageError` for damage, a held lock, I/O failure or compacted history, and
     /// `SchemaError.incompatible` when stored data cannot follow the declared schema.
-    public static func open(directory: String, schema declared: Schema? = nil, options: StoreOptions = StoreOptions()) throws -> Store {
+    package static func open(directory: String, schema declared: Schema? = nil, options: StoreOptions = StoreOptions()) throws -> Store {
         guard options.log.readOnly else { return try openOnce(directory: directory, schema: declared, options: options) }
         return try readingBesideAWriter(directory: directory, fileIO: options.log.fileIO) {
             try openOnce(directory: directory, schema: declared, options: options)
@@ -130,22 +130,22 @@ public final class Store: @unchecked Sendable {
     }
 
     /// The schema history: every schema the store recorded, oldest first.
-    public var schemaHistory: [SchemaHistoryEntry] { state.withLock { $0.schemaHistory } }
+    package var schemaHistory: [SchemaHistoryEntry] { state.withLock { $0.schemaHistory } }
 
     /// The number of the newest transaction in the graph.
-    public var lastTransaction: UInt64 { graph.lastTransaction }
+    package var lastTransaction: UInt64 { graph.lastTransaction }
 
     /// Appends one transaction (as durable as the log's durability asks) and applies it to the
     /// graph. Call with `commitLock` held, so the graph applies commits in log order. (Grouped
     /// commits through a container use `commitDeferringWrite` and `finish`, so that concurrent
     /// commits share one sync.)
     @discardableResult
-    public func commit(_ operations: [LogOperation], author: String) throws -> TransactionLog.Receipt {
+    package func commit(_ operations: [LogOperation], author: String) throws -> TransactionLog.Receipt {
         try commit(TransactionChanges(operations: operations), author: author)
     }
 
     /// Blocks carry no external-storage values (batches refuse those attributes).
-    public func commit(_ changes: TransactionChanges, author: String) throws -> TransactionLog.Receipt {
+    package func commit(_ changes: TransactionChanges, author: String) throws -> TransactionLog.Receipt {
         var changes = changes
         changes.operations = try externalizeBlobs(changes.operations)
         let receipt = try log.append(changes, author: author)
@@ -156,12 +156,12 @@ public final class Store: @unchecked Sendable {
     /// Whether commits through a container write their record after releasing `commitLock`
     /// (`commitDeferringWrite`): with `.grouped` durability, where the save waits for a shared
     /// sync anyway. With `.full` a save writes and syncs under the lock, one at a time.
-    public var defersWrites: Bool { options.log.durability == .grouped }
+    package var defersWrites: Bool { options.log.durability == .grouped }
 
     /// A commit applied to the graph whose record has its number and place in the log but is
     /// not written yet (`finish`).
-    public struct DeferredCommit: Sendable {
-        public var number: UInt64 { reservation.receipt.number }
+    package struct DeferredCommit: Sendable {
+        package var number: UInt64 { reservation.receipt.number }
         package let reservation: TransactionLog.Reservation
     }
 
@@ -172,7 +172,7 @@ public final class Store: @unchecked Sendable {
     /// returns, other contexts may read the commit, as they may read a grouped commit before its
     /// sync; a failed write poisons the store like a failed sync (every later save throws until
     /// it is reopened), so nothing is built on a commit that is lost.
-    public func commitDeferringWrite(_ changes: TransactionChanges, author: String) throws -> DeferredCommit {
+    package func commitDeferringWrite(_ changes: TransactionChanges, author: String) throws -> DeferredCommit {
         var changes = changes
         changes.operations = try externalizeBlobs(changes.operations)
         let reservation = try log.reserve(changes, author: author)
@@ -182,7 +182,7 @@ public final class Store: @unchecked Sendable {
 
     /// Writes a deferred commit's record (after those reserved before it) and returns once it is
     /// durable.
-    public func finish(_ commit: DeferredCommit) throws {
+    package func finish(_ commit: DeferredCommit) throws {
         try log.write(commit.reservation)
     }
 
@@ -248,7 +248,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Waits for running maintenance, then closes the log and releases the writer lock.
-    public func close() {
+    package func close() {
         state.withLock { $0.closed = true }
         maintenanceLock.lock()
         log.close()
@@ -256,17 +256,17 @@ public final class Store: @unchecked Sendable {
     }
 
     /// The last failure of automatic (background) maintenance, if any.
-    public var lastMaintenanceError: (any Error)? { state.withLock { $0.lastMaintenanceError } }
+    package var lastMaintenanceError: (any Error)? { state.withLock { $0.lastMaintenanceError } }
 
     /// The newest schema recorded in the store at `directory`, without loading any data; nil
     /// when there is no store or it holds no schema record.
-    public static func recordedSchema(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> SchemaRecord? {
+    package static func recordedSchema(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> SchemaRecord? {
         try recordedSchemaHistory(directory: directory, fileIO: fileIO).last?.record
     }
 
     /// Every schema the store at `directory` recorded, oldest first: the newest sound
     /// checkpoint's history, then schema records in the log after it. Loads no data.
-    public static func recordedSchemaHistory(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> [SchemaHistoryEntry] {
+    package static func recordedSchemaHistory(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> [SchemaHistoryEntry] {
         guard fileIO.isDirectory(directory) else { return [] }
         var history: [SchemaHistoryEntry] = []
         var base: UInt64 = 0
@@ -414,7 +414,7 @@ package func uniqueViolations(_ attributes: [(EntityNumber, PropertyNumber)], in
 
 extension Store {
     /// Whether `row` of the entity named `entity` exists (tools and tests without models).
-    public func rowExists(entity name: String, row: RowNumber) throws -> Bool {
+    package func rowExists(entity name: String, row: RowNumber) throws -> Bool {
         guard let entity = schema.entity(named: name) else { throw SchemaError.unreadableRecord(reason: "no entity \(name)") }
         return graph.read { $0.isLive(entity: entity.index, row: row) }
     }

@@ -2,46 +2,46 @@ import GraphStoreGraph
 import GraphStoreLog
 
 /// A read-only look at a store: what `graphstore info` and `verify` print.
-public struct StoreInspection: Sendable {
-    public struct Segment: Sendable, Equatable {
-        public var number: UInt64
+package struct StoreInspection: Sendable {
+    package struct Segment: Sendable, Equatable {
+        package var number: UInt64
         /// Size of the file, preallocated space included.
-        public var fileBytes: UInt64
+        package var fileBytes: UInt64
     }
 
-    public struct Checkpoint: Sendable, Equatable {
-        public var transaction: UInt64
-        public var fileBytes: UInt64
+    package struct Checkpoint: Sendable, Equatable {
+        package var transaction: UInt64
+        package var fileBytes: UInt64
         /// Why it cannot be used, or nil when every checksum holds.
-        public var problem: String?
+        package var problem: String?
     }
 
-    public var formatVersion: UInt16
-    public var segments: [Segment]
+    package var formatVersion: UInt16
+    package var segments: [Segment]
     /// The kept log starts after this transaction (0: the whole history is kept).
-    public var logStart: UInt64
-    public var checkpoints: [Checkpoint]
+    package var logStart: UInt64
+    package var checkpoints: [Checkpoint]
     /// Every record of the kept log was read and decoded; torn tails are in `report.tornTail`.
-    public var report: OpenReport
+    package var report: OpenReport
     /// Transactions and operations in the kept log.
-    public var transactionCount: Int
-    public var operationCount: Int
+    package var transactionCount: Int
+    package var operationCount: Int
     /// Bytes of records (headers included) in the log.
-    public var recordBytes: UInt64
-    public var blobCount: Int
-    public var blobBytes: UInt64
+    package var recordBytes: UInt64
+    package var blobCount: Int
+    package var blobBytes: UInt64
     /// Every schema the store recorded, oldest first (from the newest sound checkpoint and the log).
-    public var schemaHistory: [SchemaHistoryEntry]
+    package var schemaHistory: [SchemaHistoryEntry]
 
-    public var lastTransaction: UInt64 { report.lastTransaction }
-    public var fileBytes: UInt64 {
+    package var lastTransaction: UInt64 { report.lastTransaction }
+    package var fileBytes: UInt64 {
         segments.reduce(0) { $0 + $1.fileBytes } + checkpoints.reduce(0) { $0 + $1.fileBytes } + blobBytes
     }
 
     /// Reads every record of the kept log and checks every checkpoint of the store at
     /// `directory`, without changing a byte. Throws what a writer's open would throw for damage
     /// before the last good commit.
-    public static func inspect(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> StoreInspection {
+    package static func inspect(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> StoreInspection {
         guard fileIO.isDirectory(directory) else { throw StorageError.noStore(path: directory) }
         return try readingBesideAWriter(directory: directory, fileIO: fileIO) { try inspectOnce(directory: directory, fileIO: fileIO) }
     }

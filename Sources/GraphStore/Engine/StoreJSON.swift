@@ -11,12 +11,12 @@ import GraphStoreLog
 ///     String, UUID, URL, Decimal → string                     Date → seconds since 1970 (number)
 ///     Data, Codable → base64 string (external-storage bytes included)
 ///     arrays → arrays            [String: T] → objects         nil → null
-public enum StoreJSON {
-    public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
+package enum StoreJSON {
+    package struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
         /// Where in the document: "entities.Flight[12].attributes.ident".
-        public var path: String
-        public var reason: String
-        public var description: String { "\(path): \(reason)" }
+        package var path: String
+        package var reason: String
+        package var description: String { "\(path): \(reason)" }
     }
 
     // MARK: Values

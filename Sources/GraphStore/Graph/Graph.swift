@@ -5,9 +5,9 @@ import Synchronization
 /// The committed object graph in memory: every entity's rows, relationships both ways, and the
 /// indexes. A transaction is applied under the write lock, so readers (any number, side by side)
 /// see it entirely or not at all.
-public final class Graph: @unchecked Sendable {
+package final class Graph: @unchecked Sendable {
     // `tables` and `lastTransaction` are guarded by `lock`; `schema` and the numbering never change.
-    public let schema: Schema
+    package let schema: Schema
     private let lock = ReadWriteLock()
     private var tables: [EntityTable] {
         didSet { unretainedTables = tables.map(Unmanaged.passUnretained) }
@@ -26,7 +26,7 @@ public final class Graph: @unchecked Sendable {
     /// any reader sees it); nil for in-memory graphs, which keep such values inline.
     package var blobs: BlobStore?
 
-    public init(schema: Schema) {
+    package init(schema: Schema) {
         self.schema = schema
         let tables = schema.entities.map(EntityTable.init(entity:))
         self.tables = tables
@@ -36,7 +36,7 @@ public final class Graph: @unchecked Sendable {
     }
 
     /// The number of the last transaction applied.
-    public var lastTransaction: UInt64 { lock.withReadLock { committed } }
+    package var lastTransaction: UInt64 { lock.withReadLock { committed } }
 
     /// Hands out a fresh row number for a new object of `entity`.
     package func reserveRow(entity: Int) -> UInt64 {
@@ -82,7 +82,7 @@ public final class Graph: @unchecked Sendable {
 
     /// Applies a committed transaction atomically. Operations naming numbers this schema does not
     /// know (properties removed from the models) are skipped.
-    public func apply(_ transaction: LogTransaction) {
+    package func apply(_ transaction: LogTransaction) {
         apply(transaction.operations, number: transaction.number)
     }
 

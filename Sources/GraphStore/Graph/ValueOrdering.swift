@@ -22,7 +22,7 @@ extension Value {
     }
 
     /// Orders two values; numbers of different widths compare by magnitude.
-    public static func ordered(_ a: Value, _ b: Value) -> Bool {
+    package static func ordered(_ a: Value, _ b: Value) -> Bool {
         switch (a, b) {
         case let (.bool(x), .bool(y)): return !x && y
         case let (.int(x), .int(y)): return x < y

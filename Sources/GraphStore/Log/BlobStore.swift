@@ -13,19 +13,19 @@ import Synchronization
 /// A commit's blobs are written and synced (with their directory) before the commit record
 /// that names them, so a committed reference always finds its file. Files no commit names
 /// (a failed save's) are removed by compaction.
-public final class BlobStore: Sendable {
-    public static let directoryName = "blobs"
+package final class BlobStore: Sendable {
+    package static let directoryName = "blobs"
     package static let magic: [UInt8] = Array("GSBLOB\r\n".utf8)
     package static let headerSize = 24
     package static let fileExtension = ".blob"
 
-    public let directory: String
+    package let directory: String
     private let fileIO: any FileIO
     private let syncs: Bool
     private let failures = Mutex<[String]>([])
 
     /// Reads that failed (a missing or damaged file), each naming the object, attribute and file.
-    public var readFailures: [String] { failures.withLock { $0 } }
+    package var readFailures: [String] { failures.withLock { $0 } }
 
     package func recordFailure(_ description: String) { failures.withLock { $0.append(description) } }
 
@@ -35,11 +35,11 @@ public final class BlobStore: Sendable {
         self.syncs = syncs
     }
 
-    public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
         case missing(path: String)
         case damaged(path: String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .missing(path): return "blob file \(path) is missing"
             case let .damaged(path, reason): return "blob file \(path) is damaged: \(reason)"
@@ -76,7 +76,7 @@ public final class BlobStore: Sendable {
     }
 
     /// The bytes of a blob, checked against the file's header and the reference.
-    public func read(_ reference: BlobReference) throws -> Data {
+    package func read(_ reference: BlobReference) throws -> Data {
         let path = path(of: reference.id)
         guard fileIO.fileExists(path) else { throw Failure.missing(path: path) }
         let bytes = try fileIO.readFile(path)

@@ -20,29 +20,29 @@ import GraphStoreCore
 /// A file is written under a `.tmp` name, synced, renamed and its directory synced, so a
 /// checkpoint either exists whole or not at all; a crash leaves at most a `.tmp` file, which
 /// the next writer removes.
-public enum CheckpointFile {
-    public static let magic: [UInt8] = Array("GSCKPT\r\n".utf8)
-    public static let formatVersion: UInt16 = 1
-    public static let headerSize = 40
+package enum CheckpointFile {
+    package static let magic: [UInt8] = Array("GSCKPT\r\n".utf8)
+    package static let formatVersion: UInt16 = 1
+    package static let headerSize = 40
     package static let fileExtension = ".gsckpt"
     package static let temporarySuffix = ".tmp"
 
     package static let names = NumberedFileName(prefix: "checkpoint-", fileExtension: fileExtension)
 
-    public static func fileName(transaction: UInt64) -> String { names.name(transaction) }
+    package static func fileName(transaction: UInt64) -> String { names.name(transaction) }
 
     /// The transaction in a checkpoint file name, or nil for any other file.
-    public static func transaction(fileName: String) -> UInt64? { names.number(in: fileName) }
+    package static func transaction(fileName: String) -> UInt64? { names.number(in: fileName) }
 
     /// The transactions of the checkpoints in `directory`, ascending.
-    public static func list(directory: String, fileIO: any FileIO) throws -> [UInt64] {
+    package static func list(directory: String, fileIO: any FileIO) throws -> [UInt64] {
         try fileIO.listDirectory(directory).compactMap(transaction(fileName:)).sorted()
     }
 
-    public struct Header: Equatable, Sendable {
-        public var transaction: UInt64
-        public var timestampMicros: Int64
-        public var recordCount: UInt64
+    package struct Header: Equatable, Sendable {
+        package var transaction: UInt64
+        package var timestampMicros: Int64
+        package var recordCount: UInt64
 
         package init(transaction: UInt64, timestampMicros: Int64, recordCount: UInt64) {
             self.transaction = transaction
@@ -64,18 +64,18 @@ public enum CheckpointFile {
     }
 
     /// A checkpoint that cannot be used, and why.
-    public struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
-        public var path: String
-        public var offset: Int
-        public var reason: String
-        public var description: String { "checkpoint \(path) unusable at offset \(offset): \(reason)" }
+    package struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        package var path: String
+        package var offset: Int
+        package var reason: String
+        package var description: String { "checkpoint \(path) unusable at offset \(offset): \(reason)" }
     }
 
     /// A checkpoint read whole and checked: every checksum, the record count, the closing record.
-    public struct Contents {
-        public var header: Header
+    package struct Contents {
+        package var header: Header
         /// Each record's kind and payload (a slice of the file's bytes), in file order.
-        public var records: [(kind: RecordFormat.Kind, payload: ArraySlice<UInt8>)]
+        package var records: [(kind: RecordFormat.Kind, payload: ArraySlice<UInt8>)]
 
         package init(header: Header, records: [(kind: RecordFormat.Kind, payload: ArraySlice<UInt8>)]) {
             self.header = header
@@ -118,7 +118,7 @@ public enum CheckpointFile {
         return payload
     }
 
-    public static func read(path: String, fileIO: any FileIO) throws -> Contents {
+    package static func read(path: String, fileIO: any FileIO) throws -> Contents {
         let bytes = try fileIO.readFile(path)
         func problem(_ offset: Int, _ reason: String) -> Problem { Problem(path: path, offset: offset, reason: reason) }
         return try bytes.withUnsafeBytes { raw in

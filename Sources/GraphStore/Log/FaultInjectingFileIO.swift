@@ -3,22 +3,22 @@ import GraphStoreCore
 
 /// What a `FaultInjectingFileIO` does wrong. Counters are zero-based and count every call of that
 /// kind through this file system, on any file.
-public struct FaultPlan: Sendable {
+package struct FaultPlan: Sendable {
     /// Every write stores at most this many bytes and reports a short write (callers must loop).
-    public var shortWriteLimit: Int?
+    package var shortWriteLimit: Int?
     /// The write with this index fails with `errno` (EIO = 5, ENOSPC = 28), storing nothing.
-    public var failWrite: (index: Int, errno: Int32)?
+    package var failWrite: (index: Int, errno: Int32)?
     /// The sync with this index fails with `errno`.
-    public var failSync: (index: Int, errno: Int32)?
+    package var failSync: (index: Int, errno: Int32)?
     /// Preallocation fails with this errno (ENOSPC is the realistic one).
-    public var failPreallocate: Int32?
+    package var failPreallocate: Int32?
     /// The process "dies" once this many bytes have been written: the write that crosses the limit
     /// stores only the bytes up to it, and it and every later call throw `StorageError.simulatedCrash`.
-    public var crashAfterBytes: Int?
+    package var crashAfterBytes: Int?
     /// Every sync takes at least this long (to make concurrent commits overlap deterministically).
-    public var syncDelay: Duration?
+    package var syncDelay: Duration?
 
-    public init(
+    package init(
         shortWriteLimit: Int? = nil,
         failWrite: (index: Int, errno: Int32)? = nil,
         failSync: (index: Int, errno: Int32)? = nil,
@@ -36,7 +36,7 @@ public struct FaultPlan: Sendable {
 }
 
 /// A FileIO that passes calls to another one and injects the faults of a `FaultPlan`.
-public final class FaultInjectingFileIO: FileIO, Sendable {
+package final class FaultInjectingFileIO: FileIO, Sendable {
     package struct Counters {
         package var plan: FaultPlan
         package var writes = 0
@@ -45,57 +45,57 @@ public final class FaultInjectingFileIO: FileIO, Sendable {
         package var crashed = false
     }
 
-    public let base: any FileIO
+    package let base: any FileIO
     // Locked (a pthread mutex) rather than Synchronization.Mutex: ThreadSanitizer does not see
     // the latter's futex as synchronisation, and reports every concurrent write and sync.
     package let counters: Locked<Counters>
 
-    public init(base: any FileIO, plan: FaultPlan) {
+    package init(base: any FileIO, plan: FaultPlan) {
         self.base = base
         self.counters = Locked(Counters(plan: plan))
     }
 
     /// Replaces the plan (counters keep counting).
-    public func setPlan(_ plan: FaultPlan) { counters.withLock { $0.plan = plan } }
+    package func setPlan(_ plan: FaultPlan) { counters.withLock { $0.plan = plan } }
 
-    public var bytesWritten: Int { counters.withLock { $0.bytesWritten } }
-    public var syncCount: Int { counters.withLock { $0.syncs } }
-    public var writeCount: Int { counters.withLock { $0.writes } }
-    public var hasCrashed: Bool { counters.withLock { $0.crashed } }
+    package var bytesWritten: Int { counters.withLock { $0.bytesWritten } }
+    package var syncCount: Int { counters.withLock { $0.syncs } }
+    package var writeCount: Int { counters.withLock { $0.writes } }
+    package var hasCrashed: Bool { counters.withLock { $0.crashed } }
 
     package func checkAlive() throws {
         if counters.withLock({ $0.crashed }) { throw StorageError.simulatedCrash }
     }
 
-    public func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
+    package func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
         try checkAlive()
         return FaultInjectingHandle(base: try base.open(path, mode: mode), owner: self)
     }
 
-    public func fileExists(_ path: String) -> Bool { base.fileExists(path) }
-    public func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
-    public func listDirectory(_ path: String) throws -> [String] {
+    package func fileExists(_ path: String) -> Bool { base.fileExists(path) }
+    package func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
+    package func listDirectory(_ path: String) throws -> [String] {
         try checkAlive()
         return try base.listDirectory(path)
     }
-    public func createDirectory(_ path: String) throws {
+    package func createDirectory(_ path: String) throws {
         try checkAlive()
         try base.createDirectory(path)
     }
-    public func removeFile(_ path: String) throws {
+    package func removeFile(_ path: String) throws {
         try checkAlive()
         try base.removeFile(path)
     }
-    public func checkOwnership(ofDirectory path: String) throws { try base.checkOwnership(ofDirectory: path) }
-    public func removeDirectory(_ path: String) throws {
+    package func checkOwnership(ofDirectory path: String) throws { try base.checkOwnership(ofDirectory: path) }
+    package func removeDirectory(_ path: String) throws {
         try checkAlive()
         try base.removeDirectory(path)
     }
-    public func rename(_ from: String, to: String) throws {
+    package func rename(_ from: String, to: String) throws {
         try checkAlive()
         try base.rename(from, to: to)
     }
-    public func syncDirectory(_ path: String) throws {
+    package func syncDirectory(_ path: String) throws {
         try checkAlive()
         try base.syncDirectory(path)
     }

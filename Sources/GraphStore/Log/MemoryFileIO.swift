@@ -2,7 +2,7 @@ import Synchronization
 
 /// An in-memory file system: fast, isolated stores for tests (every-offset damage runs thousands
 /// of opens) and the backing of in-memory fault injection. Files live as long as the instance.
-public final class MemoryFileIO: FileIO, Sendable {
+package final class MemoryFileIO: FileIO, Sendable {
     private struct State {
         package var files: [String: [UInt8]] = [:]
         package var directories: Set<String> = ["/"]
@@ -11,20 +11,20 @@ public final class MemoryFileIO: FileIO, Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// The current bytes of a file (for tests that damage or inspect files).
-    public func contents(of path: String) -> [UInt8]? {
+    package func contents(of path: String) -> [UInt8]? {
         state.withLock { $0.files[path] }
     }
 
     /// Replaces a file's bytes (for tests that damage files).
-    public func setContents(of path: String, to bytes: [UInt8]) {
+    package func setContents(of path: String, to bytes: [UInt8]) {
         state.withLock { $0.files[path] = bytes }
     }
 
     /// A deep copy, for running many damaged variants of one store.
-    public func copy() -> MemoryFileIO {
+    package func copy() -> MemoryFileIO {
         let clone = MemoryFileIO()
         let snapshot = state.withLock { ($0.files, $0.directories) }
         clone.state.withLock {
@@ -34,7 +34,7 @@ public final class MemoryFileIO: FileIO, Sendable {
         return clone
     }
 
-    public func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
+    package func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
         try state.withLock { state in
             if state.files[path] == nil {
                 guard mode == .create else { throw StorageError.io(operation: "open", path: path, errno: 2) }
@@ -47,15 +47,15 @@ public final class MemoryFileIO: FileIO, Sendable {
         return MemoryFileHandle(fileSystem: self, path: path, writable: mode != .readOnly)
     }
 
-    public func fileExists(_ path: String) -> Bool {
+    package func fileExists(_ path: String) -> Bool {
         state.withLock { $0.files[path] != nil || $0.directories.contains(path) }
     }
 
-    public func isDirectory(_ path: String) -> Bool {
+    package func isDirectory(_ path: String) -> Bool {
         state.withLock { $0.directories.contains(path) }
     }
 
-    public func listDirectory(_ path: String) throws -> [String] {
+    package func listDirectory(_ path: String) throws -> [String] {
         try state.withLock { state in
             guard state.directories.contains(path) else {
                 throw StorageError.io(operation: "opendir", path: path, errno: 2)
@@ -70,7 +70,7 @@ public final class MemoryFileIO: FileIO, Sendable {
         }
     }
 
-    public func createDirectory(_ path: String) throws {
+    package func createDirectory(_ path: String) throws {
         state.withLock { state in
             var current = path
             while !current.isEmpty && current != "/" {
@@ -80,11 +80,11 @@ public final class MemoryFileIO: FileIO, Sendable {
         }
     }
 
-    public func removeFile(_ path: String) throws {
+    package func removeFile(_ path: String) throws {
         _ = state.withLock { $0.files.removeValue(forKey: path) }
     }
 
-    public func removeDirectory(_ path: String) throws {
+    package func removeDirectory(_ path: String) throws {
         try state.withLock { state in
             let prefix = path.hasSuffix("/") ? path : path + "/"
             guard !state.files.keys.contains(where: { $0.hasPrefix(prefix) }),
@@ -95,7 +95,7 @@ public final class MemoryFileIO: FileIO, Sendable {
         }
     }
 
-    public func rename(_ from: String, to: String) throws {
+    package func rename(_ from: String, to: String) throws {
         try state.withLock { state in
             guard let bytes = state.files.removeValue(forKey: from) else {
                 throw StorageError.io(operation: "rename", path: from, errno: 2)
@@ -104,7 +104,7 @@ public final class MemoryFileIO: FileIO, Sendable {
         }
     }
 
-    public func syncDirectory(_ path: String) throws {}
+    package func syncDirectory(_ path: String) throws {}
 
     fileprivate func withFile<R>(_ path: String, _ body: (inout [UInt8]) throws -> R) throws -> R {
         try state.withLock { state in

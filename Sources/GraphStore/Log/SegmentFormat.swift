@@ -11,23 +11,23 @@ import GraphStoreCore
 ///     12  8  segment number (u64 LE)
 ///     20  8  number of the last transaction before this segment (u64 LE)
 ///     28  4  masked CRC-32C of bytes 0..<28 (u32 LE)
-public enum SegmentFormat {
-    public static let magic: [UInt8] = Array("GSLOG\r\n".utf8) + [0x1A]
-    public static let formatVersion: UInt16 = 1
-    public static let headerSize = 32
+package enum SegmentFormat {
+    package static let magic: [UInt8] = Array("GSLOG\r\n".utf8) + [0x1A]
+    package static let formatVersion: UInt16 = 1
+    package static let headerSize = 32
     package static let fileExtension = ".gslog"
     package static let lockFileName = "LOCK"
 
     package static let names = NumberedFileName(prefix: "log-", fileExtension: fileExtension)
 
-    public static func fileName(segment: UInt64) -> String { names.name(segment) }
+    package static func fileName(segment: UInt64) -> String { names.name(segment) }
 
     /// The segment number in a segment file name, or nil for any other file.
-    public static func segmentNumber(fileName: String) -> UInt64? { names.number(in: fileName) }
+    package static func segmentNumber(fileName: String) -> UInt64? { names.number(in: fileName) }
 
-    public struct Header: Equatable, Sendable {
-        public var segment: UInt64
-        public var previousTransaction: UInt64
+    package struct Header: Equatable, Sendable {
+        package var segment: UInt64
+        package var previousTransaction: UInt64
 
         package init(segment: UInt64, previousTransaction: UInt64) {
             self.segment = segment
@@ -83,12 +83,12 @@ public enum SegmentFormat {
 ///     9  n  payload
 ///
 /// A header of nine zero bytes marks the unwritten (preallocated) end of a segment.
-public enum RecordFormat {
-    public static let headerSize = 9
+package enum RecordFormat {
+    package static let headerSize = 9
     /// The largest payload a record may carry.
-    public static let maximumPayload = Int(UInt32.max) - 64
+    package static let maximumPayload = Int(UInt32.max) - 64
 
-    public enum Kind: UInt8, Sendable {
+    package enum Kind: UInt8, Sendable {
         /// A committed transaction (log segments).
         case transaction = 1
         /// Checkpoint files: the schema history, one entity's rows and relationships, the closing

@@ -13,11 +13,11 @@ import GraphStoreCore
 /// The end mark is how recovery tells a record whose write never reached its end (torn, cut
 /// off) from a complete record that was damaged afterwards (reported, never dropped silently):
 /// a payload may end in zero bytes, the end mark never does.
-public enum TransactionCodec {
-    public static let payloadVersion: UInt8 = 2
+package enum TransactionCodec {
+    package static let payloadVersion: UInt8 = 2
     /// Version 1 payloads (no end mark) are still read.
     package static let readableVersions: ClosedRange<UInt8> = 1...2
-    public static let endMark: UInt8 = 0x5A
+    package static let endMark: UInt8 = 0x5A
     /// Where the transaction number sits in the payload, so it can be filled in at append time.
     package static let numberOffset = 1
 
@@ -55,7 +55,7 @@ public enum TransactionCodec {
         }
     }
 
-    public static func encode(_ transaction: LogTransaction) -> [UInt8] {
+    package static func encode(_ transaction: LogTransaction) -> [UInt8] {
         var w = ByteWriter()
         encode(TransactionChanges(operations: transaction.operations), author: transaction.author,
                timestampMicros: transaction.timestampMicros, into: &w)
@@ -90,7 +90,7 @@ public enum TransactionCodec {
     }
 
     /// Decodes a payload; any malformed input throws `ByteReader.Error`.
-    public static func decode(_ payload: UnsafeRawBufferPointer) throws -> LogTransaction {
+    package static func decode(_ payload: UnsafeRawBufferPointer) throws -> LogTransaction {
         var r = ByteReader(payload)
         let version = try r.u8()
         guard readableVersions.contains(version) else { throw r.fail("unknown transaction payload version \(version)") }

@@ -8,14 +8,14 @@ import Synchronization
 /// One commit is one record; a transaction is on disk entirely or, after recovery, not at all.
 /// A failed write or sync *poisons* the log: that append and every later one throw until the
 /// store is reopened (retrying a failed fsync and carrying on can silently lose data).
-public final class TransactionLog: @unchecked Sendable {
+package final class TransactionLog: @unchecked Sendable {
     // All mutable state below is guarded by `condition` (its lock), which also wakes group-commit waiters.
     private let condition = NSCondition()
 
-    public let directory: String
-    public let options: LogOptions
+    package let directory: String
+    package let options: LogOptions
     /// What the open found (torn tail cut, salvage drops).
-    public let report: OpenReport
+    package let report: OpenReport
     private let fileIO: any FileIO
     private var lock: FileLock?
 
@@ -105,7 +105,7 @@ public final class TransactionLog: @unchecked Sendable {
     /// quarantine, the first segment of a new store) are made before this returns — or, with
     /// `completing: false`, by `completeOpen()`, which the caller calls once its own part of the
     /// open has succeeded: an open that fails anywhere leaves every byte as it was.
-    public static func open(
+    package static func open(
         directory: String,
         options: LogOptions = LogOptions(),
         completing: Bool = true,
@@ -160,7 +160,7 @@ public final class TransactionLog: @unchecked Sendable {
 
     /// A writer's open, finished: recovery's repairs are made, the active segment opened (or
     /// the first one created), and the lock records this process. Idempotent.
-    public func completeOpen() throws {
+    package func completeOpen() throws {
         condition.lock()
         defer { condition.unlock() }
         guard let pending = pendingOpen else { return }
@@ -183,7 +183,7 @@ public final class TransactionLog: @unchecked Sendable {
 
     /// Gives up a writer's open that `completeOpen` did not finish: releases the lock without a
     /// trace, and removes the directory if this open made it and it is still empty.
-    public func abandonOpen() {
+    package func abandonOpen() {
         condition.lock()
         defer { condition.unlock() }
         guard pendingOpen != nil else { return }
@@ -200,21 +200,21 @@ public final class TransactionLog: @unchecked Sendable {
     }
 
     /// The number of the newest transaction this log has (written or read).
-    public var lastTransaction: UInt64 {
+    package var lastTransaction: UInt64 {
         condition.lock()
         defer { condition.unlock() }
         return lastNumber
     }
 
     /// Commit time of the newest transaction, microseconds since 1970.
-    public var lastCommitTime: Int64? {
+    package var lastCommitTime: Int64? {
         condition.lock()
         defer { condition.unlock() }
         return lastCommitMicros
     }
 
     /// The error that poisoned the writer, if one did.
-    public var poisonedBy: StorageError? {
+    package var poisonedBy: StorageError? {
         condition.lock()
         defer { condition.unlock() }
         return poison
@@ -227,11 +227,11 @@ public final class TransactionLog: @unchecked Sendable {
     // MARK: Appending
 
     /// The number and time a commit was given.
-    public struct Receipt: Sendable, Equatable {
-        public var number: UInt64
-        public var timestampMicros: Int64
+    package struct Receipt: Sendable, Equatable {
+        package var number: UInt64
+        package var timestampMicros: Int64
         /// Bytes the commit's record took in the log.
-        public var recordBytes: Int = 0
+        package var recordBytes: Int = 0
         /// With `.grouped` durability and `waitForDurability: false`: where the record ends in
         /// this log's appended bytes, for `waitUntilDurable`. Nil once durable.
         package var pendingSyncTarget: UInt64?
@@ -244,22 +244,22 @@ public final class TransactionLog: @unchecked Sendable {
     /// waited for: call `waitUntilDurable(_:)` with the receipt (outside any lock the caller
     /// holds, so that other commits can join the same sync).
     @discardableResult
-    public func append(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil,
+    package func append(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil,
                        waitForDurability: Bool = true) throws -> Receipt {
         try append(TransactionChanges(operations: operations), author: author, timestampMicros: timestampMicros,
                    waitForDurability: waitForDurability)
     }
 
     @discardableResult
-    public func append(_ changes: TransactionChanges, author: String = "", timestampMicros: Int64? = nil,
+    package func append(_ changes: TransactionChanges, author: String = "", timestampMicros: Int64? = nil,
                        waitForDurability: Bool = true) throws -> Receipt {
         try write(try reserve(changes, author: author, timestampMicros: timestampMicros), waitForDurability: waitForDurability)
     }
 
     /// A transaction's record with the number and the place in the log it was given, waiting to
     /// be written (`write(_:waitForDurability:)`).
-    public struct Reservation: @unchecked Sendable {
-        public let receipt: Receipt
+    package struct Reservation: @unchecked Sendable {
+        package let receipt: Receipt
         fileprivate let record: WrittenBytes
         fileprivate let offset: UInt64
         fileprivate let ticket: UInt64
@@ -273,11 +273,11 @@ public final class TransactionLog: @unchecked Sendable {
     /// ones wait for it. A container reserves under its commit lock and writes after releasing
     /// it, so one commit's write overlaps the next commit's encoding and applying (the write was
     /// half of what the commit lock serialised with 16 writers).
-    public func reserve(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil) throws -> Reservation {
+    package func reserve(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil) throws -> Reservation {
         try reserve(TransactionChanges(operations: operations), author: author, timestampMicros: timestampMicros)
     }
 
-    public func reserve(_ changes: TransactionChanges, author: String = "", timestampMicros: Int64? = nil) throws -> Reservation {
+    package func reserve(_ changes: TransactionChanges, author: String = "", timestampMicros: Int64? = nil) throws -> Reservation {
         let time = timestampMicros ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
         // Room enough that the buffer seldom grows (a copy, and fresh pages touched twice): a
         // block's row takes a few bytes a value, any other operation under 48. Pages never
@@ -340,7 +340,7 @@ public final class TransactionLog: @unchecked Sendable {
     /// with the others handed in meanwhile, just before its sync. Otherwise this writer writes
     /// the handed-in run up to its own record itself.
     @discardableResult
-    public func write(_ reservation: Reservation, waitForDurability: Bool = true) throws -> Receipt {
+    package func write(_ reservation: Reservation, waitForDurability: Bool = true) throws -> Receipt {
         condition.lock()
         var locked = true
         defer { if locked { condition.unlock() } }
@@ -463,7 +463,7 @@ public final class TransactionLog: @unchecked Sendable {
 
     /// Returns once the commit of `receipt` is durable (a group sync covers it); throws the
     /// writer's poison if that sync failed.
-    public func waitUntilDurable(_ receipt: Receipt) throws {
+    package func waitUntilDurable(_ receipt: Receipt) throws {
         guard let target = receipt.pendingSyncTarget else { return }
         condition.lock()
         try waitForSync(covering: target)
@@ -587,7 +587,7 @@ public final class TransactionLog: @unchecked Sendable {
     }
 
     /// How this log's waits for another thread's group sync ended so far (tests and probes).
-    public var groupSyncWaits: (wokenYielding: Int, wokenSleeping: Int) {
+    package var groupSyncWaits: (wokenYielding: Int, wokenSleeping: Int) {
         (waitsWokenYielding.load(ordering: .relaxed), waitsWokenSleeping.load(ordering: .relaxed))
     }
 
@@ -643,7 +643,7 @@ public final class TransactionLog: @unchecked Sendable {
     /// so far lies in sealed segments (compaction drops sealed segments a checkpoint covers).
     /// Returns the number of the segment now active.
     @discardableResult
-    public func sealActiveSegment() throws -> UInt64 {
+    package func sealActiveSegment() throws -> UInt64 {
         condition.lock()
         defer { condition.unlock() }
         try checkWritable()
@@ -655,21 +655,21 @@ public final class TransactionLog: @unchecked Sendable {
     }
 
     /// The segments on disk with the transaction each starts after, ascending.
-    public func segmentStarts() throws -> [(segment: UInt64, previousTransaction: UInt64)] {
+    package func segmentStarts() throws -> [(segment: UInt64, previousTransaction: UInt64)] {
         try listSegments(fileIO: fileIO, directory: directory).compactMap { number in
             segmentStart(number, directory: directory, fileIO: fileIO).map { (number, $0) }
         }
     }
 
     /// The number of the segment appends go to.
-    public var activeSegmentNumber: UInt64 {
+    package var activeSegmentNumber: UInt64 {
         condition.lock()
         defer { condition.unlock() }
         return activeSegment
     }
 
     /// Bytes of records in the log: sealed segments whole, the active one up to its end.
-    public func recordBytes() throws -> UInt64 {
+    package func recordBytes() throws -> UInt64 {
         condition.lock()
         defer { condition.unlock() }
         var total: UInt64 = 0
@@ -715,7 +715,7 @@ public final class TransactionLog: @unchecked Sendable {
     /// Makes the whole log durable, whatever the durability it was written with: every segment
     /// file (sealed ones too: with `.none` a roll does not sync them), then the directory's
     /// entries. For bulk writers that write with `.none` and sync once at the end.
-    public func syncEverySegment() throws {
+    package func syncEverySegment() throws {
         condition.lock()
         defer { condition.unlock() }
         try checkWritable()
@@ -735,7 +735,7 @@ public final class TransactionLog: @unchecked Sendable {
     }
 
     /// Syncs everything appended so far, whatever the durability (for bulk writers using `.none`).
-    public func sync() throws {
+    package func sync() throws {
         condition.lock()
         defer { condition.unlock() }
         try checkWritable()
@@ -749,7 +749,7 @@ public final class TransactionLog: @unchecked Sendable {
     /// Reads transactions committed by the writer since this read-only log was opened or last
     /// refreshed, handing each to `body`. Returns how many it read.
     @discardableResult
-    public func refresh(body: (LogTransaction) throws -> Void) throws -> Int {
+    package func refresh(body: (LogTransaction) throws -> Void) throws -> Int {
         condition.lock()
         defer { condition.unlock() }
         guard options.readOnly else { return 0 }
@@ -795,7 +795,7 @@ public final class TransactionLog: @unchecked Sendable {
 
     /// Waits for a running group sync, closes the files and releases the writer lock. Later
     /// appends throw `StorageError.closed`.
-    public func close() {
+    package func close() {
         condition.lock()
         if pendingOpen != nil {
             condition.unlock()

@@ -11,15 +11,15 @@ import Foundation
 /// while the yield lets the holder (or another thread with work) have the processor. A lock
 /// held long (a checkpoint, a large batch) still puts its waiters to sleep after
 /// `yieldsBeforeSleeping` tries.
-public final class YieldingLock: @unchecked Sendable {
+package final class YieldingLock: @unchecked Sendable {
     private let mutex = NSLock()
     private let yieldsBeforeSleeping: Int
 
-    public init(yieldsBeforeSleeping: Int = 100) {
+    package init(yieldsBeforeSleeping: Int = 100) {
         self.yieldsBeforeSleeping = yieldsBeforeSleeping
     }
 
-    public func lock() {
+    package func lock() {
         if mutex.try() { return }
         for _ in 0..<yieldsBeforeSleeping {
             sched_yield()
@@ -28,9 +28,9 @@ public final class YieldingLock: @unchecked Sendable {
         mutex.lock()
     }
 
-    public func unlock() { mutex.unlock() }
+    package func unlock() { mutex.unlock() }
 
-    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
         defer { unlock() }
         return try body()

@@ -123,7 +123,7 @@ extension Schema {
         /// Position among the entity's attributes (declaration order).
         public let index: Int
         /// The number the log uses for this attribute.
-        public let number: PropertyNumber
+        package let number: PropertyNumber
         public let type: AttributeType
         public let options: AttributeOptions
         public let originalName: String?
@@ -166,7 +166,7 @@ extension Schema {
         public let name: String
         /// Position among the entity's relationships (declaration order).
         public let index: Int
-        public let number: PropertyNumber
+        package let number: PropertyNumber
         /// Position of the owning entity and of the target entity in the schema.
         public let entityIndex: Int
         public let targetIndex: Int
@@ -226,7 +226,7 @@ extension Schema {
         public let name: String
         /// Position in `Schema.entities`.
         public let index: Int
-        public let number: EntityNumber
+        package let number: EntityNumber
         /// The model class (a `PersistentModel` type); nil in a schema read back from a store
         /// without its models (`Schema(record:)`). The layers that know models read it as `type`.
         package let declaredType: Any.Type?

@@ -2,12 +2,12 @@
 /// A store keeps every one it ever had (in its log, and carried in each checkpoint so that
 /// compaction never loses them): `graphstore info` lists them, history and time-travel opens read
 /// old transactions through the schema that was current when they were written.
-public struct SchemaHistoryEntry: Equatable, Sendable {
-    public var transaction: UInt64
-    public var timestampMicros: Int64
-    public var record: SchemaRecord
+package struct SchemaHistoryEntry: Equatable, Sendable {
+    package var transaction: UInt64
+    package var timestampMicros: Int64
+    package var record: SchemaRecord
 
-    public init(transaction: UInt64, timestampMicros: Int64, record: SchemaRecord) {
+    package init(transaction: UInt64, timestampMicros: Int64, record: SchemaRecord) {
         self.transaction = transaction
         self.timestampMicros = timestampMicros
         self.record = record

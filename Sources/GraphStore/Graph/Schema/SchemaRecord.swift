@@ -13,18 +13,18 @@ import GraphStoreCore
 ///       varint relationship count, then per relationship: string name, varint number, string target,
 ///              u8 to-many, string delete rule, string inverse name (empty for none)
 ///     string  version identifier ("1.2.0" of a VersionedSchema; empty for none) — version 2 only
-public struct SchemaRecord: Equatable, Sendable {
-    public struct Property: Equatable, Sendable {
-        public var name: String
-        public var number: PropertyNumber
+package struct SchemaRecord: Equatable, Sendable {
+    package struct Property: Equatable, Sendable {
+        package var name: String
+        package var number: PropertyNumber
         /// For attributes the type ("String?"); for relationships the target entity name.
-        public var type: String
-        public var options: UInt8
-        public var isToMany: Bool
-        public var deleteRule: String
-        public var inverseName: String
+        package var type: String
+        package var options: UInt8
+        package var isToMany: Bool
+        package var deleteRule: String
+        package var inverseName: String
 
-        public init(name: String, number: PropertyNumber, type: String, options: UInt8 = 0, isToMany: Bool = false,
+        package init(name: String, number: PropertyNumber, type: String, options: UInt8 = 0, isToMany: Bool = false,
                     deleteRule: String = "", inverseName: String = "") {
             self.name = name
             self.number = number
@@ -36,13 +36,13 @@ public struct SchemaRecord: Equatable, Sendable {
         }
     }
 
-    public struct EntityRecord: Equatable, Sendable {
-        public var name: String
-        public var number: EntityNumber
-        public var attributes: [Property]
-        public var relationships: [Property]
+    package struct EntityRecord: Equatable, Sendable {
+        package var name: String
+        package var number: EntityNumber
+        package var attributes: [Property]
+        package var relationships: [Property]
 
-        public init(name: String, number: EntityNumber, attributes: [Property], relationships: [Property]) {
+        package init(name: String, number: EntityNumber, attributes: [Property], relationships: [Property]) {
             self.name = name
             self.number = number
             self.attributes = attributes
@@ -50,15 +50,15 @@ public struct SchemaRecord: Equatable, Sendable {
         }
     }
 
-    public static let version: UInt8 = 2
-    public var fingerprint: String
+    package static let version: UInt8 = 2
+    package var fingerprint: String
     /// The `VersionedSchema.versionIdentifier` the models declared ("" when none).
-    public var versionIdentifier: String = ""
-    public var nextEntityNumber: EntityNumber
-    public var nextPropertyNumber: PropertyNumber
-    public var entities: [EntityRecord]
+    package var versionIdentifier: String = ""
+    package var nextEntityNumber: EntityNumber
+    package var nextPropertyNumber: PropertyNumber
+    package var entities: [EntityRecord]
 
-    public init(schema: Schema) {
+    package init(schema: Schema) {
         fingerprint = schema.fingerprint
         versionIdentifier = schema.versionIdentifier?.description ?? ""
         nextEntityNumber = schema.nextEntityNumber
@@ -77,7 +77,7 @@ public struct SchemaRecord: Equatable, Sendable {
         }
     }
 
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var w = ByteWriter()
         w.u8(Self.version)
         w.string(fingerprint)
@@ -108,7 +108,7 @@ public struct SchemaRecord: Equatable, Sendable {
         return w.bytes
     }
 
-    public init(decoding bytes: [UInt8]) throws {
+    package init(decoding bytes: [UInt8]) throws {
         self = try bytes.withUnsafeBytes { raw in
             var r = ByteReader(raw)
             let version = try r.u8()
@@ -142,14 +142,14 @@ public struct SchemaRecord: Equatable, Sendable {
     }
 
     /// Whether the two record the same entities, properties and numbers (the version identifier aside).
-    public func hasSameShape(as other: SchemaRecord) -> Bool {
+    package func hasSameShape(as other: SchemaRecord) -> Bool {
         var a = self, b = other
         a.versionIdentifier = ""
         b.versionIdentifier = ""
         return a == b
     }
 
-    public init(fingerprint: String, nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, entities: [EntityRecord]) {
+    package init(fingerprint: String, nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, entities: [EntityRecord]) {
         self.fingerprint = fingerprint
         self.nextEntityNumber = nextEntityNumber
         self.nextPropertyNumber = nextPropertyNumber

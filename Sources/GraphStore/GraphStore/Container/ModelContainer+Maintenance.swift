@@ -6,20 +6,31 @@ import GraphStoreEngine
 extension ModelContainer {
     /// Writes a checkpoint now. Commits go on while it is written.
     @discardableResult
-    public func checkpoint() throws -> Store.CheckpointSummary {
+    public func checkpoint() throws -> CheckpointSummary {
         try eachStore { try $0.checkpoint() }
     }
 
     /// Compacts the store now, keeping history as `retention` says.
     @discardableResult
-    public func compact(retention: HistoryRetention) throws -> Store.CompactionSummary {
+    public func compact(retention: HistoryRetention) throws -> CompactionSummary {
         try eachStore { try $0.compact(retention: retention) }
     }
 
     /// Compacts the store now, keeping history as the configuration's maintenance policy says.
     @discardableResult
-    public func compact() throws -> Store.CompactionSummary {
+    public func compact() throws -> CompactionSummary {
         try eachStore { try $0.compact() }
+    }
+
+    /// The last background checkpoint's or compaction's failure, if any (they never fail a commit).
+    public var lastMaintenanceError: (any Error)? {
+        storeContainers.lazy.compactMap { $0.store?.lastMaintenanceError }.first
+    }
+
+    /// External-storage values that could not be read (a missing, short or altered blob file),
+    /// each naming the object, the attribute and the file.
+    public var blobReadFailures: [String] {
+        storeContainers.flatMap { $0.store?.blobs.readFailures ?? [] }
     }
 
     /// Removes every model of every store (SwiftData's `deleteAllData()`): one transaction per

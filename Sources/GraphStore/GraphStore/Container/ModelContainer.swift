@@ -14,7 +14,7 @@ public final class ModelContainer: @unchecked Sendable {
     public let configuration: ModelConfiguration
     let graph: Graph
     /// The open store; nil in memory.
-    public let store: Store?
+    package let store: Store?
     /// What recovery found when the store was opened.
     public var openReport: OpenReport? { store?.report }
     private let commitLock: YieldingLock
