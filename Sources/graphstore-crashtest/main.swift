@@ -67,7 +67,7 @@ func runMaintenanceWorkload() -> Never {
     maintenance.start()
     while true {
         do {
-            try opened.commitLock.withLock { _ = try opened.commit(MaintenanceWorkload.operations(sequence: sequence), author: "crashtest") }
+            try opened.commit(MaintenanceWorkload.operations(sequence: sequence), author: "crashtest")
             emit("ack \(sequence)")
         } catch {
             emit("commit failed: \(error)", to: 2)

@@ -31,7 +31,7 @@ extension Store {
             let batches = stride(from: 0, to: inserts.count, by: batchSize).map { Array(inserts[$0..<min($0 + batchSize, inserts.count)]) }
                 + stride(from: 0, to: links.count, by: batchSize * 4).map { Array(links[$0..<min($0 + batchSize * 4, links.count)]) }
             for (i, batch) in batches.enumerated() {
-                try store.commitLock.withLock { _ = try store.commit(batch, author: "import") }
+                try store.commit(batch, author: "import")
                 progress(i + 1, batches.count)
             }
             try store.log.syncEverySegment()

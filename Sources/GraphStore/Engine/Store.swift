@@ -35,9 +35,10 @@ package final class Store: @unchecked Sendable {
     package let maintenanceLock = NSLock()
     /// Held while segments are deleted and while history reads them.
     package let segmentsLock = NSLock()
-    /// Serialises commits: a commit's encoding (validation, blob writes), append and apply happen
-    /// under it, so the graph changes in log order and compaction's blob sweep sees whole commits.
-    package let commitLock = YieldingLock()
+    /// How every commit to this store is made (`CommitPipeline`); made at open.
+    package private(set) var pipeline: CommitPipeline!
+    /// The pipeline's lock: held while a commit is encoded and applied.
+    package var commitLock: YieldingLock { pipeline.lock }
 
     private init(directory: String, schema: Schema, options: StoreOptions, report: OpenReport, graph: Graph,
                  log: TransactionLog, history: [SchemaHistoryEntry]) {
@@ -52,6 +53,7 @@ package final class Store: @unchecked Sendable {
         self.blobs = BlobStore(storeDirectory: directory, fileIO: options.log.fileIO, syncs: options.log.durability != .none)
         self.state = Locked(State(schemaHistory: history))
         graph.blobs = blobs
+        pipeline = CommitPipeline(store: self)
     }
 
     deinit { log.close() }
@@ -122,9 +124,7 @@ package final class Store: @unchecked Sendable {
                           log: log, history: loader.history)
         // Record the models' schema when the store is new or it changed.
         if declared != nil, !options.log.readOnly, needsSchemaRecord(current: loader.history.last?.record, declared: schema) {
-            try store.commitLock.withLock {
-                _ = try store.commit([.schema(payload: SchemaRecord(schema: schema).encoded())], author: "schema")
-            }
+            try store.commit([.schema(payload: SchemaRecord(schema: schema).encoded())], author: "schema")
         }
         return store
     }
@@ -135,61 +135,26 @@ package final class Store: @unchecked Sendable {
     /// The number of the newest transaction in the graph.
     package var lastTransaction: UInt64 { graph.lastTransaction }
 
-    /// Appends one transaction (as durable as the log's durability asks) and applies it to the
-    /// graph. Call with `commitLock` held, so the graph applies commits in log order. (Grouped
-    /// commits through a container use `commitDeferringWrite` and `finish`, so that concurrent
-    /// commits share one sync.)
+    /// Commits one transaction through the pipeline (open's schema record, import, tools).
     @discardableResult
-    package func commit(_ operations: [LogOperation], author: String) throws -> TransactionLog.Receipt {
+    package func commit(_ operations: [LogOperation], author: String) throws -> UInt64 {
         try commit(TransactionChanges(operations: operations), author: author)
     }
 
     /// Blocks carry no external-storage values (batches refuse those attributes).
-    package func commit(_ changes: TransactionChanges, author: String) throws -> TransactionLog.Receipt {
-        var changes = changes
-        changes.operations = try externalizeBlobs(changes.operations)
-        let receipt = try log.append(changes, author: author)
-        applied(changes, receipt: receipt)
-        return receipt
+    @discardableResult
+    package func commit(_ changes: TransactionChanges, author: String) throws -> UInt64 {
+        try pipeline.commit(author: author) { changes }
     }
 
-    /// Whether commits through a container write their record after releasing `commitLock`
-    /// (`commitDeferringWrite`): with `.grouped` durability, where the save waits for a shared
-    /// sync anyway. With `.full` a save writes and syncs under the lock, one at a time.
+    /// Whether the pipeline writes a commit's record after releasing its lock: with `.grouped`
+    /// durability, where the save waits for a shared sync anyway. With `.full` a save writes
+    /// and syncs under the lock, one at a time.
     package var defersWrites: Bool { options.log.durability == .grouped }
 
-    /// A commit applied to the graph whose record has its number and place in the log but is
-    /// not written yet (`finish`).
-    package struct DeferredCommit: Sendable {
-        package var number: UInt64 { reservation.receipt.number }
-        package let reservation: TransactionLog.Reservation
-    }
-
-    /// Reserves the commit's record (its transaction number and place in the log, in commit
-    /// order) and applies it to the graph. Call with `commitLock` held, then `finish` after
-    /// releasing it: the write of one commit then overlaps the encoding and applying of the
-    /// next (with 16 writers the write was half of what the lock serialised). Until `finish`
-    /// returns, other contexts may read the commit, as they may read a grouped commit before its
-    /// sync; a failed write poisons the store like a failed sync (every later save throws until
-    /// it is reopened), so nothing is built on a commit that is lost.
-    package func commitDeferringWrite(_ changes: TransactionChanges, author: String) throws -> DeferredCommit {
-        var changes = changes
-        changes.operations = try externalizeBlobs(changes.operations)
-        let reservation = try log.reserve(changes, author: author)
-        applied(changes, receipt: reservation.receipt)
-        return DeferredCommit(reservation: reservation)
-    }
-
-    /// Writes a deferred commit's record (after those reserved before it) and returns once it is
-    /// durable.
-    package func finish(_ commit: DeferredCommit) throws {
-        try log.write(commit.reservation)
-    }
-
-    /// A commit's operations are in the log (or reserved there): the graph and the store's
-    /// bookkeeping take them.
-    private func applied(_ changes: TransactionChanges, receipt: TransactionLog.Receipt) {
-        graph.apply(changes, number: receipt.number)
+    /// A commit's operations are in the log (or reserved there) and applied to the graph: the
+    /// store's bookkeeping takes them (schema history, automatic maintenance).
+    func noteCommitted(_ changes: TransactionChanges, receipt: TransactionLog.Receipt) {
         var schedule = false
         state.withLock { state in
             for case let .schema(payload) in changes.operations {
@@ -225,7 +190,7 @@ package final class Store: @unchecked Sendable {
 
     /// External-storage `Data` values go to blob files, written and synced before the commit
     /// that names them; the log and the graph hold `.blob` references.
-    private func externalizeBlobs(_ operations: [LogOperation], attributes: Set<PropertyNumber>? = nil) throws -> [LogOperation] {
+    func externalizeBlobs(_ operations: [LogOperation], attributes: Set<PropertyNumber>? = nil) throws -> [LogOperation] {
         let externalAttributes = attributes ?? self.externalAttributes
         guard !externalAttributes.isEmpty else { return operations }
         var wrote = false

@@ -9,7 +9,7 @@ import Synchronization
 /// (recovering the log into the in-memory graph), and commits every context's saves. Sendable:
 /// share it freely; give each thread or actor its own `ModelContext`.
 public final class ModelContainer: @unchecked Sendable {
-    // Immutable after init, except `contexts` (guarded by its mutex) and `commitLock`'s critical sections.
+    // Immutable after init, except `contexts` (guarded by its mutex).
     public let schema: Schema
     public let configuration: ModelConfiguration
     let graph: Graph
@@ -17,7 +17,8 @@ public final class ModelContainer: @unchecked Sendable {
     package let store: Store?
     /// What recovery found when the store was opened.
     public var openReport: OpenReport? { store?.report }
-    private let commitLock: YieldingLock
+    /// How saves commit: to the store's log, or (in memory, staging) to the graph alone.
+    private let pipeline: CommitPipeline
     private let contexts = Locked<[ContextLink]>([])
     /// A migration's staging container keeps what its contexts commit here instead of in a log.
     private let captured: Locked<[LogOperation]>?
@@ -79,7 +80,7 @@ public final class ModelContainer: @unchecked Sendable {
         guard !configuration.isStoredInMemoryOnly, let url = configuration.url else {
             graph = Graph(schema: schema)
             store = nil
-            commitLock = YieldingLock()
+            pipeline = CommitPipeline(graph: graph, destination: .memory)
             return
         }
         if let migrationPlan, !configuration.isReadOnly {
@@ -88,7 +89,7 @@ public final class ModelContainer: @unchecked Sendable {
         let store = try Store.open(directory: url.path, schema: schema, options: configuration.storeOptions)
         self.store = store
         graph = store.graph
-        commitLock = store.commitLock
+        pipeline = store.pipeline
     }
 
     /// A container over a graph that commits nowhere: what its contexts save is applied to the
@@ -100,8 +101,9 @@ public final class ModelContainer: @unchecked Sendable {
         self.configuration = configuration
         self.graph = graph
         store = nil
-        commitLock = YieldingLock()
-        captured = Locked([])
+        let captured = Locked<[LogOperation]>([])
+        self.captured = captured
+        pipeline = CommitPipeline(graph: graph, destination: .staging(captured))
         partitions = nil
     }
 
@@ -111,7 +113,7 @@ public final class ModelContainer: @unchecked Sendable {
         self.configuration = configuration
         graph = Graph(schema: schema)
         store = nil
-        commitLock = YieldingLock()
+        pipeline = CommitPipeline(graph: graph, destination: .memory)
         captured = nil
         partitions = ContainerPartitions(containers: containers, indexByEntity: indexByEntity)
     }
@@ -183,43 +185,26 @@ public final class ModelContainer: @unchecked Sendable {
     /// How many contexts are alive (tests).
     var registeredContextCount: Int { contexts.withLock { $0.count } }
 
-    /// Commits one transaction: `encode` runs under the commit lock (the graph changes only under
-    /// it, so validation and encoding see no other save in between), then the operations are
-    /// appended to the log and applied to the graph, and the other contexts hear of it.
+    /// Commits one transaction through the pipeline: `encode` runs under its lock (so
+    /// validation and encoding see no other save in between); once the transaction is written
+    /// and synced, the other contexts hear of it.
     @discardableResult
     func commit(from saver: ModelContext?, author: String, _ encode: () throws -> [LogOperation]) throws -> (UInt64, ChangeSummary) {
         try commit(from: saver, author: author) { TransactionChanges(operations: try encode()) }
     }
 
     func commit(from saver: ModelContext?, author: String, _ encode: () throws -> TransactionChanges) throws -> (UInt64, ChangeSummary) {
-        commitLock.lock()
-        let number: UInt64
-        let changes: TransactionChanges
-        var deferred: Store.DeferredCommit?
-        do {
-            defer { commitLock.unlock() }
-            changes = try encode()
-            if let store, store.defersWrites {
-                deferred = try store.commitDeferringWrite(changes, author: author)
-                number = deferred!.number
-            } else if let store {
-                number = try store.commit(changes, author: author).number
-            } else {
-                number = graph.lastTransaction + 1
-                graph.apply(changes, number: number)
-                captured?.withLock { $0.append(contentsOf: changes.expandedOperations) }
+        var summary: ChangeSummary?
+        let number = try pipeline.commit(author: author, encode: encode) { _, changes in
+            let committed = ChangeSummary(changes: changes, schema: schema)
+            summary = committed
+            // Through the links: a merge never takes a reference to another context.
+            let saverLink = saver?.link
+            for link in contexts.withLock({ $0 }) where link !== saverLink {
+                link.mergeCommitted(committed)
             }
         }
-        // Group commit: write and wait for the sync outside the lock, so the next commit's
-        // encoding overlaps this write and concurrent saves share one sync.
-        if let deferred { try store?.finish(deferred) }
-        let summary = ChangeSummary(changes: changes, schema: schema)
-        // Through the links: a merge never takes a reference to another context.
-        let saverLink = saver?.link
-        for link in contexts.withLock({ $0 }) where link !== saverLink {
-            link.mergeCommitted(summary)
-        }
-        return (number, summary)
+        return (number, summary!)
     }
 }
 
