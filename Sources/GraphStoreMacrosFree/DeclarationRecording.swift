@@ -10,8 +10,8 @@ import GraphStore
 /// discovery makes the class's prototypes inside a *recording session*: each wrapper made on the
 /// recording thread hands its record to the session and keeps the record's token (a negative
 /// number) in its slot, which discovery then reads back through reflection. Outside a session a
-/// wrapper's initialiser only reads one relaxed atomic; its object is a quarter of the size it
-/// was, and is made and freed without releasing a dozen closures and strings per property.
+/// wrapper's initialiser only reads one relaxed atomic, and an object is made and freed without
+/// releasing a dozen closures and strings per property.
 @usableFromInline
 enum DeclarationRecording {
     /// Slots at or below this are tokens: record `firstToken - slot` of the running session.

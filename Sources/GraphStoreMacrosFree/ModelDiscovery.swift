@@ -43,7 +43,7 @@ enum ModelDiscovery {
     /// Decodes a stored value of the attribute at `slot` of `M` with the class's coder.
     // Inlinable: on every property read. The coder comes from the object's unretained table
     // (the class's coders live as long as the process), so finding and calling it retains
-    // nothing: through the class facts it took three retains and releases, a third of a read.
+    // nothing: through the class facts it took three retains and releases.
     @inlinable @inline(__always)
     static func decode<M: Model, Value>(_ stored: GraphStore.Value, of instance: M, slot: Int, as: Value.Type) -> Value? {
         if let table = instance.attributeCoderTable, type(of: instance) == M.self {

@@ -4,8 +4,8 @@ import Observation
 /// Answers "is Observation tracking accesses on this thread right now?", which the Observation
 /// runtime keeps to itself (its thread-local access list is not an exported symbol).
 ///
-/// Why it matters: an `ObservationRegistrar` is two allocations, and making and freeing one was
-/// a sixth of a point lookup, for objects that nothing observes. Observation only ever learns of
+/// Why it matters: an `ObservationRegistrar` is two allocations, made and freed with every
+/// object, for objects that nothing observes. Observation only ever learns of
 /// an object through a read made inside `withObservationTracking` (SwiftUI, `Observations` and
 /// our own live results all go through it), so an object needs a registrar only from its first
 /// read under tracking: `Model` makes it then.

@@ -90,8 +90,7 @@ package struct ByteReader {
         let raw = try take(try count(limit: remaining))
         // ASCII (nearly every stored key and name) is valid UTF-8 as it stands, and decoding a
         // typed buffer is a direct copy; `String(validating:as:)` on a raw buffer goes through
-        // generic code that looked up type metadata for every string (a tenth of opening a
-        // checkpoint of 1M flights).
+        // generic code that looked up type metadata for every string.
         let bytes = raw.assumingMemoryBound(to: UInt8.self)
         if bytes.isASCII { return String(decoding: bytes, as: UTF8.self) }
         guard let s = String(validating: bytes, as: UTF8.self) else { throw fail("invalid UTF-8") }

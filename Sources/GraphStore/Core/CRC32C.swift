@@ -1,8 +1,7 @@
 import CSwiftRuntime
 
 /// CRC-32C (Castagnoli), the checksum of every record and header: with the CPU's instruction
-/// where it has one (SSE 4.2, AArch64's CRC extension; several times faster, a twentieth of a
-/// batch upsert), by slicing-by-8 otherwise. Both give the same value (CRC32CTests).
+/// where it has one (SSE 4.2, AArch64's CRC extension), by slicing-by-8 otherwise. Both give the same value (CRC32CTests).
 ///
 /// Stored checksums are *masked* as LevelDB does, so that the CRC of data that itself contains
 /// CRCs does not degenerate: `masked = ((crc >> 15) | (crc << 17)) &+ 0xa282ead8`.

@@ -1,8 +1,8 @@
 /// Rows of one entity kept by column: a batch's inserts, or its updates, as it commits them.
 ///
 /// A batch of a hundred thousand rows made as many `.insert` or `.update` operations, each
-/// with an array of values built, encoded, applied and freed: a quarter of a batch import's
-/// time and most of the fresh memory the kernel had to zero for it. A block is encoded into
+/// with an array of values built, encoded, applied and freed, and most of the fresh memory an
+/// import touched. A block is encoded into
 /// the log as exactly those operations (the same bytes: FILE-FORMAT.md knows no blocks) and
 /// applied to the graph straight from its columns. Recovery reads the operations back.
 package final class RowBlock: Sendable {

@@ -176,7 +176,7 @@ package final class Column {
     /// `rows[i]`; an unset one takes `fallback`, or keeps its value when that is nil: an
     /// update), as `set(_:at:)` would with each row's value, but reading the batch's typed
     /// storage where it holds what this column holds: making a `Value` of each and matching it
-    /// was most of applying a batch import's columns, and a third of an upsert's.
+    /// would be most of applying a batch's columns.
     package func set(from batch: BatchColumn, rows: [UInt64], sources: [Int], fallback: Value?) {
         @inline(__always) func each(_ body: (_ slot: Int, _ source: Int) -> Void) {
             for index in rows.indices {

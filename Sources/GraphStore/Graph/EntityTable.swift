@@ -5,8 +5,8 @@ import GraphStoreCore
 /// the indexes. Row `r` lives in slot `r - 1`. Mutated only under the graph's write lock.
 ///
 /// The hot columns skip Swift's run-time exclusivity checks (`@exclusivity(unchecked)`): the
-/// graph's read–write lock already keeps writers apart from readers, and the checks (a
-/// thread-local access set updated on every read) were a fifth of a compiled predicate's time.
+/// graph's read–write lock already keeps writers apart from readers, and the checks update a
+/// thread-local access set on every read.
 package final class EntityTable {
     package let entity: Schema.Entity
     @exclusivity(unchecked) package var live: [Bool] = []
@@ -209,8 +209,7 @@ package final class EntityTable {
     }
 
     /// Applies an update block's rows column by column, as `insert(_:bulk:)` does: row by row,
-    /// each value made a `Value` and written through `Column.set(_:at:)`, was a third of an
-    /// upsert. Rows that are not live are skipped. A column with a unique index, or with a
+    /// each value would be made a `Value` and written through `Column.set(_:at:)`. Rows that are not live are skipped. A column with a unique index, or with a
     /// secondary index kept up row by row (not `bulk`), is still written a row at a time so
     /// that each changed value patches its index.
     package func update(_ block: RowBlock, bulk: Bool) {

@@ -13,8 +13,7 @@ package final class Graph: @unchecked Sendable {
         didSet { unretainedTables = tables.map(Unmanaged.passUnretained) }
     }
     /// The same tables unretained (`tables` keeps them), and every relationship's positions as
-    /// plain values: linking read tables and schema descriptions, retaining and releasing each,
-    /// a tenth of a batch import.
+    /// plain values: linking read tables and schema descriptions, retaining and releasing each.
     private var unretainedTables: [Unmanaged<EntityTable>]
     private let sides: [[RelationshipSide]]
     private var committed: UInt64 = 0
@@ -47,7 +46,7 @@ package final class Graph: @unchecked Sendable {
     }
 
     // The two reads of a point lookup, each taking the read lock once, without a GraphView:
-    // making one retains the tables, and with its release that was a tenth of a lookup.
+    // making one retains the tables, and releases them after.
 
     /// The value of `attribute` in a live `row` of `entity`; nil when the row is not live.
     package func liveValue(entity: Int, row: UInt64, attribute: Int) -> Value? {

@@ -7,8 +7,8 @@ import GraphStoreCore
 /// one at a time — a hash lookup and often a list allocated or freed per changed row, most of
 /// an upsert's index upkeep — it marks the index stale. The first lookup after that rebuilds it
 /// from the attribute's sorted index (merged at the end of every transaction): rebuilding at
-/// the end of each large transaction was a tenth of a 10k-row upsert, paid whether or not
-/// anything then looked a value up. Lookups run under the graph's read lock, several at once,
+/// the end of each large transaction would be paid whether or not anything then looked a value
+/// up. Lookups run under the graph's read lock, several at once,
 /// so a rebuild and the reads after it hold the index's own lock; changes run under the write
 /// lock, with no lookup running.
 package final class SecondaryIndex {

@@ -33,8 +33,8 @@ public struct LogOptions: Sendable {
     /// staying runnable, for about four recent syncs' time (this long at most), and only then
     /// sleeps until the sync's leader wakes it. A sleeping waiter costs its leader a wake-up
     /// system call and the waiter a trip through the scheduler (on a virtual machine, often an
-    /// interrupt to an idle processor); with 16 writers on 2 cores those wake-ups, one after
-    /// another, were a third of the time between syncs. 0 sleeps at once.
+    /// interrupt to an idle processor), and with many writers those wake-ups come one after
+    /// another between syncs. 0 sleeps at once.
     /// A negative value counts as 0, and more than a second as a second.
     public var groupCommitYieldLimitMicroseconds = LogOptions.defaultGroupCommitYieldLimitMicroseconds
     public static let defaultGroupCommitYieldLimitMicroseconds = 2_000

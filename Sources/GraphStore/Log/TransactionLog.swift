@@ -54,7 +54,7 @@ package final class TransactionLog: @unchecked Sendable {
     /// leader, or a writer that must see its record written before it returns — writes the run
     /// of them that follows the last one written, in ticket order, in one go. (Each writer
     /// writing its own record in turn had later ones spin, yielding, until the one before was
-    /// written: with 16 writers on 2 cores a quarter of a save's time.)
+    /// written.)
     private var handedIn: [UInt64: Reservation] = [:]
     /// Commits handed in so far, written or not (what a sync leader waits for).
     private var handedInCommits: UInt64 = 0
@@ -506,10 +506,9 @@ package final class TransactionLog: @unchecked Sendable {
             // waits: its batches are of one). It waits until the commits it expects are in —
             // the writers the last sync released, and those already waiting then — or for
             // `groupCommitDelayMicroseconds` at most, yielding the processor rather than
-            // sleeping: a timed sleep lasts at least the kernel's timer slack (50 us on Linux)
-            // and ends with a wake-up, where yielding runs the very writers it waits for and
-            // stops as soon as they are in (4 writers about 45% more saves per second than a
-            // fixed 80 us wait, which was itself 8-15% ahead of a 30 us timed sleep).
+            // sleeping: a timed sleep lasts at least the kernel's timer slack and ends with a
+            // wake-up, where yielding runs the very writers it waits for and stops as soon as
+            // they are in.
             if lastBatchCommits > 1 && options.groupCommitDelayNanoseconds > 0 {
                 let expected = syncedCommits + lastBatchCommits + pendingAtLastSync
                 condition.unlock()
@@ -594,8 +593,7 @@ package final class TransactionLog: @unchecked Sendable {
     /// After a sync (called with the lock held, returns with it held): wakes the waiters it
     /// covered, which return at once, and one it did not, to lead the next sync; with `all`,
     /// every waiter, to look again (a failure, a close). Waking every waiter on the condition
-    /// had them queue for its lock one after another after each sync, a lock hand-over each,
-    /// with 16 writers on 2 cores a third of the time between syncs.
+    /// had them queue for its lock one after another after each sync, a lock hand-over each.
     private func wakeSyncWaiters(all: Bool) {
         guard !syncWaiters.isEmpty else { return }
         var woken: [SyncWaiter] = []

@@ -1,8 +1,7 @@
 /// Sorts `rows` by their `keys` (unsigned, smallest first); rows with equal keys keep their
 /// order in the input. An LSD radix sort, 11 bits a pass, and a pass is skipped when every
 /// key has the same digit there (small integers take two passes, not six). Rebuilding a
-/// sorted index after an upsert sorted 100k (key, row) pairs through a comparison closure:
-/// a tenth of the upsert.
+/// sorted index after an upsert sorted every (key, row) pair through a comparison closure.
 package func radixSorted(rows: [UInt32], keys: [UInt64]) -> [UInt32] {
     precondition(rows.count == keys.count, "a key for every row")
     let count = rows.count

@@ -1,8 +1,8 @@
 /// A seeded hash of a string that agrees with String's `==` (canonical equivalence), fast for
 /// ASCII: what the unique index of a string attribute (StringRowTable) hashes its keys with.
 ///
-/// `String.hashValue` runs SipHash over the string's normalized form, a tenth of a point
-/// lookup for an ident of eight letters. Unique keys are nearly always ASCII (codes, idents),
+/// `String.hashValue` runs SipHash over the string's normalized form, which costs more than the
+/// rest of a point lookup's hashing. Unique keys are nearly always ASCII (codes, idents),
 /// and ASCII bytes are already their own normal form, so those are hashed a word at a time.
 ///
 /// Agreeing with `==` needs care at the one place ASCII and other strings meet: three

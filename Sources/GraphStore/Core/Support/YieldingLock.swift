@@ -5,9 +5,8 @@ import Foundation
 /// committing thread at once after a group sync releases them.
 ///
 /// A waiter that sleeps must be woken by the unlocker, and on a virtual machine with more
-/// threads than cores that wake-up costs more than the critical section: with 16 writers on 2
-/// cores each save queued about 60 µs for a lock held 5 µs, one sleeping hand-over after
-/// another. A waiter that yields stays runnable and takes the lock the next time it runs,
+/// threads than cores that wake-up costs more than the critical section, one sleeping
+/// hand-over after another. A waiter that yields stays runnable and takes the lock the next time it runs,
 /// while the yield lets the holder (or another thread with work) have the processor. A lock
 /// held long (a checkpoint, a large batch) still puts its waiters to sleep after
 /// `yieldsBeforeSleeping` tries.

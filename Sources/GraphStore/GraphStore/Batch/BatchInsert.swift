@@ -202,7 +202,7 @@ public struct BatchInsertResult: Sendable, Equatable {
 
 /// What a batch row links a relationship to. Outside `BatchInsert` so that it is one type for
 /// every model: the encoder's reads of it are then specialised, not generic (a generic read
-/// looked its metadata up each time, a tenth of an upsert).
+/// looked its metadata up each time).
 @usableFromInline enum BatchLinkTarget {
     case nothing
     case row(UInt64)

@@ -11,7 +11,7 @@ final class BatchTransaction {
     let view: GraphView
     let graph: Graph
     // One thread encodes (under the commit lock), each access whole: no run-time exclusivity
-    // checks (one per link appended was a twentieth of a 10k import's encoding).
+    // checks (one per link appended).
     @exclusivity(unchecked) private var inserts: [RowBlock] = []
     @exclusivity(unchecked) private var updates: [RowBlock] = []
     @exclusivity(unchecked) private var links: [LogOperation] = []
@@ -19,7 +19,7 @@ final class BatchTransaction {
     /// Rows of the batches encoded so far, by entity: each unique attribute's claims (value →
     /// batch row) and the batch rows' row numbers — what a later batch's `toOne(_:by:)` keys
     /// find before committed rows, read where they are (copying every flight's ident into a
-    /// table of row numbers was a tenth of an import).
+    /// table of row numbers cost a hash per row).
     private var claimed: [Int: (claims: [UniqueIndex?], rowNumber: [UInt64])] = [:]
     private var entitiesDone: Set<Int> = []
 
@@ -60,8 +60,8 @@ final class BatchTransaction {
         var lookedUp = [Bool](repeating: false, count: uniques.count), unclaimed = lookedUp
         // The batch row writing each committed row (-1: none). A row found by its committed
         // value is claimed by number, not by value: nothing else can hold a committed row's own
-        // value (a row taking it for another row fails below), and hashing every key of an
-        // upsert into the claims was a third of its encoding.
+        // value (a row taking it for another row fails below), and no key of an upsert is
+        // hashed into the claims.
         var writerOfCommitted = [Int32](repeating: -1, count: uniques.isEmpty ? 0 : view.table(entity.index).slotCount + 1)
         func violation(_ attribute: Int, _ value: Value) -> ModelContextError {
             .uniqueConstraintViolation(entity: entity.name, attribute: entity.attributes[attribute].name, value: value.description)

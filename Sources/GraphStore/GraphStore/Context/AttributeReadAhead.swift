@@ -7,9 +7,8 @@ import CSwiftRuntime
 /// In a large store a lookup is mostly two cache misses, one after the other: the unique index's
 /// entry, then (once the object is made and returned) the value the caller reads, each attribute
 /// being a column of its own. Loading the values the caller will read as soon as the row is known
-/// overlaps the second miss with making the object (a probe at 1M flights: 0.56 → 0.48 µs per
-/// lookup). Loading every attribute instead cost more than it saved (a dozen more lines per
-/// lookup), so only the attributes this context's objects were recently read for are loaded, and
+/// overlaps the second miss with making the object. Loading every attribute instead costs more
+/// than it saves (a dozen more cache lines per lookup), so only the attributes this context's objects were recently read for are loaded, and
 /// at most `limit` of them.
 ///
 /// Reads are noted by every object's committed-value reads, from any thread (a read off the

@@ -246,8 +246,8 @@ extension TransactionChanges {
 }
 
 /// A set of row numbers of one entity: a flag per row for the dense numbers a transaction's
-/// inserts have (an import's summary asks twice per link, and hashing each row was a third of
-/// its cost), a set for any other number. The flags start at the first row inserted, so a small
+/// inserts have (an import's summary asks twice per link, and hashing each row dominated it),
+/// a set for any other number. The flags start at the first row inserted, so a small
 /// save's summary costs its few rows, not the table's length.
 struct RowFlags {
     private var flags: [Bool] = []

@@ -6,8 +6,8 @@ import GraphStoreGraph
 /// changes. The declaring layer reads and writes properties only through these methods, by
 /// attribute or relationship position (declaration order).
 ///
-/// `Model` is a subclass: an object and its backing are one allocation, not two (making and
-/// freeing the second was a tenth of a lookup by unique key). So every member here is also a
+/// `Model` is a subclass: an object and its backing are one allocation, not two, and have one
+/// set of reference counts. So every member here is also a
 /// member of every model class: the public ones are named so as not to clash with properties
 /// a model declares, and the rest are internal (a model in another module cannot see them).
 /// Subclass `Model`, not this class.
@@ -44,7 +44,7 @@ open class ModelBacking {
     @exclusivity(unchecked) final var entityIndex = -1
     @exclusivity(unchecked) final var row: UInt64 = 0
     // What every property read uses, without retaining: the link above (which keeps it alive).
-    // Retaining and releasing the link, graph and entity was a quarter of a read.
+    // A read would otherwise retain and release the link, the graph and the entity.
     @exclusivity(unchecked) private final var unretainedLink: Unmanaged<ContextLink>?
 
     /// The object's entity, while a context manages it.

@@ -62,7 +62,7 @@ extension ModelContext {
             planner.parameters = values
             let rows: [UInt64]
             // Each optional is unwrapped where it is made: destroyed whole, it went through a
-            // merged outlined destroy that asks the run time for its layout (a twentieth of a query).
+            // merged outlined destroy that asks the run time for its layout.
             if compiled.plan.isUsable {
                 if let (found, satisfied) = planner.candidates(for: compiled.plan, values: slots.stored) {
                     slots.resolve(in: view, satisfiedSites: satisfied.compactMap { compiled.siteOfAccess[$0] })
@@ -92,8 +92,7 @@ extension ModelContext {
             if let model = object(entity: entity.index, row: row) as? T { matches.append(model) }
         }
         // In order already, and not paged: as found. (Sorting and paging, generic over the
-        // model type, look up its descriptors' type metadata at run time each time: a tenth of
-        // a query that finds one flight.)
+        // model type, look up its descriptors' type metadata at run time each time.)
         if matched.sorted || matches.count < 2, fetch.fetchOffset == nil, fetch.fetchLimit == nil { return matches }
         return try sortedAndPaged(matches, sortBy: matched.sorted ? [] : fetch.sortBy, offset: fetch.fetchOffset, limit: fetch.fetchLimit)
     }

@@ -41,7 +41,7 @@ extension ModelContext {
 
     /// The unique attribute `keyPath` reads. Kept per context by key path identity: the
     /// compiler passes one key path object per literal, and resolving it through the schema
-    /// (which copies whole attribute descriptions) was a quarter of a lookup.
+    /// copies whole attribute descriptions.
     private func uniqueAttribute<T: PersistentModel>(_ keyPath: AnyKeyPath, of type: T.Type = T.self) throws -> UniqueKey {
         // Known before the entity is looked up: a key path's identity fixes its root type.
         if let known = knownUniqueKey(keyPath) { return known }

@@ -18,7 +18,7 @@ public final class ModelContext {
     // A context's state is used by one thread at a time (every entry point enters; ContextUse),
     // and each field here is read or assigned whole, never in overlapping accesses: so the
     // fields every property set or save touches skip run-time exclusivity checks (a
-    // thread-local access-set update each, a twentieth of a small save).
+    // thread-local access-set update each).
     /// Unsaved work, held strongly. Insertion order is kept for save.
     @exclusivity(unchecked) var inserted: [any PersistentModel] = []
     @exclusivity(unchecked) private var insertedIDs: Set<ObjectIdentifier> = []

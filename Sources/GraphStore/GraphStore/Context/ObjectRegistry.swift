@@ -8,7 +8,7 @@ import Synchronization
 /// Objects are held without a reference count and take themselves out when they are freed
 /// (`Model`'s deinit, through `ModelBacking.modelWillBeFreed`). A weak reference would do the
 /// same, but forming one gives the object a side table: an allocation per object, and every
-/// later retain and release of it taking the slow path — a quarter of a bulk insert's time.
+/// later retain and release of it taking the runtime's slow path.
 /// An entry is read only under `lock`, and turned into a reference only by `swift_tryRetain`,
 /// which refuses an object whose deinit has begun; its memory cannot be freed meanwhile,
 /// because its deinit waits for `lock` to take the entry out.

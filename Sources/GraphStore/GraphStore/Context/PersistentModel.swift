@@ -12,7 +12,7 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     var persistentBacking: ModelBacking { get }
     /// The same backing without a reference count: the engine's hot paths (materialising and
     /// freeing objects) use it while they hold the object, which keeps its backing alive. A
-    /// getter returns its value retained, and that retain and release were a tenth of a lookup.
+    /// getter returns its value retained, a retain and a release per object.
     var unretainedBacking: Unmanaged<ModelBacking> { get }
     /// The type's persistent properties, as declared.
     static func entityDeclaration() throws -> EntityDeclaration

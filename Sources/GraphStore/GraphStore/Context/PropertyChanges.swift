@@ -1,7 +1,7 @@
 /// An object's unsaved attribute values or relationship changes, by property index: a flat
 /// array of optionals (one allocation, reserved when the object is inserted; no hashing). A
-/// dictionary here was reallocated and rehashed as an insert's values arrived, and freeing it was
-/// a sixth of saving a bulk import.
+/// dictionary here was reallocated and rehashed as an insert's values arrived, and freeing it
+/// walked every entry.
 struct PropertyChanges<Element>: ExpressibleByDictionaryLiteral {
     private var values: [Element?] = []
     /// How many attributes have a value.

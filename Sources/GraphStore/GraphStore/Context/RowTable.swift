@@ -4,8 +4,7 @@ import GraphStoreCore
 /// and a multiplicative hash of the row, each slot holding its row and element together.
 ///
 /// Every object a context hands out is entered here and taken out when it is freed; as a
-/// `[UInt64: Entry]` that was two SipHash hashes and probes per object (a sixth of making and
-/// freeing one). Rows are never 0, which marks a free slot (whose element is uninitialised).
+/// `[UInt64: Entry]` that was two SipHash hashes and probes per object made and freed. Rows are never 0, which marks a free slot (whose element is uninitialised).
 /// Deletion shifts later entries of the run back (no tombstones), as in StringRowTable.
 ///
 /// Not copyable, its slots in memory of its own: as an array of optional elements, each store

@@ -13,8 +13,8 @@ import GraphStoreCore
 /// `Parameters` is one value, a tuple or a struct; the predicate reads it (or its members)
 /// wherever a `FetchDescriptor`'s predicate would capture a constant. Each context converts,
 /// plans and compiles the predicate on its first run and then only binds the values, so a run
-/// costs neither making a `#Predicate` (Foundation builds its expression tree each time, about
-/// 2 µs for the Enroute filter) nor working it out again. A run answers exactly as
+/// costs neither making a `#Predicate` (Foundation builds its expression tree each time) nor
+/// working it out again. A run answers exactly as
 /// `descriptor(parameters)` does; on a context with unsaved changes, or for a predicate that
 /// must run on objects, it is that descriptor's fetch. Docs/guides/fetching.md.
 public struct PreparedFetch<T: PersistentModel, Parameters> {
@@ -29,7 +29,7 @@ public struct PreparedFetch<T: PersistentModel, Parameters> {
     /// Each slot's value as the graph stores it, read straight from the parameters — where the
     /// slot is the parameters themselves or one member, of a `Storable` type. Nil for other
     /// slots, which are read through `Any` (checked casts and a key path projection at each
-    /// step: a sixth of a small run). A reader is given the parameters' address.
+    /// step). A reader is given the parameters' address.
     private let storedReaders: [SlotReader?]
     typealias SlotReader = (UnsafeRawPointer) -> Value
 

@@ -158,7 +158,7 @@ struct QueryPlanner {
     /// A predicate constant as the graph stores it, when it has a plain stored form.
     static func storedValue(_ constant: Any) -> Value? {
         // The usual constants first: a cast to a concrete type compares type metadata, where a
-        // cast to `any Storable` looks the conformance up (a tenth of a small fetch).
+        // cast to `any Storable` looks the conformance up.
         switch constant {
         case let string as String: return string.storedValue
         case let int as Int: return int.storedValue

@@ -10,7 +10,7 @@ import GraphStoreGraph
 ///
 /// Both are structs around the closure rather than bare function types: the compiler returns
 /// them as optionals, and an optional closure is kept in the generic representation, so every
-/// call of a nested closure went through two reabstraction thunks (a fifth of a small fetch).
+/// call of a nested closure went through two reabstraction thunks.
 struct RowFunction {
     let run: (GraphView, UInt64) -> Value
     init(_ run: @escaping (GraphView, UInt64) -> Value) { self.run = run }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds the DocC archives of GraphStore's public API with the toolchain's own tools: symbol
+# graphs from `swift build`, pages from `docc` (no plugin package).
+#
+#   bash Scripts/docc.sh             # archives in .build/docc/<Module>.doccarchive, coverage printed
+#   bash Scripts/docc.sh --preview   # and serve GraphStore's on http://localhost:8080
+#
+# One archive per module a user imports or sees through `import GraphStore`: the SwiftData face,
+# the layers whose public types it re-exports, and the macro-free model declarations.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+modules=(GraphStore GraphStoreEngine GraphStoreGraph GraphStoreLog GraphStoreCore GraphStoreMacrosFree)
+scratch=.build/docc
+graphs="$scratch/symbol-graphs"
+rm -rf "$graphs"
+mkdir -p "$graphs"
+
+# A scratch path of its own: the extra flags would otherwise rebuild the everyday debug build.
+swift build --scratch-path "$scratch/build" --target GraphStoreMacrosFree \
+    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" \
+    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public
+
+for module in "${modules[@]}"; do
+    module_graphs="$scratch/graphs-$module"
+    rm -rf "$module_graphs"
+    mkdir -p "$module_graphs"
+    # A module's own graph and its extensions of other modules' types (Module@Other.symbols.json).
+    cp "$graphs/$module.symbols.json" "$module_graphs/"
+    cp "$graphs/$module"@*.symbols.json "$module_graphs/" 2>/dev/null || true
+    catalog=()
+    if [[ -d "Docs/$module.docc" ]]; then catalog=("Docs/$module.docc"); fi
+    echo "== $module"
+    docc convert "${catalog[@]}" \
+        --additional-symbol-graph-dir "$module_graphs" \
+        --fallback-display-name "$module" \
+        --fallback-bundle-identifier "org.graphstore.$module" \
+        --output-path "$scratch/$module.doccarchive" \
+        --experimental-documentation-coverage --coverage-summary-level brief
+done
+
+if [[ "${1:-}" == "--preview" ]]; then
+    docc preview Docs/GraphStore.docc --additional-symbol-graph-dir "$scratch/graphs-GraphStore" \
+        --fallback-display-name GraphStore --fallback-bundle-identifier org.graphstore.GraphStore
+fi
