@@ -7,13 +7,9 @@ import Foundation
 /// and numbers take 9 bytes here. A column holds one kind of value (an attribute's values are
 /// all of its stored type, or null); a value of another kind turns it into a column of `Value`s.
 @usableFromInline package struct BatchColumn: Sendable {
-    @usableFromInline package enum Kind: UInt8, Sendable {
-        case none, bool, int, uint, double, float, date, string, value
-    }
-
     @usableFromInline package static let unset: UInt8 = 0, set: UInt8 = 1, null: UInt8 = 2
 
-    @usableFromInline package var kind = Kind.none
+    @usableFromInline package var layout = ColumnLayout.none
     /// A state per row up to the last row set.
     @usableFromInline package var states: [UInt8] = []
     /// Bool, int, uint, double, float (widened) and date (seconds since 2001) values' bits.
@@ -32,7 +28,7 @@ import Foundation
     package mutating func reserveCapacity(_ rows: Int) {
         expectedRows = rows
         states.reserveCapacity(rows)
-        switch kind {
+        switch layout {
         case .none: break
         case .string: strings.reserveCapacity(rows)
         case .value: values.reserveCapacity(rows)
@@ -43,7 +39,7 @@ import Foundation
     /// Sets `row` (nearly always the next one: rows are filled in order).
     @inlinable @inline(__always) package mutating func set(_ value: Value, row: Int) {
         if row == states.count {
-            switch (kind, value) {
+            switch (layout, value) {
             case let (.int, .int(v)): words.append(UInt64(bitPattern: v))
             case let (.date, .date(d)): words.append(d.timeIntervalSinceReferenceDate.bitPattern)
             case let (.string, .string(s)): strings.append(s)
@@ -68,13 +64,13 @@ import Foundation
 
     /// Sets `row` to `value`, or unsets it (nil).
     @usableFromInline package mutating func setSlowly(_ value: Value?, row: Int) {
-        if let value, value != .null, kind == .none { start(with: value) }
+        if let value, value != .null, layout == .none { start(with: value) }
         if let value, value != .null, !holds(value) { widenToValues() }
         while states.count <= row { appendPlaceholder() }
         guard let value else { return states[row] = Self.unset }
         if value == .null { return states[row] = Self.null }
         states[row] = Self.set
-        switch (kind, value) {
+        switch (layout, value) {
         case let (.bool, .bool(v)): words[row] = v ? 1 : 0
         case let (.int, .int(v)): words[row] = UInt64(bitPattern: v)
         case let (.uint, .uint(v)): words[row] = v
@@ -107,8 +103,8 @@ import Foundation
     /// column had it copied (its four arrays retained and released) for every value, since the
     /// writer writes through a pointer that might point anywhere.
     @inline(__always) package static func encodeValue(of columns: [BatchColumn], column: Int, row: Int, into writer: inout ByteWriter) {
-        let kind = columns[column].kind
-        switch kind {
+        let layout = columns[column].layout
+        switch layout {
         case .string:
             let string = columns[column].strings[row]
             writer.u8(ValueTag.string.rawValue)
@@ -119,13 +115,13 @@ import Foundation
         case .none:
             writer.u8(ValueTag.null.rawValue)
         default:
-            encode(word: columns[column].words[row], of: kind, into: &writer)
+            encode(word: columns[column].words[row], of: layout, into: &writer)
         }
     }
 
     /// A word-stored value (bool, int, uint, double, float, date) as `ByteWriter.value` writes it.
-    @inline(__always) package static func encode(word: UInt64, of kind: Kind, into writer: inout ByteWriter) {
-        switch kind {
+    @inline(__always) package static func encode(word: UInt64, of layout: ColumnLayout, into writer: inout ByteWriter) {
+        switch layout {
         case .bool: writer.u8(word != 0 ? ValueTag.true.rawValue : ValueTag.false.rawValue)
         case .int:
             writer.u8(ValueTag.int.rawValue)
@@ -143,12 +139,12 @@ import Foundation
             writer.u8(ValueTag.date.rawValue)
             writer.u64(word)
         case .none, .string, .value:
-            preconditionFailure("not a word-stored kind")
+            preconditionFailure("not a word-stored layout")
         }
     }
 
     private func value(at row: Int) -> Value {
-        switch kind {
+        switch layout {
         case .none: return .null
         case .bool: return .bool(words[row] != 0)
         case .int: return .int(Int64(bitPattern: words[row]))
@@ -161,27 +157,14 @@ import Foundation
         }
     }
 
-    private static func kind(of value: Value) -> Kind {
-        switch value {
-        case .bool: .bool
-        case .int: .int
-        case .uint: .uint
-        case .double: .double
-        case .float: .float
-        case .date: .date
-        case .string: .string
-        default: .value
-        }
-    }
-
-    private func holds(_ value: Value) -> Bool { kind == .value || Self.kind(of: value) == kind }
+    private func holds(_ value: Value) -> Bool { layout == .value || ColumnLayout(holding: value) == layout }
 
     /// The first value decides the storage (rows before it are unset or null).
     private mutating func start(with value: Value) {
-        kind = Self.kind(of: value)
+        layout = ColumnLayout(holding: value)
         let placeholders = states.count
         reserveCapacity(max(expectedRows, placeholders + 1))
-        switch kind {
+        switch layout {
         case .string: strings.append(repeating: "", count: placeholders)
         case .value: values.append(repeating: .null, count: placeholders)
         default: words.append(repeating: 0, count: placeholders)
@@ -191,7 +174,7 @@ import Foundation
     /// A value of another kind: every row is kept as a `Value` from now on.
     private mutating func widenToValues() {
         let existing = (0..<states.count).map { states[$0] == Self.set ? value(at: $0) : .null }
-        kind = .value
+        layout = .value
         words = []
         strings = []
         values = existing
@@ -199,7 +182,7 @@ import Foundation
 
     private mutating func appendPlaceholder() {
         states.append(Self.unset)
-        switch kind {
+        switch layout {
         case .none: break
         case .string: strings.append("")
         case .value: values.append(.null)

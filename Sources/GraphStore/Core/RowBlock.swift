@@ -111,7 +111,7 @@ package final class RowBlock: Sendable {
     /// The `index`th row's string in a column of strings; nil when it sets no string there.
     package func string(column: Int, ofRow index: Int) -> String? {
         let source = sources[index]
-        guard columns[column].kind == .string, columns[column].state(ofRow: source) == BatchColumn.set else { return nil }
+        guard columns[column].layout == .string, columns[column].state(ofRow: source) == BatchColumn.set else { return nil }
         return columns[column].strings[source]
     }
 

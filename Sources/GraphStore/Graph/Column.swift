@@ -24,25 +24,15 @@ package final class Column {
     /// How many slots are null. While none are (a non-optional attribute's usual state), reads
     /// skip the null flag: in a large column it is a cache miss per random row.
     @exclusivity(unchecked) package private(set) var nullCount = 0
-    package let layout: Layout
+    package let layout: ColumnLayout
     package let defaultValue: Value
 
     /// How values are held; the raw value is what checkpoints record.
-    package enum Layout: UInt8 { case bool = 1, int, uint, double, float, date, string, value }
 
     package init(type: AttributeType, defaultValue: Value) {
         self.type = type
         self.defaultValue = defaultValue
-        switch type.kind {
-        case .bool: layout = .bool
-        case .int: layout = .int
-        case .uint: layout = .uint
-        case .double: layout = .double
-        case .float: layout = .float
-        case .date: layout = .date
-        case .string: layout = .string
-        default: layout = .value
-        }
+        layout = ColumnLayout(storing: type.kind)
     }
 
     package var count: Int { nulls.count }
@@ -58,7 +48,7 @@ package final class Column {
         case .int, .uint: ints.append(repeating: 0, count: extra)
         case .double, .float, .date: doubles.append(repeating: 0, count: extra)
         case .string: strings.append(repeating: "", count: extra)
-        case .value: values.append(repeating: .null, count: extra)
+        case .value, .none: values.append(repeating: .null, count: extra)
         }
     }
 
@@ -95,7 +85,7 @@ package final class Column {
         case .int, .uint: ints.reserveCapacity(capacity)
         case .double, .float, .date: doubles.reserveCapacity(capacity)
         case .string: strings.reserveCapacity(capacity)
-        case .value: values.reserveCapacity(capacity)
+        case .value, .none: values.reserveCapacity(capacity)
         }
     }
 
@@ -138,7 +128,7 @@ package final class Column {
         case .float: return .float(Float(doubles[slot]))
         case .date: return .date(Date(timeIntervalSinceReferenceDate: doubles[slot]))
         case .string: return .string(strings[slot])
-        case .value: return values[slot]
+        case .value, .none: return values[slot]
         }
     }
 
@@ -149,7 +139,7 @@ package final class Column {
             setNull(true, at: slot)
             switch layout {
             case .string: strings[slot] = ""
-            case .value: values[slot] = .null
+            case .value, .none: values[slot] = .null
             default: break
             }
             return
@@ -190,7 +180,7 @@ package final class Column {
                 }
             }
         }
-        switch (layout, batch.kind) {
+        switch (layout, batch.layout) {
         case (.int, .int), (.int, .uint), (.uint, .uint), (.uint, .int):
             each { slot, source in ints[slot] = Int64(bitPattern: batch.words[source]) }
         case (.double, .double), (.double, .float), (.float, .float), (.float, .double), (.date, .date):
@@ -245,7 +235,7 @@ package final class Column {
         case .int, .uint: Self.prefetch(ints._baseAddressIfContiguous, slot)
         case .double, .float, .date: Self.prefetch(doubles._baseAddressIfContiguous, slot)
         case .string: Self.prefetch(strings._baseAddressIfContiguous, slot)
-        case .value: Self.prefetch(values._baseAddressIfContiguous, slot)
+        case .value, .none: Self.prefetch(values._baseAddressIfContiguous, slot)
         }
     }
 
@@ -259,7 +249,7 @@ package final class Column {
     /// The column's arrays at one moment. Capturing is O(1): the arrays are copy-on-write, so a
     /// later write to the live column copies it once and the image stays as it was.
     package struct Image {
-        package var layout: Layout
+        package var layout: ColumnLayout
         package var nulls: [Bool]
         package var bools: [Bool] = []
         package var ints: [Int64] = []
@@ -291,7 +281,7 @@ package final class Column {
         values = image.values
     }
 
-    private init(layout: Layout, defaultValue: Value) {
+    private init(layout: ColumnLayout, defaultValue: Value) {
         self.layout = layout
         self.defaultValue = defaultValue
         type = AttributeType(kind: .bool, isOptional: true)

@@ -104,7 +104,7 @@ package enum CheckpointCodec {
         case .int, .uint: w.elements(column.ints)
         case .double, .float, .date: w.elements(column.doubles)
         case .string: for s in column.strings { w.string(s) }
-        case .value: for v in column.values { w.value(v) }
+        case .value, .none: for v in column.values { w.value(v) }
         }
         return w.bytes
     }
@@ -274,7 +274,7 @@ package enum CheckpointCodec {
             var r = ByteReader(raw)
             let number = try r.varintUInt32()
             let layoutByte = try r.u8()
-            guard let layout = Column.Layout(rawValue: layoutByte) else { throw r.fail("unknown column layout \(layoutByte)") }
+            guard let layout = ColumnLayout(rawValue: layoutByte), layout != .none else { throw r.fail("unknown column layout \(layoutByte)") }
             let slots = try r.count(limit: r.remaining)
             var column = Column.Image(layout: layout, nulls: try r.bools(count: slots))
             switch layout {
@@ -284,7 +284,7 @@ package enum CheckpointCodec {
             case .string:
                 column.strings.reserveCapacity(slots)
                 for _ in 0..<slots { column.strings.append(try r.string()) }
-            case .value:
+            case .value, .none:
                 column.values.reserveCapacity(slots)
                 for _ in 0..<slots { column.values.append(try r.value()) }
             }

@@ -71,7 +71,7 @@ final class BatchTransaction {
         let keyAhead = uniques.first, rowsAhead = 8
         let indexAhead = keyAhead.flatMap { view.table(entity.index).unique[$0] }
         for i in 0..<batch.count {
-            if let keyAhead, let indexAhead, i + rowsAhead < batch.count, values.columns[keyAhead].kind == .string,
+            if let keyAhead, let indexAhead, i + rowsAhead < batch.count, values.columns[keyAhead].layout == .string,
                values.columns[keyAhead].state(ofRow: i + rowsAhead) == BatchColumn.set {
                 indexAhead.prefetch(values.columns[keyAhead].strings[i + rowsAhead])
             }
