@@ -40,14 +40,21 @@ let package = Package(
         // A child process for the crash tests: commits in a loop until it is killed.
         .executableTarget(name: "graphstore-crashtest", dependencies: ["GraphStore", "GraphStoreMacrosFree", "GraphStoreTestSupport"]),
         // Workloads and reference models shared by the tests and the crash-test child.
-        .target(name: "GraphStoreTestSupport", dependencies: ["GraphStore"]),
+        .target(name: "GraphStoreTestSupport", dependencies: ["GraphStoreGraph", "GraphStoreCore"]),
+        // Models and temporary stores shared by the tests that work through models.
+        .target(name: "GraphStoreModelTestSupport", dependencies: ["GraphStoreMacrosFree", "GraphStore"]),
         // Every reader of outside bytes as a fuzz target, and the executable that fuzzes them with
         // libFuzzer (Fuzz/run.sh) or replays files through them.
         .target(name: "GraphStoreFuzzTargets", dependencies: ["GraphStore", "EnrouteModels", "ToolSupport"]),
         .executableTarget(name: "graphstore-fuzz", dependencies: ["GraphStoreFuzzTargets"]),
 
-        .testTarget(name: "GraphStoreTests", dependencies: ["GraphStore", "GraphStoreTestSupport"]),
-        .testTarget(name: "GraphStoreMacrosFreeTests", dependencies: ["GraphStoreMacrosFree", "GraphStore", "GraphStoreTestSupport"]),
+        // One test target per layer, as the sources are.
+        .testTarget(name: "GraphStoreCoreTests", dependencies: ["GraphStoreCore", "GraphStoreTestSupport"]),
+        .testTarget(name: "GraphStoreLogTests", dependencies: ["GraphStoreLog", "GraphStoreCore", "GraphStoreEngine", "GraphStoreTestSupport"]),
+        .testTarget(name: "GraphStoreGraphTests", dependencies: ["GraphStoreGraph", "GraphStoreCore", "GraphStoreTestSupport"]),
+        .testTarget(name: "GraphStoreEngineTests", dependencies: ["GraphStore", "GraphStoreMacrosFree", "GraphStoreModelTestSupport", "GraphStoreTestSupport"]),
+        .testTarget(name: "GraphStoreTests", dependencies: ["GraphStore", "GraphStoreMacrosFree", "GraphStoreModelTestSupport", "GraphStoreTestSupport"]),
+        .testTarget(name: "GraphStoreMacrosFreeTests", dependencies: ["GraphStoreMacrosFree", "GraphStore", "GraphStoreModelTestSupport"]),
         .testTarget(name: "EnrouteModelsTests", dependencies: ["EnrouteModels"]),
         // SwiftData code from the seeds and Apple's sessions, ported with only the model
         // declarations changed: public API only, no @testable.

@@ -1,4 +1,5 @@
-import GraphStore
+import GraphStoreCore
+import GraphStoreGraph
 
 /// The transactions the crash-test child commits. Each is derived from (writer, sequence) alone,
 /// and names them in its row number, so a checker can tell whether a recovered transaction is

@@ -1,5 +1,6 @@
 import Foundation
-import GraphStore
+import GraphStoreCore
+import GraphStoreGraph
 
 /// The maintenance crash test's workload: a chain of `Item` rows, one per commit, each with an
 /// external-storage payload, committed while another thread checkpoints and compacts. Every

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-@testable import GraphStore
+import GraphStoreCore
 import GraphStoreTestSupport
+import Testing
 
 /// A batch column reads back what was set, row by row, against a plain array of optional
 /// values: every kind of value, nulls, unset rows, rows set out of order or again, and a value
@@ -60,10 +60,10 @@ import GraphStoreTestSupport
         var column = BatchColumn()
         for row in 0..<10 { column.set(.date(Date(timeIntervalSinceReferenceDate: Double(row))), row: row) }
         column.set(.null, row: 10)
-        #expect(column.kind == .date)
+        #expect(column.layout == .date)
         #expect(column.values.isEmpty)
         column.set(.string("other"), row: 11)
-        #expect(column.kind == .value)
+        #expect(column.layout == .value)
         #expect(column[3] == .date(Date(timeIntervalSinceReferenceDate: 3)))
         #expect(column[10] == .null)
         #expect(column[11] == .string("other"))

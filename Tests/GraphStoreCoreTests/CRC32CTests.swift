@@ -1,6 +1,6 @@
-import Testing
-@testable import GraphStore
+import GraphStoreCore
 import GraphStoreTestSupport
+import Testing
 
 @Suite struct CRC32CTests {
     @Test func knownVectors() {

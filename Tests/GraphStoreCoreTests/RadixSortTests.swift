@@ -1,6 +1,6 @@
-import Testing
-@testable import GraphStore
+import GraphStoreCore
 import GraphStoreTestSupport
+import Testing
 
 /// The radix sort under sorted-index rebuilds: the same order as a stable sort by key, for keys
 /// of every width (so that passes are both taken and skipped), with many ties.

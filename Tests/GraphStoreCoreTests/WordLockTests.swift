@@ -1,6 +1,6 @@
 import Foundation
+import GraphStoreCore
 import Testing
-@testable import GraphStore
 
 /// The identity map's mutex: mutual exclusion under contention (threads that must sleep
 /// on it and be woken), with a critical section long enough for lost updates to show.

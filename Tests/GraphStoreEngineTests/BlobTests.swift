@@ -1,7 +1,8 @@
 import Foundation
+import GraphStoreModelTestSupport
 import Testing
-@testable import GraphStoreMacrosFree
 @testable import GraphStore
+@testable import GraphStoreMacrosFree
 
 @Suite struct BlobTests {
     func blobFiles(_ store: TemporaryStore) throws -> [String] {

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import GraphStoreMacrosFree
-@testable import GraphStore
+import GraphStoreModelTestSupport
 import GraphStoreTestSupport
+import Testing
+@testable import GraphStore
+@testable import GraphStoreMacrosFree
 
 /// The whole committed state of a test-model store, as text: equal text, equal stores.
 func describeState(_ container: ModelContainer) throws -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreModelTestSupport
 import Synchronization
 import Testing
 @testable import GraphStore

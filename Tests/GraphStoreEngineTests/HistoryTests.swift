@@ -1,7 +1,8 @@
 import Foundation
+import GraphStoreModelTestSupport
 import Testing
-@testable import GraphStoreMacrosFree
 @testable import GraphStore
+@testable import GraphStoreMacrosFree
 
 @Suite struct HistoryTests {
     let types: [any PersistentModel.Type] = [Airport.self, Airline.self, Flight.self]

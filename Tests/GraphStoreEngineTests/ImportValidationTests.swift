@@ -1,7 +1,8 @@
 import Foundation
+import GraphStoreModelTestSupport
 import Testing
-@testable import GraphStoreMacrosFree
 @testable import GraphStore
+@testable import GraphStoreMacrosFree
 
 /// A hostile or damaged export is refused whole, naming the JSON path of its first problem, and
 /// nothing is written: no store, no directory. Rows the graph could not hold never reach it.

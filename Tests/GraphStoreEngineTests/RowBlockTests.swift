@@ -1,7 +1,8 @@
 import Foundation
+import GraphStoreModelTestSupport
+import GraphStoreTestSupport
 import Testing
 @testable import GraphStore
-import GraphStoreTestSupport
 
 /// A block of rows kept by column is the operations it expands to: the same record bytes, the
 /// same graph (values and indexes) once applied, the same change summary. Random blocks, with

@@ -1,6 +1,7 @@
-import Testing
-@testable import GraphStore
+import GraphStoreCore
+import GraphStoreGraph
 import GraphStoreTestSupport
+import Testing
 
 /// A column's count of nulls, which lets reads skip the null flags while there are none: kept
 /// right through growth, writes of nulls, values and values of the wrong kind, and restores.

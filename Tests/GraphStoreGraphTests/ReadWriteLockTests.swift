@@ -1,7 +1,7 @@
 import Foundation
+import GraphStoreGraph
 import Synchronization
 import Testing
-@testable import GraphStore
 
 /// The graph's readers-writer lock: readers hold it side by side, a writer alone, a writer is
 /// not starved by readers that keep coming, and threads that sleep on it are woken.

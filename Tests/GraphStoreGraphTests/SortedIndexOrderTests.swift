@@ -1,6 +1,7 @@
-import Testing
-@testable import GraphStore
+import GraphStoreCore
+import GraphStoreGraph
 import GraphStoreTestSupport
+import Testing
 
 /// Rebuilding a sorted index of an integer column sorts keys directly: the order must be the
 /// one `SortedIndex.precedes` defines (nulls first, then by value, ties by row), for signed and

@@ -1,6 +1,7 @@
-import Testing
-@testable import GraphStore
+import GraphStoreCore
+import GraphStoreGraph
 import GraphStoreTestSupport
+import Testing
 
 /// A transaction's changes patched into a sorted index give exactly the order a rebuild gives:
 /// value changes (some twice in one transaction), inserts, deletes, rows inserted and deleted in

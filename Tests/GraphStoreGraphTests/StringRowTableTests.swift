@@ -1,6 +1,6 @@
-import Testing
-@testable import GraphStore
+import GraphStoreGraph
 import GraphStoreTestSupport
+import Testing
 
 /// The unique index's string table against a dictionary, through random inserts, replacements
 /// and removals, in tables small enough that runs collide and wrap around the end.
@@ -56,5 +56,11 @@ import GraphStoreTestSupport
         #expect(index[.string("1")] == 10 && index[.int(1)] == 20 && index.count == 2)
         index[.string("1")] = nil
         #expect(index[.string("1")] == nil && index[.int(1)] == 20 && index.count == 1)
+    }
+
+    @Test func theUniqueIndexFindsAKeyByAnyEqualSpelling() {
+        let table = StringRowTable()
+        for (row, (a, _)) in EquivalentSpellings.pairs.enumerated() { table.set(UInt32(row), for: a) }
+        for (row, (_, b)) in EquivalentSpellings.pairs.enumerated() { #expect(table.row(for: b) == UInt32(row)) }
     }
 }

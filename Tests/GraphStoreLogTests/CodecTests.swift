@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import GraphStore
+import GraphStoreCore
+import GraphStoreLog
 import GraphStoreTestSupport
+import Testing
 
 @Suite struct CodecTests {
     static let everyShape: [Value] = [

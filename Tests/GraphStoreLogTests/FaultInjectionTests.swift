@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import GraphStore
+import GraphStoreCore
+import GraphStoreLog
 import GraphStoreTestSupport
+import Testing
 
 /// Each injected I/O fault gives a typed error, poisons the writer, and nothing after it is visible.
 @Suite struct FaultInjectionTests {

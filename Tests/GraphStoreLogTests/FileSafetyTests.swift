@@ -1,7 +1,10 @@
 import Foundation
-import Testing
-@testable import GraphStore
+import GraphStoreCore
+import GraphStoreEngine
+import GraphStoreLog
 import GraphStoreTestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif

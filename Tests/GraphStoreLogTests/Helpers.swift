@@ -1,5 +1,6 @@
 import Foundation
-@testable import GraphStore
+import GraphStoreCore
+import GraphStoreLog
 import GraphStoreTestSupport
 
 /// A fresh directory under the system temporary directory, removed when the test is done.

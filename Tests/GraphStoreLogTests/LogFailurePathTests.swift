@@ -1,7 +1,9 @@
 import Foundation
-import Testing
-@testable import GraphStore
+import GraphStoreCore
+import GraphStoreEngine
+import GraphStoreLog
 import GraphStoreTestSupport
+import Testing
 
 /// A failed write or sync fails every commit it could cover, and a file whose sync failed is
 /// never synced again: a commit is acknowledged only when its record is written and (as its

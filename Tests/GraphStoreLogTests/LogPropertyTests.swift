@@ -1,7 +1,9 @@
 import Foundation
-import Testing
-@testable import GraphStore
+import GraphStoreCore
+import GraphStoreEngine
+import GraphStoreLog
 import GraphStoreTestSupport
+import Testing
 
 /// Random transactions, reopen, and the store's state equals a model of the same operations.
 @Suite struct LogPropertyTests {

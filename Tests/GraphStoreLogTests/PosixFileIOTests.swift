@@ -1,6 +1,6 @@
 import Foundation
+import GraphStoreLog
 import Testing
-@testable import GraphStore
 
 /// The POSIX file system seam against the real kernel.
 @Suite struct PosixFileIOTests {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import GraphStore
+import GraphStoreCore
+import GraphStoreLog
 import GraphStoreTestSupport
+import Testing
 
 @Suite struct RecoveryTests {
     /// The offsets where each record of segment 1 starts, and the end of the last one.

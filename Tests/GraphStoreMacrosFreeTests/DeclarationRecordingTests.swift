@@ -1,7 +1,8 @@
 import Foundation
+import GraphStoreModelTestSupport
 import Testing
-@testable import GraphStoreMacrosFree
 @testable import GraphStore
+@testable import GraphStoreMacrosFree
 
 /// Models used only here: each is discovered for the first time by these tests, so that the
 /// recording session runs while the tests watch.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import GraphStoreMacrosFree
+import GraphStoreModelTestSupport
+import Testing
 @testable import GraphStore
 
 /// A model whose initial values differ per object, as SwiftData apps write them.

@@ -1,7 +1,26 @@
 import Foundation
+import GraphStoreModelTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+
+/// A to-many with counts, and its to-one inverse: a batch cannot keep the counts.
+final class BatchLeg: Model {
+    @Attribute(.unique) var ident: String = ""
+    @Attribute(.indexed) var miles: Int = 0
+    @Relationship(deleteRule: .cascade, minimumModelCount: 0, maximumModelCount: 3, inverse: \BatchStop.leg)
+    var stops: [BatchStop] = []
+}
+
+final class BatchStop: Model {
+    @Attribute var name: String = ""
+    @Relationship var leg: BatchLeg?
+}
+
+/// An attribute kept in external storage, which a batch cannot write.
+final class BatchAttachment: Model {
+    @Attribute(.externalStorage) var three: Data = Data()
+}
 
 final class BatchBadge: Model {
     @Attribute(.unique) var code: String = ""
@@ -261,20 +280,20 @@ final class BatchPassport: Model {
 
     /// Properties a batch cannot set are refused when they are named, with the reason.
     @Test func unsupportedPropertiesAreRefused() throws {
-        let container = try ModelContainer(for: BatchPerson.self, BatchPassport.self, RecordedLeg.self, RecordedStop.self, RecordedOptions.self,
+        let container = try ModelContainer(for: BatchPerson.self, BatchPassport.self, BatchLeg.self, BatchStop.self, BatchAttachment.self,
                                            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let passports = try BatchInsert(BatchPassport.self, in: container)
         #expect(throws: ModelContextError.batchPropertyUnsupported(entity: "BatchPassport", property: "holder",
                                                                    reason: "one-to-one (a batch cannot take the target from its other source)")) {
             try passports.toOne(\.holder)
         }
-        let stops = try BatchInsert(RecordedStop.self, in: container)
-        #expect(throws: ModelContextError.batchPropertyUnsupported(entity: "RecordedStop", property: "leg", reason: "stops has a minimum or maximum count")) {
+        let stops = try BatchInsert(BatchStop.self, in: container)
+        #expect(throws: ModelContextError.batchPropertyUnsupported(entity: "BatchStop", property: "leg", reason: "stops has a minimum or maximum count")) {
             try stops.toOne(\.leg)
         }
-        #expect(throws: ModelContextError.self) { try stops.toOne(\.leg, by: \RecordedLeg.miles) }  // not unique
-        let options = try BatchInsert(RecordedOptions.self, in: container)
-        #expect(throws: ModelContextError.batchPropertyUnsupported(entity: "RecordedOptions", property: "three", reason: "kept in external storage")) {
+        #expect(throws: ModelContextError.self) { try stops.toOne(\.leg, by: \BatchLeg.miles) }  // not unique
+        let options = try BatchInsert(BatchAttachment.self, in: container)
+        #expect(throws: ModelContextError.batchPropertyUnsupported(entity: "BatchAttachment", property: "three", reason: "kept in external storage")) {
             try options.attribute(\.three)
         }
         #expect(throws: ModelContextError.typeNotInSchema("Flight")) { try BatchInsert(Flight.self, in: container) }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import GraphStoreMacrosFree
+import GraphStoreModelTestSupport
+import Testing
 
 /// The README's example, verbatim but for the store's location: it must keep compiling and working.
 enum Readme {

@@ -1,8 +1,9 @@
 import Foundation
+import GraphStoreModelTestSupport
 import Observation
 import Testing
-@testable import GraphStoreMacrosFree
 @testable import GraphStore
+@testable import GraphStoreMacrosFree
 
 final class Unstorable {}
 

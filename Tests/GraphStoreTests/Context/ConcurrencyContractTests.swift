@@ -1,7 +1,8 @@
 import Foundation
+import GraphStoreModelTestSupport
 import Testing
-@testable import GraphStoreMacrosFree
 @testable import GraphStore
+@testable import GraphStoreMacrosFree
 
 /// A background actor written the way SwiftData users write one (the @ModelActor expansion),
 /// generic over the model type.

@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreModelTestSupport
 import Observation
 import Testing
 @testable import GraphStore

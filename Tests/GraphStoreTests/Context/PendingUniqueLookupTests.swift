@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreMacrosFree
+import GraphStoreModelTestSupport
 import Testing
 
 /// `#Predicate { $0.ident == x }` with unsaved changes is answered through the context's map of

@@ -1,6 +1,7 @@
+import GraphStoreModelTestSupport
+import GraphStoreTestSupport
 import Testing
 @testable import GraphStore
-import GraphStoreTestSupport
 
 /// The change summary's set of inserted rows against a Set, with dense rows, rows past the
 /// flags' end and numbers too large for flags.

@@ -1,6 +1,7 @@
+import GraphStoreModelTestSupport
+import GraphStoreTestSupport
 import Testing
 @testable import GraphStore
-import GraphStoreTestSupport
 
 /// The identity map's row table against a dictionary: random stores, replacements and removals
 /// over few rows (so runs collide and wrap around the end), and growth.

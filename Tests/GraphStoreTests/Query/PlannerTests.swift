@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import GraphStoreMacrosFree
-@testable import GraphStore
+import GraphStoreModelTestSupport
 import GraphStoreTestSupport
+import Testing
+@testable import GraphStore
+@testable import GraphStoreMacrosFree
 
 @Suite struct PlannerTests {
     func randomGraph(seed: UInt64) throws -> (ModelContext, [Airport], SplitMix64) {

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import GraphStoreMacrosFree
-@testable import GraphStore
+import GraphStoreModelTestSupport
 import GraphStoreTestSupport
+import Testing
+@testable import GraphStore
+@testable import GraphStoreMacrosFree
 
 /// A prepared fetch run with values answers as a `FetchDescriptor` with those values as
 /// constants, and as a scan: on random graphs, for every way a parameter can be compared (a

@@ -1,7 +1,8 @@
 import Foundation
+import GraphStoreModelTestSupport
+import GraphStoreTestSupport
 import Testing
 @testable import GraphStoreMacrosFree
-import GraphStoreTestSupport
 
 @Suite struct UndoTests {
     func undoableContext(_ container: ModelContainer? = nil) throws -> ModelContext {
