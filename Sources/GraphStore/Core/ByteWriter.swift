@@ -5,9 +5,9 @@
 /// array, every byte appended paid a copy-on-write uniqueness check (a runtime call) and a
 /// capacity test, most of encoding a transaction.
 package struct ByteWriter: ~Copyable, @unchecked Sendable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    package private(set) var count: Int
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    @usableFromInline package internal(set) var count: Int
 
     package init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
@@ -28,11 +28,11 @@ package struct ByteWriter: ~Copyable, @unchecked Sendable {
     }
 
     /// Makes room for `extra` more bytes.
-    @inline(__always) private mutating func reserve(_ extra: Int) {
+    @inlinable mutating func reserve(_ extra: Int) {
         if count + extra > capacity { grow(toAtLeast: count + extra) }
     }
 
-    private mutating func grow(toAtLeast needed: Int) {
+    @usableFromInline mutating func grow(toAtLeast needed: Int) {
         let newCapacity = max(needed, capacity * 2)
         let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         fresh.initialize(from: base, count: count)
@@ -41,32 +41,32 @@ package struct ByteWriter: ~Copyable, @unchecked Sendable {
         capacity = newCapacity
     }
 
-    @inline(__always) private mutating func append(_ buffer: UnsafeRawBufferPointer) {
+    @inlinable mutating func append(_ buffer: UnsafeRawBufferPointer) {
         guard let source = buffer.baseAddress, !buffer.isEmpty else { return }
         reserve(buffer.count)
         UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: buffer.count)
         count += buffer.count
     }
 
-    package mutating func u8(_ v: UInt8) {
+    @inlinable package mutating func u8(_ v: UInt8) {
         reserve(1)
         base[count] = v
         count += 1
     }
 
-    package mutating func u16(_ v: UInt16) {
+    @inlinable package mutating func u16(_ v: UInt16) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
-    package mutating func u32(_ v: UInt32) {
+    @inlinable package mutating func u32(_ v: UInt32) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
-    package mutating func u64(_ v: UInt64) {
+    @inlinable package mutating func u64(_ v: UInt64) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
-    package mutating func varint(_ v: UInt64) {
+    @inlinable package mutating func varint(_ v: UInt64) {
         reserve(10)
         var v = v, end = base + count
         while v >= 0x80 {
@@ -78,12 +78,12 @@ package struct ByteWriter: ~Copyable, @unchecked Sendable {
         count = end + 1 - base
     }
 
-    package mutating func varint(_ v: Int) { varint(UInt64(v)) }
+    @inlinable package mutating func varint(_ v: Int) { varint(UInt64(v)) }
 
     /// Zig-zag maps small negative numbers to small varints.
-    package mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+    @inlinable package mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
 
-    package mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
+    @inlinable package mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
         reserve(data.count)
         for byte in data {
             base[count] = byte
@@ -102,7 +102,7 @@ package struct ByteWriter: ~Copyable, @unchecked Sendable {
         data.withUnsafeBytes { append($0) }
     }
 
-    package mutating func string(_ s: String) {
+    @inlinable package mutating func string(_ s: String) {
         // A small ASCII string (an ident, a code) is copied from its own two words: its length
         // is one varint byte, and all 16 bytes are stored, the count advanced past its own.
         if let (low, high, length) = s.smallASCIIWords {
@@ -146,7 +146,7 @@ package struct ByteWriter: ~Copyable, @unchecked Sendable {
 
     /// The elements' bytes as they lie in memory: little-endian on every platform GraphStore
     /// builds for (see the check in ByteReader). For checkpoint columns: one copy, no per-element work.
-    package mutating func elements<T: BitwiseCopyable>(_ values: [T]) {
+    @inlinable package mutating func elements<T: BitwiseCopyable>(_ values: [T]) {
         values.withUnsafeBytes { append($0) }
     }
 

@@ -4,7 +4,7 @@ package enum LinearProbing {
     /// Whether the entry at `next`, whose home is `home`, must move into the empty slot `hole`
     /// (the probe run being scanned from `hole`): it must when its home lies cyclically outside
     /// (hole, next], because a probe from its home would then stop at the hole before finding it.
-    @inline(__always)
+    @inlinable
     package static func mustFill(hole: Int, from next: Int, home: Int) -> Bool {
         hole <= next ? (home <= hole || home > next) : (home <= hole && home > next)
     }

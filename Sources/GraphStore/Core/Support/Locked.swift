@@ -7,18 +7,18 @@ import Foundation
 /// cost more than the commits themselves (Docs/BENCHMARKS.md, throughput). A plain pthread
 /// mutex (NSLock) hands off cheaply.
 package final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
+    @usableFromInline let lock = NSLock()
     // Reached only under `lock` (which is not recursive), so without run-time exclusivity
     // checks: each cost a thread-local access-set update, and row numbers for an import's
     // rows are handed out one at a time through here.
-    @exclusivity(unchecked) private var stored: Value
+    @usableFromInline @exclusivity(unchecked) var stored: Value
 
-    package init(_ value: Value) { stored = value }
+    @inlinable package init(_ value: Value) { stored = value }
 
     /// The value now.
-    package var value: Value { withLock { $0 } }
+    @inlinable package var value: Value { withLock { $0 } }
 
-    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    @inlinable package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&stored)

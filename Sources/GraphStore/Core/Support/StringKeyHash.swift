@@ -13,7 +13,7 @@
 /// whose only non-ASCII characters are those three is hashed as the ASCII string it equals.
 /// (Unicode's stability policy keeps these decompositions as they are.)
 package enum StringKeyHash {
-    package static func hash(_ key: String, seed: UInt64) -> UInt64 {
+    @inlinable package static func hash(_ key: String, seed: UInt64) -> UInt64 {
         if let (low, high, count) = key.smallASCIIWords {
             // The same as hashing its bytes below: the unused bytes are zero.
             var state = initialState(count: count, seed: seed)
@@ -28,7 +28,7 @@ package enum StringKeyHash {
     }
 
     /// The ASCII string `key` is canonically equivalent to, as bytes, if there is one.
-    private static func asciiEquivalent(of key: String) -> [UInt8]? {
+    @usableFromInline static func asciiEquivalent(of key: String) -> [UInt8]? {
         var bytes: [UInt8] = []
         for scalar in key.unicodeScalars {
             switch scalar.value {
@@ -42,7 +42,7 @@ package enum StringKeyHash {
         return bytes
     }
 
-    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
+    @usableFromInline static func hash(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
         var state = initialState(count: bytes.count, seed: seed)
         var index = 0
         while index + 8 <= bytes.count {
@@ -53,21 +53,21 @@ package enum StringKeyHash {
         return mix(state)
     }
 
-    @inline(__always)
-    private static func initialState(count: Int, seed: UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    static func initialState(count: Int, seed: UInt64) -> UInt64 {
         seed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
     }
 
-    @inline(__always)
-    private static func word(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int) -> UInt64 {
+    @inlinable @inline(__always)
+    static func word(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int) -> UInt64 {
         var word: UInt64 = 0
         for offset in 0..<count { word |= UInt64(bytes[start + offset]) << UInt64(offset * 8) }
         return word
     }
 
     /// Multiplies out to 128 bits and folds (every input bit reaches every output bit).
-    @inline(__always)
-    private static func mix(_ value: UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    static func mix(_ value: UInt64) -> UInt64 {
         let product = (value ^ 0xA076_1D64_78BD_642F).multipliedFullWidth(by: 0xE703_7ED1_A0B4_28DB)
         return product.high ^ product.low
     }

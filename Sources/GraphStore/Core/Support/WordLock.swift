@@ -3,7 +3,7 @@ import CSwiftRuntime
 /// The identity map's lock (ObjectRegistry): every object a context makes or frees takes it, so
 /// it is a two-word mutex locked and unlocked inline (see `graphstore_mutex`), not an NSLock.
 package final class WordLock: @unchecked Sendable {
-    private let word: UnsafeMutablePointer<graphstore_mutex>
+    @usableFromInline let word: UnsafeMutablePointer<graphstore_mutex>
 
     package init() {
         word = .allocate(capacity: 1)
@@ -12,11 +12,11 @@ package final class WordLock: @unchecked Sendable {
 
     deinit { word.deallocate() }
 
-    @inline(__always) package func lock() { graphstore_mutex_lock(word) }
+    @inlinable package func lock() { graphstore_mutex_lock(word) }
 
-    @inline(__always) package func unlock() { graphstore_mutex_unlock(word) }
+    @inlinable package func unlock() { graphstore_mutex_unlock(word) }
 
-    @inline(__always) package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    @inlinable package func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
         defer { unlock() }
         return try body()

@@ -29,7 +29,7 @@ package final class YieldingLock: @unchecked Sendable {
 
     package func unlock() { mutex.unlock() }
 
-    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    @inlinable package func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
         defer { unlock() }
         return try body()
