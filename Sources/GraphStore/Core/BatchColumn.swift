@@ -93,7 +93,7 @@ import Foundation
     }
 
     /// `row`'s state: `unset`, `set` or `null` (rows past the last one set are unset).
-    @inline(__always) package func state(ofRow row: Int) -> UInt8 {
+    @inlinable package func state(ofRow row: Int) -> UInt8 {
         row < states.count ? states[row] : Self.unset
     }
 

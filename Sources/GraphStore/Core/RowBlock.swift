@@ -58,7 +58,7 @@ package final class RowBlock: Sendable {
 
     /// The `index`th row's values, column by column: every column for an insert (defaults for
     /// what it leaves unset), the columns it sets for an update.
-    @inline(__always)
+    @inlinable
     package func forEachValue(ofRow index: Int, _ body: (_ column: Int, _ value: Value) -> Void) {
         let source = sources[index]
         switch kind {

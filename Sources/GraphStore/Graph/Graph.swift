@@ -8,15 +8,15 @@ import Synchronization
 package final class Graph: @unchecked Sendable {
     // `tables` and `lastTransaction` are guarded by `lock`; `schema` and the numbering never change.
     package let schema: Schema
-    private let lock = ReadWriteLock()
-    private var tables: [EntityTable] {
+    @usableFromInline let lock = ReadWriteLock()
+    @usableFromInline private(set) var tables: [EntityTable] {
         didSet { unretainedTables = tables.map(Unmanaged.passUnretained) }
     }
     /// The same tables unretained (`tables` keeps them), and every relationship's positions as
     /// plain values: linking read tables and schema descriptions, retaining and releasing each.
     private var unretainedTables: [Unmanaged<EntityTable>]
     private let sides: [[RelationshipSide]]
-    private var committed: UInt64 = 0
+    @usableFromInline private(set) var committed: UInt64 = 0
     /// The next row number to hand out, per entity (reserved at insert, so identifiers are permanent at once).
     private let nextRows: Locked<[UInt64]>
     /// While loading a whole log at open, sorted indexes are merged once at the end.
@@ -73,7 +73,7 @@ package final class Graph: @unchecked Sendable {
     }
 
     /// Reads the graph under the read lock.
-    package func read<R>(_ body: (GraphView) throws -> R) rethrows -> R {
+    @inlinable package func read<R>(_ body: (GraphView) throws -> R) rethrows -> R {
         try lock.withReadLock { try body(GraphView(tables: tables, lastTransaction: committed)) }
     }
 

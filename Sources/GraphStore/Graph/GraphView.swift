@@ -5,7 +5,12 @@ package struct GraphView {
     package let tables: [EntityTable]
     package let lastTransaction: UInt64
 
-    package func table(_ entity: Int) -> EntityTable { tables[entity] }
+    @usableFromInline init(tables: [EntityTable], lastTransaction: UInt64) {
+        self.tables = tables
+        self.lastTransaction = lastTransaction
+    }
+
+    @inlinable package func table(_ entity: Int) -> EntityTable { tables[entity] }
 
     package func isLive(entity: Int, row: UInt64) -> Bool { tables[entity].isLive(row) }
 

@@ -5,7 +5,7 @@ import CSwiftRuntime
 /// Not recursive. The lock is `graphstore_rwlock` (CSwiftRuntime.h), whose uncontended read
 /// lock and unlock are one atomic instruction each, inline.
 package final class ReadWriteLock: @unchecked Sendable {
-    private let lock: UnsafeMutablePointer<graphstore_rwlock>
+    @usableFromInline let lock: UnsafeMutablePointer<graphstore_rwlock>
 
     package init() {
         lock = .allocate(capacity: 1)
@@ -14,13 +14,14 @@ package final class ReadWriteLock: @unchecked Sendable {
 
     deinit { lock.deallocate() }
 
-    @inline(__always)
+    @inlinable
     package func withReadLock<R>(_ body: () throws -> R) rethrows -> R {
         graphstore_rwlock_read_lock(lock)
         defer { graphstore_rwlock_read_unlock(lock) }
         return try body()
     }
 
+    @inlinable
     package func withWriteLock<R>(_ body: () throws -> R) rethrows -> R {
         graphstore_rwlock_write_lock(lock)
         defer { graphstore_rwlock_write_unlock(lock) }
