@@ -10,19 +10,33 @@ import Foundation
 /// a value is 17 bytes, not 29: every column of values, batch slot and record value is a
 /// quarter smaller for the price of an allocation per rare decimal or blob.
 public enum Value: Hashable, Sendable {
+    /// No value: an optional attribute's nil.
     case null
+    /// A `Bool`.
     case bool(Bool)
+    /// A signed integer of any width, widened to 64 bits.
     case int(Int64)
+    /// An unsigned integer of any width, widened to 64 bits.
     case uint(UInt64)
+    /// A `Double`.
     case double(Double)
+    /// A `Float`.
     case float(Float)
+    /// A `String`.
     case string(String)
+    /// `Data` kept inline.
     case data(Data)
+    /// A `Date`.
     case date(Date)
+    /// A `UUID`.
     case uuid(UUID)
+    /// A `URL`.
     case url(URL)
+    /// A `Decimal`.
     indirect case decimal(Decimal)
+    /// An array (a Codable value's, or an array attribute's elements).
     case array([Value])
+    /// A dictionary with string keys (a Codable value's fields).
     case dictionary([String: Value])
     /// An external-storage `Data` attribute's bytes, kept in a blob file beside the log; models
     /// never see this case (reads resolve it to `.data`).
@@ -30,6 +44,7 @@ public enum Value: Hashable, Sendable {
 }
 
 extension Value: CustomStringConvertible {
+    /// The value as a person reads it: strings quoted, dates in ISO 8601, data by size.
     public var description: String {
         switch self {
         case .null: return "nil"

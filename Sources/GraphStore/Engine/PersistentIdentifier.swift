@@ -6,11 +6,13 @@ import Synchronization
 ///
 /// Objects that were never inserted have a *temporary* identifier (row 0 and a process-unique token).
 public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// The entity (model type) the row belongs to.
     public let entityName: String
     /// The row number within the entity (from 1); 0 for a temporary identifier.
     public let row: UInt64
     package let temporaryToken: UInt64
 
+    /// The identifier of `row` of the entity named `entityName`.
     public init(entityName: String, row: UInt64) {
         self.entityName = entityName
         self.row = row
@@ -29,18 +31,23 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Cus
         PersistentIdentifier(temporaryFor: entityName, token: nextToken.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
+    /// Whether this is the identifier of an object never inserted (row 0): inserting it gives the
+    /// object its row, and a permanent identifier.
     public var isTemporary: Bool { row == 0 }
 
+    /// `Entity/row` (`Entity/temporary-N` before insert), as the tools print it.
     public var description: String {
         isTemporary ? "\(entityName)/temporary-\(temporaryToken)" : "\(entityName)/\(row)"
     }
 
+    /// By entity name, then by row.
     public static func < (a: Self, b: Self) -> Bool {
         (a.entityName, a.row, a.temporaryToken) < (b.entityName, b.row, b.temporaryToken)
     }
 
     package enum CodingKeys: String, CodingKey { case entity, row }
 
+    /// Decodes what `encode(to:)` wrote.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         entityName = try c.decode(String.self, forKey: .entity)
@@ -51,6 +58,7 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Cus
         }
     }
 
+    /// Encodes the entity name and the row, so an identifier can be kept and used after a relaunch.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(entityName, forKey: .entity)

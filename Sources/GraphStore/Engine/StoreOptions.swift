@@ -23,8 +23,10 @@ public struct MaintenancePolicy: Sendable, Equatable {
     /// Compact after a checkpoint when at least this fraction of the log's bytes is dead (already
     /// in the checkpoint and outside the retention); nil for on demand only.
     public var compactAtDeadSpaceRatio: Double?
+    /// How much history compaction keeps.
     public var retention: HistoryRetention
 
+    /// A policy; pass nil to a threshold to turn that automatic step off.
     public init(checkpointAfterLogBytes: UInt64? = 64 << 20, compactAtDeadSpaceRatio: Double? = 0.5,
                 retention: HistoryRetention = .window(7 * 24 * 3600)) {
         self.checkpointAfterLogBytes = checkpointAfterLogBytes
@@ -38,11 +40,14 @@ public struct MaintenancePolicy: Sendable, Equatable {
 
 /// How a `Store` is opened.
 public struct StoreOptions: Sendable {
+    /// How the log is opened and written.
     public var log: LogOptions
     /// Open the state as of this transaction (read-only opens only): time travel.
     public var asOfTransaction: UInt64?
+    /// When checkpoints and compaction run on their own.
     public var maintenance: MaintenancePolicy
 
+    /// Options for opening a store.
     public init(log: LogOptions = LogOptions(), asOfTransaction: UInt64? = nil, maintenance: MaintenancePolicy = MaintenancePolicy()) {
         self.log = log
         self.asOfTransaction = asOfTransaction
