@@ -11,6 +11,7 @@ public enum Durability: String, Sendable, CaseIterable {
 
 /// How a transaction log is opened.
 public struct LogOptions: Sendable {
+    /// When a commit is on disk: see `Durability`.
     public var durability: Durability
     /// Segments are preallocated to this size and rolled when full (a larger record gets a segment
     /// of its own that grows past it).
@@ -20,9 +21,11 @@ public struct LogOptions: Sendable {
     /// On damage in the middle of the log, keep the longest valid prefix instead of failing
     /// (the dropped bytes are moved to a quarantine directory in the store).
     public var salvage: Bool
+    /// The file system the log goes through (`PosixFileIO` for real files).
     public var fileIO: any FileIO
     /// Segments are preallocated this far ahead of the writes (at most the segment size).
     public var preallocationStep: UInt64 = LogOptions.defaultPreallocationStep
+    /// 4 MiB.
     public static let defaultPreallocationStep: UInt64 = 4 << 20
     /// With `.grouped`: the longest a sync's leader waits for other commits on their way, once
     /// syncs are being shared (several writers are committing); it stops early when the
@@ -37,8 +40,10 @@ public struct LogOptions: Sendable {
     /// another between syncs. 0 sleeps at once.
     /// A negative value counts as 0, and more than a second as a second.
     public var groupCommitYieldLimitMicroseconds = LogOptions.defaultGroupCommitYieldLimitMicroseconds
+    /// 2 ms.
     public static let defaultGroupCommitYieldLimitMicroseconds = 2_000
 
+    /// Options for a log; the defaults are a writer with `.full` durability and 64 MiB segments.
     public init(
         durability: Durability = .full,
         segmentSize: UInt64 = 64 << 20,

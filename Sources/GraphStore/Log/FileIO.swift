@@ -6,15 +6,19 @@
 public protocol FileIO: Sendable {
     /// Opens (and with `create`, creates) the file at `path`.
     func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO
+    /// Whether anything exists at `path`.
     func fileExists(_ path: String) -> Bool
+    /// Whether `path` is a directory.
     func isDirectory(_ path: String) -> Bool
     /// The names (not paths) of the entries in a directory.
     func listDirectory(_ path: String) throws -> [String]
     /// Creates the directory and its missing parents.
     func createDirectory(_ path: String) throws
+    /// Removes the file at `path` (nothing when there is none).
     func removeFile(_ path: String) throws
     /// Removes an empty directory (throws when it is not empty).
     func removeDirectory(_ path: String) throws
+    /// Renames `from` to `to`, replacing what is there atomically.
     func rename(_ from: String, to: String) throws
     /// Makes the directory's entries (created, renamed, removed files) durable.
     func syncDirectory(_ path: String) throws
@@ -23,8 +27,11 @@ public protocol FileIO: Sendable {
     func checkOwnership(ofDirectory path: String) throws
 }
 
+/// How a file is opened.
 public enum FileOpenMode: Sendable {
+    /// For reading only.
     case readOnly
+    /// For reading and writing; the file must exist.
     case readWrite
     /// Read-write, creating an empty file when there is none.
     case create
@@ -32,6 +39,7 @@ public enum FileOpenMode: Sendable {
 
 /// An open file. Reads and writes are positional (pread/pwrite), so one handle serves several threads.
 public protocol FileHandleIO: AnyObject, Sendable {
+    /// The path the handle was opened with (for error messages).
     var path: String { get }
     /// Reads up to `count` bytes at `offset`; fewer at the end of the file.
     func read(at offset: UInt64, count: Int) throws -> [UInt8]
@@ -39,12 +47,15 @@ public protocol FileHandleIO: AnyObject, Sendable {
     func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int
     /// Makes the file's data durable (fdatasync).
     func sync() throws
+    /// The file's size in bytes.
     func size() throws -> UInt64
+    /// Cuts the file to `size` bytes.
     func truncate(to size: UInt64) throws
     /// Reserves disk space up to `size` bytes so later writes inside it need not grow the file.
     func preallocate(to size: UInt64) throws
     /// Takes an exclusive advisory lock without waiting; false when another holder has it.
     func tryLockExclusive() throws -> Bool
+    /// Closes the handle; later calls fail.
     func close()
 }
 
@@ -60,6 +71,7 @@ extension FileHandleIO {
         }
     }
 
+    /// Writes all of `bytes` at `offset`, continuing after short writes.
     public func writeAll(_ bytes: [UInt8], at offset: UInt64) throws {
         try bytes.withUnsafeBytes { try writeAll($0, at: offset) }
     }

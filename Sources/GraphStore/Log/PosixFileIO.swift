@@ -9,9 +9,12 @@ import Darwin
 
 /// The modes a store's new files and directories get (the process's umask still applies).
 public struct FilePermissions: Sendable, Equatable {
+    /// The mode of new files (0600 by default).
     public var file: UInt16
+    /// The mode of new directories (0700 by default).
     public var directory: UInt16
 
+    /// Modes for new files and new directories (`0o640`, `0o750`).
     public init(file: UInt16, directory: UInt16) {
         self.file = file
         self.directory = directory
@@ -30,15 +33,19 @@ public struct FilePermissions: Sendable, Equatable {
 /// writes through a link to a file outside it and never blocks on a FIFO. New files and
 /// directories get `permissions` (owner only by default).
 public struct PosixFileIO: FileIO {
+    /// The modes new files and directories get.
     public let permissions: FilePermissions
 
     /// Files 0600, directories 0700.
     public init() { self.init(permissions: .ownerOnly) }
 
+    /// The real file system, new files and directories getting `permissions`.
     public init(permissions: FilePermissions) {
         self.permissions = permissions
     }
 
+    /// Opens `path`, refusing anything that is not a regular file: a symbolic link, a FIFO, a
+    /// device (`StorageError.notRegularFile`).
     public func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
         let flags: Int32
         switch mode {
@@ -66,17 +73,20 @@ public struct PosixFileIO: FileIO {
         return PosixFileHandle(fd: fd, path: path)
     }
 
+    /// Throws `StorageError.notOwned` when another user owns the directory.
     public func checkOwnership(ofDirectory path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else { return }  // not there: nothing to own yet
         if info.st_uid != geteuid() { throw StorageError.notOwned(path: path, owner: info.st_uid) }
     }
 
+    /// Whether anything exists at `path`.
     public func fileExists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }
 
+    /// Whether `path` is a directory.
     public func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
@@ -84,6 +94,7 @@ public struct PosixFileIO: FileIO {
 
     private var direntNameOffset: Int { MemoryLayout<dirent>.offset(of: \dirent.d_name)! }
 
+    /// The names in a directory, without `.` and `..`.
     public func listDirectory(_ path: String) throws -> [String] {
         guard let dir = opendir(path) else { throw ioError("opendir", path) }
         defer { closedir(dir) }
@@ -98,6 +109,7 @@ public struct PosixFileIO: FileIO {
         return names
     }
 
+    /// Creates a directory and any missing parents, with `permissions.directory`.
     public func createDirectory(_ path: String) throws {
         if isDirectory(path) { return }
         let parent = parentDirectory(of: path)
@@ -105,18 +117,22 @@ public struct PosixFileIO: FileIO {
         if mkdir(path, mode_t(permissions.directory)) != 0 && errno != EEXIST { throw ioError("mkdir", path) }
     }
 
+    /// Removes the file at `path` (nothing when there is none).
     public func removeFile(_ path: String) throws {
         if unlink(path) != 0 && errno != ENOENT { throw ioError("unlink", path) }
     }
 
+    /// Removes an empty directory (nothing when there is none).
     public func removeDirectory(_ path: String) throws {
         if rmdir(path) != 0 && errno != ENOENT { throw ioError("rmdir", path) }
     }
 
+    /// Renames `from` to `to` (`rename(2)`: atomic, replacing what is there).
     public func rename(_ from: String, to: String) throws {
         if Glibc.rename(from, to) != 0 { throw ioError("rename", from) }
     }
 
+    /// Syncs a directory, so that files created, renamed or removed in it are durable.
     public func syncDirectory(_ path: String) throws {
         let fd = retryingEINTR { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw ioError("open directory", path) }

@@ -48,6 +48,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// What failed and where, in a sentence.
     public var description: String {
         switch self {
         case let .corruption(segment, offset, reason):
