@@ -6,7 +6,9 @@ import Foundation
 /// (`recordedFlags`). A transformable attribute's transformer is kept by number above them
 /// (`ValueTransformers`), for the life of the process.
 public struct AttributeOptions: OptionSet, Hashable, Sendable {
+    /// The options as bits: flags in the low byte, a transformer's number above them.
     public let rawValue: UInt32
+    /// Options from their bits.
     @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     // Computed and inlinable, not stored: every object made evaluates its wrappers' options

@@ -15,13 +15,17 @@ extension Schema.Attribute {
 }
 
 extension Schema.Relationship {
+    /// SwiftData's name for the delete rule type.
     public typealias DeleteRule = GraphStoreGraph.DeleteRule
 
     /// The target entity's name.
     public var destination: String { targetName }
+    /// Whether the relationship holds one model (not an array).
     public var isToOneRelationship: Bool { !isToMany }
     /// A to-one declared as an optional, or any to-many.
     public var isOptional: Bool { isToMany || (minimumCount ?? 0) == 0 }
+    /// SwiftData's name for `minimumCount`.
     public var minimumModelCount: Int? { minimumCount }
+    /// SwiftData's name for `maximumCount`.
     public var maximumModelCount: Int? { maximumCount }
 }

@@ -4,6 +4,7 @@ import GraphStoreCore
 /// The resolved schema of a container: every entity with its attributes and relationships,
 /// inverses paired, and the numbers the store's log uses for each. Immutable once built.
 public final class Schema: Sendable {
+    /// Every entity, in the order the schema numbers them.
     public let entities: [Schema.Entity]
     private let byName: [String: Int]
     private let byType: [ObjectIdentifier: Int]
@@ -55,6 +56,7 @@ public final class Schema: Sendable {
         relationshipNameSets = entities.map { $0.relationships.map { [$0.name] } }
     }
 
+    /// The entity named `name`, if the schema has one.
     public func entity(named name: String) -> Schema.Entity? { byName[name].map { entities[$0] } }
 
     /// The entity of the model type with this identity (`ObjectIdentifier(Trip.self)`).
@@ -87,17 +89,23 @@ public final class Schema: Sendable {
 extension Schema {
     /// A schema version, as SwiftData spells it: `Schema.Version(1, 2, 0)`.
     public struct Version: Comparable, Hashable, Sendable, CustomStringConvertible {
+        /// Incremented for changes that need a migration.
         public var major: Int
+        /// Incremented for additions.
         public var minor: Int
+        /// Incremented for fixes.
         public var patch: Int
 
+        /// The version `major.minor.patch`.
         public init(_ major: Int, _ minor: Int, _ patch: Int) {
             self.major = major
             self.minor = minor
             self.patch = patch
         }
 
+        /// By major, then minor, then patch.
         public static func < (a: Version, b: Version) -> Bool { (a.major, a.minor, a.patch) < (b.major, b.minor, b.patch) }
+        /// `major.minor.patch`.
         public var description: String { "\(major).\(minor).\(patch)" }
     }
 
@@ -119,17 +127,24 @@ extension Schema {
     /// lookup passes attribute descriptions around, and copying one as a struct retained each of
     /// its strings and values; a reference is one retain. Equal by value.
     public final class Attribute: Sendable, Hashable {
+        /// The property's name in the model class.
         public let name: String
         /// Position among the entity's attributes (declaration order).
         public let index: Int
         /// The number the log uses for this attribute.
         package let number: PropertyNumber
+        /// Its stored type, and whether it may be nil.
         public let type: AttributeType
+        /// The options it was declared with (`@Attribute(.unique)`).
         public let options: AttributeOptions
+        /// The name it had in an earlier version of the model (`originalName:`), for lightweight migration.
         public let originalName: String?
+        /// The value a row stored before the attribute existed takes: the declared initial value.
         public let defaultValue: Value
 
+        /// Whether each value belongs to one object at most (`.unique`, with upsert).
         public var isUnique: Bool { options.contains(.unique) }
+        /// Whether the attribute has hash and sorted indexes (`.indexed`).
         public var isIndexed: Bool { options.contains(.indexed) }
         /// Never saved: its value lives in the object (`AttributeOptions.ephemeral`).
         public var isEphemeral: Bool { options.contains(.ephemeral) }
@@ -145,11 +160,13 @@ extension Schema {
             self.defaultValue = defaultValue
         }
 
+        /// Equal when every part of the description is.
         public static func == (a: Attribute, b: Attribute) -> Bool {
             a === b || (a.name == b.name && a.index == b.index && a.number == b.number && a.type == b.type && a.options == b.options
                         && a.originalName == b.originalName && a.defaultValue == b.defaultValue)
         }
 
+        /// Hashes every part of the description.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(name)
             hasher.combine(index)
@@ -163,21 +180,30 @@ extension Schema {
 
     /// A relationship of an entity. A class for the same reason as `Attribute`; equal by value.
     public final class Relationship: Sendable, Hashable {
+        /// The property's name in the model class.
         public let name: String
         /// Position among the entity's relationships (declaration order).
         public let index: Int
         package let number: PropertyNumber
         /// Position of the owning entity and of the target entity in the schema.
         public let entityIndex: Int
+        /// The target entity's position in `Schema.entities`.
         public let targetIndex: Int
+        /// The target entity's name.
         public let targetName: String
+        /// Whether the relationship holds an array of models.
         public let isToMany: Bool
+        /// What deleting the owning object does to the related ones.
         public let deleteRule: DeleteRule
         /// The other side, as (entity position, relationship position), when there is one.
         public let inverse: RelationshipReference?
+        /// The name of the relationship on the other side, when it has one.
         public let inverseName: String?
+        /// The fewest related models a save accepts (`minimumModelCount`), if limited.
         public let minimumCount: Int?
+        /// The most related models a save accepts (`maximumModelCount`), if limited.
         public let maximumCount: Int?
+        /// The name it had in an earlier version of the model, for lightweight migration.
         public let originalName: String?
 
         package init(name: String, index: Int, number: PropertyNumber, entityIndex: Int, targetIndex: Int, targetName: String,
@@ -198,6 +224,7 @@ extension Schema {
             self.originalName = originalName
         }
 
+        /// Equal when every part of the description is.
         public static func == (a: Relationship, b: Relationship) -> Bool {
             a === b || (a.name == b.name && a.index == b.index && a.number == b.number && a.entityIndex == b.entityIndex
                         && a.targetIndex == b.targetIndex && a.targetName == b.targetName && a.isToMany == b.isToMany
@@ -205,6 +232,7 @@ extension Schema {
                         && a.minimumCount == b.minimumCount && a.maximumCount == b.maximumCount && a.originalName == b.originalName)
         }
 
+        /// Hashes the parts that identify the relationship.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(name)
             hasher.combine(index)
@@ -223,6 +251,7 @@ extension Schema {
     /// One model type in the schema.
     public final class Entity: @unchecked Sendable {
         // Immutable after init except the key path cache, which is guarded by its mutex.
+        /// The model class's name.
         public let name: String
         /// Position in `Schema.entities`.
         public let index: Int
@@ -230,6 +259,7 @@ extension Schema {
         /// The model class (a `PersistentModel` type); nil in a schema read back from a store
         /// without its models (`Schema(record:)`). The layers that know models read it as `type`.
         package let declaredType: Any.Type?
+        /// The stored attributes, in declaration order.
         public let attributes: [Schema.Attribute]
         /// The unique attributes (kept: every insert and save walks them).
         public let uniqueAttributes: [Schema.Attribute]
@@ -241,7 +271,9 @@ extension Schema {
         package let compoundUniques: [CompoundIndex]
         /// Each attribute's log number, by position (a save encodes one per changed value).
         package let attributeNumbers: [PropertyNumber]
+        /// The relationships, in declaration order.
         public let relationships: [Schema.Relationship]
+        /// The name the class had in an earlier version of the models, for lightweight migration.
         public let originalName: String?
         private let attributeByName: [String: Int]
         private let relationshipByName: [String: Int]
@@ -275,9 +307,12 @@ extension Schema {
             relationshipByName = Dictionary(uniqueKeysWithValues: relationships.map { ($0.name, $0.index) })
         }
 
+        /// The attribute named `name`, if the entity has one.
         public func attribute(named name: String) -> Schema.Attribute? { attributeByName[name].map { attributes[$0] } }
+        /// The relationship named `name`, if the entity has one.
         public func relationship(named name: String) -> Schema.Relationship? { relationshipByName[name].map { relationships[$0] } }
 
+        /// The attribute or relationship named `name`.
         public func property(named name: String) -> PropertyReference? {
             if let a = attribute(named: name) { return .attribute(a) }
             if let r = relationship(named: name) { return .relationship(r) }
@@ -307,8 +342,11 @@ extension Schema {
     }
 }
 
+/// A relationship by position: its entity's in `Schema.entities`, its own among the entity's relationships.
 public struct RelationshipReference: Sendable, Hashable {
+    /// The entity's position.
     public let entity: Int
+    /// The relationship's position in the entity.
     public let relationship: Int
 
     package init(entity: Int, relationship: Int) {
@@ -317,10 +355,14 @@ public struct RelationshipReference: Sendable, Hashable {
     }
 }
 
+/// A persistent property of an entity: an attribute or a relationship.
 public enum PropertyReference: Sendable, Hashable {
+    /// A stored attribute.
     case attribute(Schema.Attribute)
+    /// A relationship.
     case relationship(Schema.Relationship)
 
+    /// The property's name.
     public var name: String {
         switch self {
         case let .attribute(a): return a.name
@@ -334,18 +376,24 @@ extension Schema {
     /// is the members' values, a to-one relationship counting as its target's row (a nil
     /// target, or a nil attribute, leaves a row out of a unique one's claims).
     public struct CompoundIndex: Sendable, Hashable, CustomStringConvertible {
+        /// One property of a compound index.
         public enum Member: Sendable, Hashable {
+            /// An attribute, by its position in the entity.
             case attribute(Int)
+            /// A to-one relationship, by its position; its key is the target's row.
             case toOne(Int)
         }
 
         /// Its position among the entity's compound indexes.
         public let index: Int
+        /// The properties, in the order declared.
         public let members: [Member]
+        /// Whether it is a `Schema.Unique` (one object per key) rather than a `Schema.Index`.
         public let isUnique: Bool
         /// The members' property names, in order.
         public let memberNames: [String]
 
+        /// The members' names, comma-separated.
         public var description: String { memberNames.joined(separator: ", ") }
 
         package init(index: Int, members: [Member], isUnique: Bool, memberNames: [String]) {

@@ -1,11 +1,17 @@
 /// A model declaration GraphStore cannot store, found when the container is created. Each case
 /// names the class and the property.
 public enum SchemaError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A property of a type GraphStore cannot store.
     case unsupportedType(entity: String, property: String, type: String)
+    /// A relationship with no declared inverse and more than one relationship that could be it.
     case ambiguousInverse(entity: String, relationship: String, candidates: [String])
+    /// A declared inverse that does not point back, or starts at another type.
     case invalidInverse(entity: String, relationship: String, reason: String)
+    /// Two model classes with one name.
     case duplicateEntity(name: String)
+    /// A model class with no stored attribute and no relationship.
     case noPersistentProperties(entity: String)
+    /// A key path (in a predicate, a sort or a constraint) that names no persistent property.
     case unknownKeyPath(entity: String, keyPath: String)
     /// The store's recorded schema and the declared one differ in a way that needs a migration.
     case incompatible(differences: [String])
@@ -26,6 +32,7 @@ public enum SchemaError: Error, Equatable, Sendable, CustomStringConvertible {
     /// rather than relate to them.
     case modelAsAttribute(entity: String, property: String, model: String)
 
+    /// What is wrong, naming the class and the property.
     public var description: String {
         switch self {
         case let .unsupportedType(entity, property, type):

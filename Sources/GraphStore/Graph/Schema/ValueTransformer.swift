@@ -6,10 +6,14 @@ import GraphStoreCore
 /// transformable attribute (`@Attribute(.transformable(by: ColorTransformer.self))`) stores is
 /// the `Data` its transformer makes of the value. On Apple platforms it is Foundation's own.
 open class ValueTransformer {
+    /// A transformer; subclasses override the transformations.
     public required init() {}
 
+    /// The class of what `transformedValue(_:)` returns (`NSData` unless overridden).
     open class func transformedValueClass() -> AnyClass { NSData.self }
+    /// Whether `reverseTransformedValue(_:)` undoes `transformedValue(_:)` (true unless overridden).
     open class func allowsReverseTransformation() -> Bool { true }
+    /// The stored form of `value`: for a transformable attribute, its `Data`.
     open func transformedValue(_ value: Any?) -> Any? { value }
     /// By default the forward transformation, when reversible (as Foundation's does).
     open func reverseTransformedValue(_ value: Any?) -> Any? {
@@ -29,6 +33,7 @@ open class ValueTransformer {
         registered.withLock { $0[name] }
     }
 
+    /// The names transformers are registered under.
     public class func valueTransformerNames() -> [NSValueTransformerName] {
         registered.withLock { Array($0.keys) }
     }
@@ -36,8 +41,11 @@ open class ValueTransformer {
 
 /// The name a ValueTransformer is registered under.
 public struct NSValueTransformerName: RawRepresentable, Hashable, Sendable {
+    /// The name.
     public let rawValue: String
+    /// The name `rawValue`.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// The name `rawValue`.
     public init(_ rawValue: String) { self.rawValue = rawValue }
 }
 #endif
