@@ -13,13 +13,24 @@ cd "$(dirname "$0")/.."
 modules=(GraphStore GraphStoreEngine GraphStoreGraph GraphStoreLog GraphStoreCore GraphStoreMacrosFree)
 scratch=.build/docc
 graphs="$scratch/symbol-graphs"
-rm -rf "$graphs"
 mkdir -p "$graphs"
 
 # A scratch path of its own: the extra flags would otherwise rebuild the everyday debug build.
-swift build --scratch-path "$scratch/build" --target GraphStoreMacrosFree \
-    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" \
-    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public
+# Only recompiled modules emit their graph, so the graphs are kept between runs; when one is
+# missing (a first run, or a removed directory), everything is built again from clean.
+build() {
+    swift build --scratch-path "$scratch/build" --target GraphStoreMacrosFree \
+        -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" \
+        -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public
+}
+build
+for module in "${modules[@]}"; do
+    if [[ ! -f "$graphs/$module.symbols.json" ]]; then
+        rm -rf "$scratch/build"
+        build
+        break
+    fi
+done
 
 for module in "${modules[@]}"; do
     module_graphs="$scratch/graphs-$module"
@@ -39,14 +50,18 @@ for module in "${modules[@]}"; do
         --experimental-documentation-coverage --coverage-summary-level none
 done
 
-# docc's own coverage also counts what the modules re-export (Foundation); count the public
-# symbols declared in Sources/ and how many have a doc comment.
+# docc's own coverage also counts what the modules re-export (Foundation, the lower layers);
+# count the public symbols each module's own sources declare and how many have a doc comment.
 if command -v python3 > /dev/null; then
     python3 - "$scratch" "${modules[@]}" <<'PY'
 import glob, json, os, sys
 scratch, modules = sys.argv[1], sys.argv[2:]
-sources = os.path.join(os.getcwd(), "Sources") + "/"
+folders = {"GraphStore": "GraphStore/GraphStore", "GraphStoreEngine": "GraphStore/Engine",
+           "GraphStoreGraph": "GraphStore/Graph", "GraphStoreLog": "GraphStore/Log",
+           "GraphStoreCore": "GraphStore/Core", "GraphStoreMacrosFree": "GraphStoreMacrosFree"}
 for module in modules:
+    # A module's graph also lists what it re-exports: count only what its own folder declares.
+    sources = os.path.join(os.getcwd(), "Sources", folders.get(module, module)) + "/"
     seen, documented = set(), 0
     for path in glob.glob(f"{scratch}/graphs-{module}/*.json"):
         for symbol in json.load(open(path))["symbols"]:
