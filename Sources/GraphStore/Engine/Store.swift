@@ -259,18 +259,18 @@ package final class Store: @unchecked Sendable {
 /// The open-time work of a store: choosing and loading a checkpoint, then applying the log after
 /// it through the schema translation in force at each transaction.
 private final class StoreLoader {
-    package let directory: String
-    package let schema: Schema
-    package let graph: Graph
-    package let options: StoreOptions
-    package var fileIO: any FileIO { options.log.fileIO }
-    package var history: [SchemaHistoryEntry] = []
-    package var checkpoint: UInt64?
-    package var skipped: [String] = []
+    let directory: String
+    let schema: Schema
+    let graph: Graph
+    let options: StoreOptions
+    var fileIO: any FileIO { options.log.fileIO }
+    var history: [SchemaHistoryEntry] = []
+    var checkpoint: UInt64?
+    var skipped: [String] = []
     private var translation: SchemaTranslation?
     private var identity = false
 
-    package init(directory: String, schema: Schema, graph: Graph, options: StoreOptions) {
+    init(directory: String, schema: Schema, graph: Graph, options: StoreOptions) {
         self.directory = directory
         self.schema = schema
         self.graph = graph
@@ -279,7 +279,7 @@ private final class StoreLoader {
 
     /// Loads the newest checkpoint the log continues from (and, time travelling, at or before the
     /// wanted transaction); a damaged one is skipped, and said so. Returns its transaction, or 0.
-    package func loadCheckpoint() throws -> UInt64 {
+    func loadCheckpoint() throws -> UInt64 {
         guard fileIO.isDirectory(directory) else { return 0 }
         let logStart = try GraphStoreLog.logStart(directory: directory, fileIO: fileIO)
         let limit = options.asOfTransaction ?? .max
@@ -316,7 +316,7 @@ private final class StoreLoader {
         identity = SchemaTranslation.isIdentity(record: record, schema: schema)
     }
 
-    package func apply(_ transaction: LogTransaction) throws {
+    func apply(_ transaction: LogTransaction) throws {
         if let asOf = options.asOfTransaction, transaction.number > asOf { return }
         var operations: [LogOperation] = []
         operations.reserveCapacity(transaction.operations.count)

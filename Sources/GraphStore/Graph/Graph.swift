@@ -329,14 +329,14 @@ package final class Graph: @unchecked Sendable {
 
 /// A relationship as linking reads it: positions and flags, no class references.
 private struct RelationshipSide {
-    package let entity: Int
-    package let index: Int
-    package let target: Int
-    package let isToMany: Bool
+    let entity: Int
+    let index: Int
+    let target: Int
+    let isToMany: Bool
     /// The other side's entity and relationship positions, and whether it is a to-many.
-    package let inverse: (entity: Int, index: Int, isToMany: Bool)?
+    let inverse: (entity: Int, index: Int, isToMany: Bool)?
 
-    package init(_ relationship: Schema.Relationship, in schema: Schema) {
+    init(_ relationship: Schema.Relationship, in schema: Schema) {
         entity = relationship.entityIndex
         index = relationship.index
         target = relationship.targetIndex

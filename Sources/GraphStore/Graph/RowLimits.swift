@@ -6,14 +6,14 @@ import Synchronization
 /// (row `r` in slot `r - 1`), so one insert of row 4,000,000,000 from a damaged or hostile file
 /// would allocate billions of slots. Row numbers are handed out densely from 1, and to-many
 /// links keep them in 32 bits: a stored row number is in `1...UInt32.max`, and no higher than
-/// the slots of its entity that fit in half the machine's memory (a store that needs more could
+/// the slots of its entity that fit in half the physical memory (a store that needs more could
 /// not be held in memory anyway). What is read from disk or an import is checked against these
 /// before the graph grows; GraphStore's own writer never comes near them.
 package enum RowLimits {
     /// The largest row number any store holds.
     package static let largestRow = RowNumber(UInt32.max)
 
-    /// Bytes the slots of one entity may take; half the machine's memory (tests and fuzzing lower it).
+    /// Bytes the slots of one entity may take; half the physical memory (tests and fuzzing lower it).
     package static let memoryBudget = Atomic<UInt64>(ProcessInfo.processInfo.physicalMemory / 2)
 
     /// What one slot of `entity` costs at least: its live flag, a value per attribute, a target
@@ -33,6 +33,6 @@ package enum RowLimits {
         let limit = largestRow(of: entity)
         guard row > limit else { return nil }
         return row > largestRow ? "row number \(row) is beyond the largest a store holds (\(largestRow))"
-            : "row number \(row) would need more memory for \(entity.name)'s slots than this machine has (at most row \(limit))"
+            : "row number \(row) would need more memory for \(entity.name)'s slots than half the physical memory holds (at most row \(limit))"
     }
 }
