@@ -141,11 +141,11 @@ import Testing
         for fetch in [Self.byDestination, Self.notToDestination] { _ = try context.fetch(fetch, "K1") }
         _ = try context.fetch(Self.byRoute, Route(icao: "K1", distance: 10))
         for prepared in [Self.byDestination.prepared, Self.notToDestination.prepared, Self.byRoute.prepared] {
-            #expect(context.compiledPreparedFetches[ObjectIdentifier(prepared)]?.compiles == true)
+            #expect(context.compiledPreparedFetches[ObjectIdentifier(prepared)]?.condition != nil)
         }
         // IN over a parameter array runs on objects: compiled without a condition.
         _ = try context.fetch(Self.oneOf, ["F1"])
-        #expect(context.compiledPreparedFetches[ObjectIdentifier(Self.oneOf.prepared)]?.compiles == false)
+        #expect(context.compiledPreparedFetches[ObjectIdentifier(Self.oneOf.prepared)]?.condition == nil)
     }
 
     /// Runs after a save see it: nothing a run binds or resolves outlives the run.

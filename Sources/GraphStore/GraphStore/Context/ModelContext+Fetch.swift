@@ -144,11 +144,12 @@ extension ModelContext {
         let entered = try link.enter("explain")
         defer { link.leave(entered) }
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
-        let (plan, rows) = plan(descriptor, entity: entity)
+        let (plan, rows) = plan(descriptor, entity: entity, describing: true)
         var lines = [plan?.plan ?? "scan \(entity.name): \(rows.count) row(s)"]
         if let predicate = descriptor.predicate {
-            let compiled = RowCompiler(schema: schema, entity: entity).condition(PredicateNode(predicate.expression)) != nil
-            lines.append(compiled ? "filter by the predicate, compiled, on rows" : "filter by the predicate on objects")
+            let (compiled, constants) = compiledQuery(PredicateNode(predicate.expression), entity: entity)
+            let onRows = compiled.compiles(for: constants.map(QueryPlanner.storedValue))
+            lines.append(onRows ? "filter by the predicate, compiled, on rows" : "filter by the predicate on objects")
         }
         if descriptor.includePendingChanges && hasChanges { lines.append("with this context's unsaved changes") }
         if !descriptor.sortBy.isEmpty { lines.append("sort by \(descriptor.sortBy.count) key(s)") }
@@ -164,30 +165,46 @@ extension ModelContext {
         set { queryPlanningEnabled = newValue }
     }
 
-    private func plan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity,
-                                          ignoringPendingChanges: Bool = false) -> (QueryPlanner.Candidates?, [UInt64]) {
+    /// The rows a descriptor's plan allows (nil and every live row: a scan). Steps through a
+    /// relationship stand down for entities this context has unsaved changes to, unless
+    /// `ignoringPendingChanges`.
+    private func plan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, ignoringPendingChanges: Bool = false,
+                                          describing: Bool = false) -> (QueryExecutor.Candidates?, [UInt64]) {
+        guard queryPlanningEnabled, let predicate = descriptor.predicate else {
+            return (nil, graph.read { $0.table(entity.index).liveRows })
+        }
         let pendingEntities: Set<Int> = ignoringPendingChanges ? [] : Set(unsavedModels.compactMap { $0.persistentBacking.entity?.index })
-        let node = queryPlanningEnabled ? descriptor.predicate.map { PredicateNode($0.expression) } : nil
-        return graph.read { view in plan(node, entity: entity, in: view, pendingEntities: pendingEntities) }
+        let (compiled, constants) = compiledQuery(PredicateNode(predicate.expression), entity: entity)
+        return graph.read { view in
+            var executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
+                                         stored: constants.map(QueryPlanner.storedValue), given: constants)
+            executor.hasPendingChanges = { pendingEntities.contains($0) }
+            executor.marks = rowMarks
+            executor.describes = describing
+            guard let candidates = executor.candidates() else { return (nil, view.table(entity.index).liveRows) }
+            return (candidates, candidates.rows.map(UInt64.init))
+        }
     }
 
-    /// The same for a predicate's node (nil: every row), inside a read the caller holds.
-    private func plan(_ node: PredicateNode?, entity: Schema.Entity, in view: GraphView,
-                      pendingEntities: Set<Int>) -> (QueryPlanner.Candidates?, [UInt64]) {
-        if let node {
-            var planner = QueryPlanner(schema: schema, entity: entity, view: view)
-            planner.hasPendingChanges = { pendingEntities.contains($0) }
-            planner.marks = rowMarks
-            if let candidates = planner.candidates(for: node) { return (candidates, candidates.rows) }
-        }
-        return (nil, view.table(entity.index).liveRows)
+    /// The compiled query for a predicate's shape (made on the first fetch of that shape here),
+    /// and the predicate's constants, its slots' values.
+    func compiledQuery(_ node: PredicateNode, entity: Schema.Entity) -> (CompiledQuery, constants: [Any]) {
+        let (shape, constants) = QueryShape.parameterizing(node)
+        let key = CompiledQueryKey(entity: entity.index, shape: shape)
+        if let compiled = compiledQueries[key] { return (compiled, constants) }
+        // An app fetches a handful of shapes; one that builds predicates of ever new shapes
+        // would only fill this.
+        if compiledQueries.count >= 256 { compiledQueries.removeAll() }
+        let compiled = CompiledQuery(shape.node, schema: schema, entity: entity)
+        compiledQueries[key] = compiled
+        return (compiled, constants)
     }
 
     private func candidates<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
         if let found = lookupByUniqueKey(descriptor, entity: entity) { return found }
         // A predicate that does not compile for rows was planned on the way: that plan is used.
-        var planned: (QueryPlanner.Candidates?, [UInt64])?
+        var planned: (QueryExecutor.Candidates?, [UInt64])?
         if let rowMatches = try matchOnRows(descriptor, entity: entity, planned: &planned) { return rowMatches }
         let (plan, rows) = planned ?? plan(descriptor, entity: entity)
         var results: [T] = []
@@ -220,26 +237,24 @@ extension ModelContext {
     /// evaluated on objects (then `planned` holds the plan it made, for the caller's fallback), or
     /// unsaved changes elsewhere could change what a chain reads.
     private func matchOnRows<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity,
-                                                 planned: inout (QueryPlanner.Candidates?, [UInt64])?) throws -> [T]? {
+                                                 planned: inout (QueryExecutor.Candidates?, [UInt64])?) throws -> [T]? {
         guard queryPlanningEnabled, let predicate = descriptor.predicate else { return nil }
         let pending = unsavedModels
         guard pending.allSatisfy({ $0.persistentBacking.entity?.index == entity.index }) else { return nil }
         let pendingRows = Set(pending.filter { $0.persistentBacking.state != .inserted }.map(\.persistentBacking.row))
         let pendingEntities: Set<Int> = pending.isEmpty ? [] : [entity.index]
-        // Planned, compiled and run in one read: the compiled predicate may have resolved
-        // constants to rows of this very graph.
-        let node = PredicateNode(predicate.expression)
+        let (compiled, constants) = compiledQuery(PredicateNode(predicate.expression), entity: entity)
         let matchedRows: [UInt64]? = graph.read { view in
-            let (plan, rows) = plan(node, entity: entity, in: view, pendingEntities: pendingEntities)
-            let compiler = RowCompiler(schema: schema, entity: entity, view: view, satisfied: plan?.satisfies ?? [])
-            guard let passes = compiler.condition(node) else {
-                planned = (plan, rows)
-                return nil
+            var executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
+                                         stored: constants.map(QueryPlanner.storedValue), given: constants)
+            executor.hasPendingChanges = { pendingEntities.contains($0) }
+            executor.marks = rowMarks
+            var found: QueryExecutor.Candidates?
+            if let rows = compiled.matches(in: executor, excluding: pendingRows, planned: &found, warmedChecksum: &warmedChecksum) {
+                return rows
             }
-            // The column every candidate is checked on first, read for all of them at once (see ColumnWarming).
-            if rows.count >= 64, let first = compiler.reads.first { warmedChecksum &+= view.warm(first, rows: rows) }
-            if pendingRows.isEmpty { return rows.filter { passes(view, $0) } }
-            return rows.filter { !pendingRows.contains($0) && passes(view, $0) }
+            planned = (found, found.map { $0.rows.map(UInt64.init) } ?? view.table(entity.index).liveRows)
+            return nil
         }
         guard let matched = matchedRows?.sorted() else { return nil }
         var results = matched.compactMap { object(entity: entity.index, row: $0) as? T }

@@ -2,39 +2,9 @@ import Foundation
 import GraphStoreEngine
 import GraphStoreGraph
 
-/// A prepared fetch compiled for one context: its predicate's tree with parameter slots, its
-/// condition on committed rows (`compiles` false: the predicate runs on objects), and the
-/// slots that condition reads, which each run binds.
-final class CompiledPreparedFetch {
-    let prepared: PreparedPredicate
-    let parameters = ParameterSlots()
-    let compiles: Bool
-    let condition: RowCondition
-    /// The column every candidate is checked on first (see ColumnWarming).
-    let firstRead: RowCompiler.ColumnRead?
-    /// Its index paths, when its shape lets them be worked out once.
-    let plan: PreparedPlan
-    /// The parameter site (see ParameterSlots) compiled for each of the plan's accesses.
-    let siteOfAccess: [Int?]
-
-    init(_ prepared: PreparedPredicate, schema: Schema, entity: Schema.Entity) {
-        self.prepared = prepared
-        plan = PreparedPlan(prepared.node, entity: entity, schema: schema)
-        var compiler = RowCompiler(schema: schema, entity: entity)
-        compiler.parameters = parameters
-        let condition = compiler.condition(prepared.node)
-        compiles = condition != nil
-        self.condition = condition ?? RowCondition { _, _ in false }
-        firstRead = compiler.reads.first
-        siteOfAccess = plan.accesses.map { [parameters] access in
-            guard case let .slot(slot) = access.source else { return nil }
-            return parameters.site(chain: access.chain, slot: slot)
-        }
-    }
-}
-
-/// Running prepared fetches: bind the values, plan with them as constants, filter the planned
-/// rows with the condition compiled on the context's first run, then sort and page as `fetch`.
+/// Running prepared fetches: the predicate is planned and compiled on the context's first run
+/// (see CompiledQuery); each run binds the values, runs the plan and filters its rows with the
+/// condition, then sorts and pages as `fetch`.
 extension ModelContext {
     public func fetch<T: PersistentModel, Parameters>(_ fetch: PreparedFetch<T, Parameters>, _ parameters: Parameters) throws -> [T] {
         if let partitions { return try partitions.context(for: T.self, in: schema).fetch(fetch, parameters) }
@@ -46,40 +16,21 @@ extension ModelContext {
             return try self.fetch(fetch.descriptor(parameters))
         }
         let compiled = compiledPreparedFetch(fetch.prepared, entity: entity)
-        guard compiled.compiles else { return try self.fetch(fetch.descriptor(parameters)) }
-        let slots = compiled.parameters, condition = compiled.condition
-        // The general planner reads the values as given; a prepared plan, in their stored form.
-        let stored = fetch.storedSlotValues(parameters)
-        let values = stored == nil || !compiled.plan.isUsable ? fetch.slotValues(parameters) : []
-        if let stored {
-            slots.bind(stored: stored)
-        } else if !slots.bind(values) {
-            return try self.fetch(fetch.descriptor(parameters))
+        // Stored forms straight from the parameters when each slot has a typed reader;
+        // otherwise converted from the values as given.
+        let stored: [Value?], given: [Any]
+        if let typed = fetch.storedSlotValues(parameters) {
+            (stored, given) = (typed, [])
+        } else {
+            given = fetch.slotValues(parameters) + fetch.prepared.constants
+            stored = given.map(QueryPlanner.storedValue)
         }
+        guard compiled.compiles(for: stored) else { return try self.fetch(fetch.descriptor(parameters)) }
         let matched: (rows: [UInt64], sorted: Bool) = graph.read { view in
-            var planner = QueryPlanner(schema: schema, entity: entity, view: view)
-            planner.marks = rowMarks
-            planner.parameters = values
-            let rows: [UInt64]
-            // Each optional is unwrapped where it is made: destroyed whole, it went through a
-            // merged outlined destroy that asks the run time for its layout.
-            if compiled.plan.isUsable {
-                if let (found, satisfied) = planner.candidates(for: compiled.plan, values: slots.stored) {
-                    slots.resolve(in: view, satisfiedSites: satisfied.compactMap { compiled.siteOfAccess[$0] })
-                    rows = found.map(UInt64.init)
-                } else {
-                    slots.resolve(in: view, satisfiedSites: [])
-                    rows = view.table(entity.index).liveRows
-                }
-            } else if let planned = planner.candidates(for: compiled.prepared.node) {
-                slots.resolve(in: view, satisfying: planned.satisfies)
-                rows = planned.rows
-            } else {
-                slots.resolve(in: view, satisfying: [])
-                rows = view.table(entity.index).liveRows
-            }
-            if rows.count >= 64, let first = compiled.firstRead { warmedChecksum &+= view.warm(first, rows: rows) }
-            let matched = rows.filter { condition(view, $0) }
+            var executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view, stored: stored, given: given)
+            executor.marks = rowMarks
+            var planned: QueryExecutor.Candidates?
+            let matched = compiled.matches(in: executor, planned: &planned, warmedChecksum: &warmedChecksum) ?? []
             guard matched.count > 1 else { return (matched, false) }
             if let inOrder = Self.rowsInOrder(matched, by: fetch.sortBy, entity: entity, in: view) { return (inOrder, true) }
             // Rows in row order, as a scan and `fetch` give them before sorting.
@@ -141,12 +92,12 @@ extension ModelContext {
     }
 
     /// This context's compiled form of a prepared predicate, made on its first run here.
-    private func compiledPreparedFetch(_ prepared: PreparedPredicate, entity: Schema.Entity) -> CompiledPreparedFetch {
+    private func compiledPreparedFetch(_ prepared: PreparedPredicate, entity: Schema.Entity) -> CompiledQuery {
         let identity = ObjectIdentifier(prepared)
         if let compiled = compiledPreparedFetches[identity] { return compiled }
         // Prepared fetches are meant to be made once and kept; one made per run would only fill this.
         if compiledPreparedFetches.count >= 256 { compiledPreparedFetches.removeAll() }
-        let compiled = CompiledPreparedFetch(prepared, schema: schema, entity: entity)
+        let compiled = CompiledQuery(prepared.shape, schema: schema, entity: entity)
         compiledPreparedFetches[identity] = compiled
         return compiled
     }

@@ -105,7 +105,9 @@ public final class ModelContext {
     var warmedChecksum: UInt64 = 0
     /// Prepared fetches compiled for this context, by their predicate's identity (each entry
     /// keeps its predicate alive, so an identity is never reused while it is a key here).
-    var compiledPreparedFetches: [ObjectIdentifier: CompiledPreparedFetch] = [:]
+    var compiledPreparedFetches: [ObjectIdentifier: CompiledQuery] = [:]
+    /// Ad-hoc fetches' predicates planned and compiled by shape (see QueryShape).
+    var compiledQueries: [CompiledQueryKey: CompiledQuery] = [:]
     /// The model executor that owns this context, if an actor's.
     var modelExecutor: DefaultSerialModelExecutor? { link.modelExecutor }
 

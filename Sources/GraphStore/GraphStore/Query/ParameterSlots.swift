@@ -2,11 +2,10 @@ import Foundation
 import GraphStoreCore
 import GraphStoreGraph
 
-/// A compiled prepared fetch's parameter values for the run under way, which its compiled
-/// closures read (see `RowCompiler.parameters`). A prepared fetch is compiled once per context
-/// and run many times: what a plain fetch works out once per fetch from its constants — a
-/// constant's stored form, whether the plan's index already guarantees an equality, the row a
-/// unique key names — is worked out here once per run.
+/// A compiled query's slot values for the run under way, which its compiled closures read (see
+/// `RowCompiler.parameters`). A query is compiled once per shape and context and run many
+/// times: what depends on the values — their stored form, whether the plan's index already
+/// guarantees an equality, the row a unique key names — is worked out here once per run.
 final class ParameterSlots {
     /// How an equality between a chain and a parameter is decided in this run.
     enum Mode {
@@ -53,13 +52,13 @@ final class ParameterSlots {
         return sites.count - 1
     }
 
-    /// One run's slot values. False when one has no stored form (a value the graph cannot
-    /// compare): then the run is evaluated on objects instead.
-    func bind(_ values: [Any]) -> Bool {
+    /// One run's slot values in their stored form. False when one has none (a value the graph
+    /// cannot compare): then the run is evaluated on objects instead.
+    func bind(_ values: [Value?]) -> Bool {
         var stored: [Value] = []
         stored.reserveCapacity(values.count)
         for value in values {
-            guard let value = QueryPlanner.storedValue(value) else { return false }
+            guard let value else { return false }
             stored.append(value)
         }
         self.stored = stored
@@ -78,22 +77,14 @@ final class ParameterSlots {
         }
     }
 
-    /// The site compiled for `chain == slot`, if any.
-    func site(chain: [AnyKeyPath], slot: Int) -> Int? {
-        sites.firstIndex { $0.slot == slot && $0.chain == chain }
+    /// The sites compiled for `chain == slot`: an equality the plan's rows are known to meet
+    /// is met wherever the predicate tests it.
+    func sites(chain: [AnyKeyPath], slot: Int) -> [Int] {
+        sites.indices.filter { sites[$0].slot == slot && sites[$0].chain == chain }
     }
 
-    /// Decides each equality for this run, inside the read the run filters in, given what the
-    /// plan's rows are known to satisfy.
-    func resolve(in view: GraphView, satisfying satisfied: [QueryPlanner.ChainEquality]) {
-        let satisfiedSites = satisfied.isEmpty ? [] : sites.indices.filter {
-            satisfied.contains(QueryPlanner.ChainEquality(chain: sites[$0].chain, value: stored[sites[$0].slot]))
-        }
-        resolve(in: view, satisfiedSites: satisfiedSites)
-    }
-
-    /// The same, given the sites the plan's rows are known to satisfy (a prepared plan knows
-    /// them by number: no chains to compare).
+    /// Decides each equality for this run, inside the read the run filters in, given the sites
+    /// the plan's rows are known to satisfy.
     func resolve(in view: GraphView, satisfiedSites: [Int]) {
         for i in sites.indices {
             if satisfiedSites.contains(i) {

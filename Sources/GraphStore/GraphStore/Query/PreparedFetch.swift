@@ -48,15 +48,17 @@ public struct PreparedFetch<T: PersistentModel, Parameters> {
         prepared.values(of: parameters)
     }
 
-    /// The slots' stored values for `parameters`, when every slot has a typed reader.
-    func storedSlotValues(_ parameters: Parameters) -> [Value]? {
+    /// Every slot's stored value for `parameters` (the parameters' and then the constants'),
+    /// when every parameter slot has a typed reader.
+    func storedSlotValues(_ parameters: Parameters) -> [Value?]? {
         withUnsafePointer(to: parameters) { address in
-            var values: [Value] = []
-            values.reserveCapacity(storedReaders.count)
+            var values: [Value?] = []
+            values.reserveCapacity(storedReaders.count + prepared.storedConstants.count)
             for reader in storedReaders {
                 guard let reader else { return nil }
                 values.append(reader(UnsafeRawPointer(address)))
             }
+            values.append(contentsOf: prepared.storedConstants)
             return values
         }
     }

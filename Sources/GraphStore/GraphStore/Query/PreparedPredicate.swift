@@ -1,4 +1,5 @@
 import Foundation
+import GraphStoreCore
 
 /// A prepared fetch's predicate as the planner and the row compiler read it, converted once
 /// (see `PredicateNode`): every read of the parameters — the parameters themselves, or a path
@@ -8,6 +9,12 @@ final class PreparedPredicate: @unchecked Sendable {  // immutable after init
     let node: PredicateNode
     /// Each slot's key paths from the parameters to its value (empty: the parameters themselves).
     let slotPaths: [[AnyKeyPath]]
+    /// `node` with its constants as slots too, after the parameters' (see `QueryShape`): what
+    /// a context plans and compiles.
+    let shape: PredicateNode
+    /// Those constants, as written and in their stored form (nil: none).
+    let constants: [Any]
+    let storedConstants: [Value?]
 
     init(expression: Any, parameters: PredicateExpressions.VariableID) {
         var paths: [[AnyKeyPath]] = []
@@ -18,9 +25,13 @@ final class PreparedPredicate: @unchecked Sendable {  // immutable after init
             return .parameter(paths.count - 1)
         }
         slotPaths = paths
+        let (shape, constants) = QueryShape.parameterizing(node, firstSlot: paths.count)
+        self.shape = shape.node
+        self.constants = constants
+        storedConstants = constants.map(QueryPlanner.storedValue)
     }
 
-    /// The slots' values for one run.
+    /// The parameter slots' values for one run.
     func values(of parameters: Any) -> [Any] {
         slotPaths.map { Self.read($0, from: parameters) }
     }

@@ -26,16 +26,10 @@ struct RowCondition {
 struct RowCompiler {
     let schema: Schema
     let entity: Schema.Entity
-    /// The graph the compiled function will run on, when compiling inside the same read: lets
-    /// a constant be resolved to a row once (see `targetRowEquals`). Nil compiles for any view.
-    var view: GraphView?
-    /// Equalities every row the function will see is known to meet (the plan's index found
-    /// exactly those rows): compiled to `true` instead of read again.
-    var satisfied: [QueryPlanner.ChainEquality] = []
     /// What the compiled function reads from the root row, in evaluation order (see `ColumnRead`).
     let reads = ColumnReads()
-    /// A prepared fetch's slots: `.parameter` nodes compile to reads of their values for the
-    /// run under way. Nil compiles predicates without parameters.
+    /// The query's slots: `.parameter` nodes (its constants and a prepared fetch's parameters)
+    /// compile to reads of their values for the run under way. Nil compiles them to nothing.
     var parameters: ParameterSlots?
 
     /// A column of the root entity a compiled function reads for every row it is given.
@@ -84,12 +78,12 @@ struct RowCompiler {
         switch node {
         case let .equal(lhs, rhs):
             if let isNil = chainIsNil(lhs, rhs) { return isNil }
-            if let equals = chainEqualsParameter(lhs, rhs) ?? chainEqualsConstant(lhs, rhs) { return equals }
+            if let equals = chainEqualsParameter(lhs, rhs) { return equals }
             guard let (l, r) = operands(lhs, rhs) else { return nil }
             return RowCondition { view, row in l(view, row) == r(view, row) }
         case let .notEqual(lhs, rhs):
             if let isNil = chainIsNil(lhs, rhs) { return RowCondition { view, row in !isNil(view, row) } }
-            if let equals = chainEqualsParameter(lhs, rhs) ?? chainEqualsConstant(lhs, rhs) { return RowCondition { view, row in !equals(view, row) } }
+            if let equals = chainEqualsParameter(lhs, rhs) { return RowCondition { view, row in !equals(view, row) } }
             guard let (l, r) = operands(lhs, rhs) else { return nil }
             return RowCondition { view, row in l(view, row) != r(view, row) }
         case let .comparison(op, lhs, rhs):
@@ -137,21 +131,11 @@ struct RowCompiler {
         return (l, r)
     }
 
-    /// `chain == constant` either way round: `true` when the plan already found only rows that
-    /// satisfy it, or a row comparison when the chain ends at a unique key; nil otherwise.
-    private func chainEqualsConstant(_ lhs: PredicateNode, _ rhs: PredicateNode) -> RowCondition? {
-        guard view != nil, let (chain, constant, _) = PredicateNode.chainAndConstant(lhs, rhs) else { return nil }
-        if !satisfied.isEmpty, let value = QueryPlanner.storedValue(constant),
-           satisfied.contains(QueryPlanner.ChainEquality(chain: chain, value: value)) {
-            return RowCondition { _, _ in true }
-        }
-        return targetRowEquals(chain, constant)
-    }
-
-    /// `chain == parameter` either way round, decided per run as `chainEqualsConstant` decides
-    /// once (see `ParameterSlots.resolve`): `true` when the plan found only rows that satisfy
-    /// it, a row comparison when the chain ends at a unique key of a to-one target, otherwise
-    /// the chain's value against the parameter's.
+    /// `chain == slot` either way round, decided per run (see `ParameterSlots.resolve`): `true`
+    /// when the plan found only rows that satisfy it, a comparison of row numbers when the
+    /// chain ends at a unique key of a to-one target (`flight.destination?.icao == "KORD"`: the
+    /// key names at most one target row, found once per run), otherwise the chain's value
+    /// against the slot's.
     private func chainEqualsParameter(_ lhs: PredicateNode, _ rhs: PredicateNode) -> RowCondition? {
         guard let parameters, let (keyPaths, slot) = PredicateNode.chainAndParameter(lhs, rhs),
               let read = chain(keyPaths) else { return nil }
@@ -264,25 +248,6 @@ struct RowCompiler {
         case nil:
             return nil
         }
-    }
-
-    /// `root.toOne….uniqueKey == constant` (a string or integer key): the constant names at most
-    /// one target row, found once in the unique index, so each row compares row numbers instead
-    /// of reading and comparing the target's key (`flight.destination?.icao == "KORD"`). Nil when
-    /// the shape differs or there is no view to resolve the constant in.
-    func targetRowEquals(_ keyPaths: [AnyKeyPath], _ constant: Any) -> RowCondition? {
-        guard let view, let (steps, end, last) = walk(keyPaths), !steps.isEmpty,
-              case let .attribute(attribute)? = last, attribute.isUnique, !attribute.options.contains(.externalStorage),
-              let value = QueryPlanner.storedValue(constant) else { return nil }
-        switch value {
-        case .string, .int, .uint: break
-        default: return nil  // floating point keys: -0.0 == 0.0 and NaN are not the index's equality
-        }
-        guard let target = view.row(entity: end.index, uniqueAttribute: attribute.index, value: value) else {
-            return RowCondition { _, _ in false }
-        }
-        reads.note(.toOne(entity: steps[0].entity, relationship: steps[0].relationship))
-        return RowCondition { view, row in Self.follow(steps, from: row, in: view) == target }
     }
 
     /// Follows to-one relationships from `row` (a live row: functions run only on those); nil

@@ -1,0 +1,60 @@
+import Foundation
+import GraphStoreCore
+import GraphStoreGraph
+
+/// A predicate's shape (see `QueryShape`) planned and compiled for one context: its plan, its
+/// condition on committed rows (nil: the predicate runs on objects), and the slots that
+/// condition reads, which each run binds. Ad-hoc fetches keep one per shape they have seen,
+/// prepared fetches one per prepared predicate; both run through `matches(in:)`.
+final class CompiledQuery {
+    /// What the compiled condition and the plan read: a slot's value per run.
+    let slots = ParameterSlots()
+    let plan: QueryPlan
+    let condition: RowCondition?
+    /// The column every candidate is checked on first (see ColumnWarming).
+    let firstRead: RowCompiler.ColumnRead?
+    /// Per equality of the plan, the condition's sites that test it (see ParameterSlots).
+    private let sitesOfEquality: [[Int]]
+
+    init(_ node: PredicateNode, schema: Schema, entity: Schema.Entity) {
+        var planner = QueryPlanner(schema: schema, entity: entity)
+        plan = planner.plan(node)
+        var compiler = RowCompiler(schema: schema, entity: entity)
+        compiler.parameters = slots
+        condition = compiler.condition(node)
+        firstRead = compiler.reads.first
+        sitesOfEquality = plan.equalities.map { [slots] in slots.sites(chain: $0.chain, slot: $0.slot) }
+    }
+
+    /// Whether the predicate can be decided on rows for these values: it compiles, and every
+    /// value has a stored form.
+    func compiles(for stored: [Value?]) -> Bool {
+        condition != nil && !stored.contains { $0 == nil }
+    }
+
+    /// The committed rows the predicate matches for one run's values, inside the caller's read:
+    /// the plan's rows (or every live row), less `excluding`, checked by the condition. Nil when
+    /// the condition cannot decide (see `compiles(for:)`); `planned` then holds the plan's rows.
+    func matches(in executor: QueryExecutor, excluding: Set<UInt64> = [],
+                 planned: inout QueryExecutor.Candidates?, warmedChecksum: inout UInt64) -> [UInt64]? {
+        let candidates = executor.candidates()
+        guard let condition, slots.bind(executor.stored) else {
+            planned = candidates
+            return nil
+        }
+        let view = executor.view
+        slots.resolve(in: view, satisfiedSites: candidates.map { $0.satisfied.flatMap { sitesOfEquality[$0] } } ?? [])
+        let rows = candidates.map { $0.rows.map(UInt64.init) } ?? view.table(executor.entity.index).liveRows
+        // The column every candidate is checked on first, read for all of them at once (see ColumnWarming).
+        if rows.count >= 64, let first = firstRead { warmedChecksum &+= view.warm(first, rows: rows) }
+        if excluding.isEmpty { return rows.filter { condition(view, $0) } }
+        return rows.filter { !excluding.contains($0) && condition(view, $0) }
+    }
+}
+
+/// The key a context keeps an ad-hoc fetch's compiled query under: the same shape may be
+/// fetched for several entities (`#Predicate { _ in true }`).
+struct CompiledQueryKey: Hashable {
+    let entity: Int
+    let shape: QueryShape
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// A predicate with its constants taken out: what is left is its shape, which a context plans
+/// and compiles once (see `CompiledQuery`) and then runs with each predicate's constants as the
+/// values of numbered slots, as a prepared fetch runs with its parameters. `#Predicate` makes a
+/// new expression tree each time it is written, so a fetch written inside a loop would otherwise
+/// be planned and compiled on every pass.
+///
+/// Every constant becomes a slot except Bools, which stay in the shape: the planner and the
+/// compiler read them to drop the side of an AND or OR they decide (`anyAirline || …`, the
+/// shape of optional filters). Two shapes are equal when their trees are, key path for key
+/// path; variables compare equal whatever their identifiers, which `#Predicate` numbers anew
+/// each time (planning and compiling read a chain's key paths, never which variable it starts at).
+struct QueryShape: Hashable {
+    /// The tree, with `.parameter(n)` where the predicate had its n-th constant.
+    let node: PredicateNode
+
+    /// `node`'s shape and its constants in slot order; slots are numbered from `firstSlot`
+    /// (a prepared predicate's parameters take the slots before its constants').
+    static func parameterizing(_ node: PredicateNode, firstSlot: Int = 0) -> (shape: QueryShape, constants: [Any]) {
+        var constants: [Any] = []
+        let shaped = node.replacing { node in
+            guard case let .constant(value) = node, !(value is Bool) else { return nil }
+            constants.append(value)
+            return .parameter(firstSlot + constants.count - 1)
+        }
+        return (QueryShape(node: shaped), constants)
+    }
+
+    static func == (lhs: QueryShape, rhs: QueryShape) -> Bool {
+        lhs.node.hasSameShape(as: rhs.node)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        node.hashShape(into: &hasher)
+    }
+}
+
+extension PredicateNode {
+    /// Equal as shapes: same kinds, key paths, operators, slots and Bool constants.
+    fileprivate func hasSameShape(as other: PredicateNode) -> Bool {
+        switch (self, other) {
+        case let (.constant(l), .constant(r)):
+            // Shapes keep only Bool constants; anything else never matches, so it is never shared.
+            guard let l = l as? Bool, let r = r as? Bool else { return false }
+            return l == r
+        case (.nilLiteral, .nilLiteral), (.variable, .variable), (.other, .other): return true
+        case let (.parameter(l), .parameter(r)): return l == r
+        case let (.keyPath(lr, lk), .keyPath(rr, rk)): return lk == rk && lr.hasSameShape(as: rr)
+        case let (.optionalFlatMap(lw, lt), .optionalFlatMap(rw, rt)): return lw.hasSameShape(as: rw) && lt.hasSameShape(as: rt)
+        case let (.equal(l1, l2), .equal(r1, r2)), let (.notEqual(l1, l2), .notEqual(r1, r2)),
+             let (.and(l1, l2), .and(r1, r2)), let (.or(l1, l2), .or(r1, r2)),
+             let (.nilCoalesce(l1, l2), .nilCoalesce(r1, r2)),
+             let (.sequenceContains(l1, l2), .sequenceContains(r1, r2)):
+            return l1.hasSameShape(as: r1) && l2.hasSameShape(as: r2)
+        case let (.comparison(lo, l1, l2), .comparison(ro, r1, r2)):
+            return lo == ro && l1.hasSameShape(as: r1) && l2.hasSameShape(as: r2)
+        case let (.not(l), .not(r)): return l.hasSameShape(as: r)
+        default: return false
+        }
+    }
+
+    /// Hashes what `hasSameShape` compares.
+    fileprivate func hashShape(into hasher: inout Hasher) {
+        switch self {
+        case let .constant(value):
+            hasher.combine(0)
+            hasher.combine(value as? Bool)
+        case .nilLiteral: hasher.combine(1)
+        case .variable: hasher.combine(2)
+        case let .parameter(slot):
+            hasher.combine(3)
+            hasher.combine(slot)
+        case let .keyPath(root, keyPath):
+            hasher.combine(4)
+            hasher.combine(keyPath)
+            root.hashShape(into: &hasher)
+        case let .optionalFlatMap(wrapped, transform): combine(5, wrapped, transform, into: &hasher)
+        case let .equal(l, r): combine(6, l, r, into: &hasher)
+        case let .notEqual(l, r): combine(7, l, r, into: &hasher)
+        case let .comparison(op, l, r):
+            hasher.combine(op)
+            combine(8, l, r, into: &hasher)
+        case let .and(l, r): combine(9, l, r, into: &hasher)
+        case let .or(l, r): combine(10, l, r, into: &hasher)
+        case let .not(wrapped):
+            hasher.combine(11)
+            wrapped.hashShape(into: &hasher)
+        case let .nilCoalesce(l, r): combine(12, l, r, into: &hasher)
+        case let .sequenceContains(sequence, element): combine(13, sequence, element, into: &hasher)
+        case .other: hasher.combine(14)
+        }
+    }
+
+    private func combine(_ tag: Int, _ l: PredicateNode, _ r: PredicateNode, into hasher: inout Hasher) {
+        hasher.combine(tag)
+        l.hashShape(into: &hasher)
+        r.hashShape(into: &hasher)
+    }
+}
