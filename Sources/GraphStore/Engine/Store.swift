@@ -387,8 +387,10 @@ extension Store {
 
 /// Runs a read of a store's files that takes no lock. The writer may compact meanwhile, so a
 /// file the read listed can be gone when it opens it; the store is whole again on the next
-/// look. Retries (twice) when the files changed under a failed attempt or one went missing.
-package func readingBesideAWriter<T>(directory: String, fileIO: any FileIO, _ body: () throws -> T) throws -> T {
+/// look. Retries when the files changed under a failed attempt or one went missing, waiting a
+/// little longer each time (a writer compacting in a loop on a busy machine can change the
+/// files under several attempts in a row); after `attempts` the error stands.
+package func readingBesideAWriter<T>(directory: String, fileIO: any FileIO, attempts: Int = 8, _ body: () throws -> T) throws -> T {
     var attempt = 0
     while true {
         let before = try? fileIO.listDirectory(directory)
@@ -397,7 +399,8 @@ package func readingBesideAWriter<T>(directory: String, fileIO: any FileIO, _ bo
         } catch let error as StorageError {
             attempt += 1
             let after = try? fileIO.listDirectory(directory)
-            guard attempt < 3, before.map(Set.init) != after.map(Set.init) || error.isMissingFile else { throw error }
+            guard attempt < attempts, before.map(Set.init) != after.map(Set.init) || error.isMissingFile else { throw error }
+            usleep(UInt32(1_000 << min(attempt, 6)))  // 2 ms, 4 ms, … 64 ms
         }
     }
 }
