@@ -12,7 +12,7 @@ import Testing
         var random = SplitMix64(seed: seed)
         let column = Column(type: AttributeType(kind: .string, isOptional: true), defaultValue: .null)
         var live: [Bool] = []
-        let index = SortedIndex()
+        let index = SortedIndex(attribute: 0)
         func randomValue() -> Value { random.next() % 8 == 0 ? .null : .string("v\(random.next() % 40)") }
         func appendRow() -> UInt32 {
             live.append(true)

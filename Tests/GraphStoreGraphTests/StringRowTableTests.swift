@@ -50,7 +50,7 @@ import Testing
 
     /// The unique index routes strings to the table and other values to its dictionary.
     @Test func uniqueIndexKeepsStringsAndOtherValuesApart() {
-        let index = UniqueIndex(keysAreStrings: true)
+        let index = UniqueIndex(attribute: 0, keysAreStrings: true)
         index[.string("1")] = 10
         index[.int(1)] = 20
         #expect(index[.string("1")] == 10 && index[.int(1)] == 20 && index.count == 2)

@@ -21,9 +21,8 @@ package final class EntityTable {
     @exclusivity(unchecked) package var toMany: [[[UInt32]]]
     /// For relationships without an inverse: target row → source rows (the "inverse set").
     package var reverse: [[UInt32: [UInt32]]]
-    // By attribute position, nil where the attribute has no such index: a change to a row
-    // reaches its attribute's indexes without hashing the position (an upsert touches them
-    // for every changed value).
+    // By attribute position, nil where the attribute has no such index: lookups reach an
+    // attribute's index without hashing the position. The same objects are in `indexes`.
     /// Unique attributes: value → row.
     package let unique: [UniqueIndex?]
     /// Indexed attributes: value → rows, and the rows in value order.
@@ -31,10 +30,11 @@ package final class EntityTable {
     package let sorted: [SortedIndex?]
     /// Indexes over several properties (`Schema.Unique`, `Schema.Index`), by position.
     package let compound: [CompoundKeyIndex]
-    /// By attribute position and by relationship position: the compound indexes it is a member of.
-    private let compoundOfAttribute: [[Int]], compoundOfToOne: [[Int]]
-    /// Whether an attribute has any index (a change to one without needs no old value).
-    private let isIndexed: [Bool]
+    /// Every index, as the table keeps them up (see TableIndex).
+    private let indexes: [any TableIndex]
+    /// By attribute position and by relationship position: the indexes whose key it is part of
+    /// (a change to an attribute with none needs no old value).
+    private let indexesOfAttribute: [[any TableIndex]], indexesOfToOne: [[any TableIndex]]
     /// Attribute positions by the numbers log records name them with (read without making a
     /// mapped copy of each record's values).
     private let positions: NumberIndex<Int>
@@ -51,15 +51,16 @@ package final class EntityTable {
         toOne = entity.relationships.map { _ in [] }
         toMany = entity.relationships.map { _ in [] }
         reverse = entity.relationships.map { _ in [:] }
-        unique = entity.attributes.map { $0.isUnique ? UniqueIndex(keysAreStrings: $0.type.kind == .string) : nil }
-        let sorted = entity.attributes.map { $0.isIndexed ? SortedIndex() : nil }
-        self.sorted = sorted
-        secondary = entity.attributes.indices.map { i in sorted[i].map { SecondaryIndex(column: columns[i], sorted: $0) } }
-        compound = entity.compoundIndexes.map(CompoundKeyIndex.init)
-        let ofAttribute = entity.attributes.map { a in entity.compoundIndexes.filter { $0.members.contains(.attribute(a.index)) }.map(\.index) }
-        compoundOfAttribute = ofAttribute
-        compoundOfToOne = entity.relationships.map { r in entity.compoundIndexes.filter { $0.members.contains(.toOne(r.index)) }.map(\.index) }
-        isIndexed = entity.attributes.map { $0.isUnique || $0.isIndexed || !ofAttribute[$0.index].isEmpty }
+        let unique = entity.attributes.map { $0.isUnique ? UniqueIndex(attribute: $0.index, keysAreStrings: $0.type.kind == .string) : nil }
+        let sorted = entity.attributes.map { $0.isIndexed ? SortedIndex(attribute: $0.index) : nil }
+        let secondary = entity.attributes.indices.map { i in sorted[i].map { SecondaryIndex(attribute: i, column: columns[i], sorted: $0) } }
+        let compound = entity.compoundIndexes.map(CompoundKeyIndex.init)
+        (self.unique, self.sorted, self.secondary, self.compound) = (unique, sorted, secondary, compound)
+        // Removed and added in this order when a row's value changes.
+        let indexes: [any TableIndex] = unique.compactMap { $0 } + secondary.compactMap { $0 } + sorted.compactMap { $0 } + compound
+        self.indexes = indexes
+        indexesOfAttribute = entity.attributes.map { a in indexes.filter { $0.keyAttributes.contains(a.index) } }
+        indexesOfToOne = entity.relationships.map { r in indexes.filter { $0.keyRelationships.contains(r.index) } }
         positions = NumberIndex(entity.attributes.map { ($0.number, $0.index) })
         toOnePositions = entity.relationships.filter { !$0.isToMany }.map(\.index)
         toManyPositions = entity.relationships.filter(\.isToMany).map(\.index)
@@ -219,7 +220,8 @@ package final class EntityTable {
         guard items?.isEmpty != true else { return }
         for column in block.setColumns {
             guard let index = positions[block.properties[column]] else { continue }
-            if isIndexed[index] && (!bulk || unique[index] != nil) {
+            let isIndexed = !indexesOfAttribute[index].isEmpty
+            if isIndexed && (!bulk || unique[index] != nil) {
                 let target = unretainedColumns[index]
                 for item in items ?? Array(rows.indices) {
                     let row = rows[item]
@@ -231,8 +233,8 @@ package final class EntityTable {
                 }
                 continue
             }
-            // A bulk change's secondary indexes are rebuilt at the transaction's end.
-            if isIndexed[index] { markStale(index) }
+            // A bulk change's indexes are rebuilt at the transaction's end.
+            for index in indexesOfAttribute[index] { index.markStale() }
             unretainedColumns[index]._withUnsafeGuaranteedRef { block.write(column: column, into: $0, items: items) }
         }
     }
@@ -248,56 +250,26 @@ package final class EntityTable {
     private func update(row: UInt64, attribute index: Int, to value: Value, bulk: Bool) {
         let slot = Int(row - 1)
         let column = unretainedColumns[index]
-        guard isIndexed[index] else {
+        let indexes = indexesOfAttribute[index]
+        guard !indexes.isEmpty else {
             column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
             return
         }
         let old = column._withUnsafeGuaranteedRef { $0.value(at: slot) }
         if old == value { return }
-        removeFromIndex(index, row: row, oldValue: old, bulk: bulk)
-        let compounds = compoundOfAttribute[index]
-        for c in compounds { removeFromCompound(c, slot: slot, bulk: bulk) }
+        for index in indexes { index.remove(row: UInt32(row), from: self, bulk: bulk) }
         column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
-        addToIndex(index, row: row, bulk: bulk)
-        for c in compounds { addToCompound(c, slot: slot, bulk: bulk) }
+        for index in indexes { index.add(row: UInt32(row), to: self, bulk: bulk) }
     }
 
     /// Points a to-one relationship of `slot` at `target` (0: none), keeping the compound
     /// indexes it is a member of in step.
     package func setToOne(_ relationship: Int, slot: Int, to target: UInt32) {
-        let compounds = compoundOfToOne[relationship]
-        let keyed = !compounds.isEmpty && slot < live.count && live[slot]
-        if keyed { for c in compounds { removeFromCompound(c, slot: slot, bulk: false) } }
+        let indexes = indexesOfToOne[relationship]
+        let keyed = !indexes.isEmpty && slot < live.count && live[slot]
+        if keyed { for index in indexes { index.remove(row: UInt32(slot + 1), from: self, bulk: false) } }
         toOne[relationship][slot] = target
-        if keyed { for c in compounds { addToCompound(c, slot: slot, bulk: false) } }
-    }
-
-    /// The compound index `c`'s key for `slot`; nil when a member is nil.
-    package func compoundKey(_ c: Int, slot: Int) -> [Value]? {
-        var key: [Value] = []
-        for member in compound[c].description.members {
-            switch member {
-            case let .attribute(a):
-                let value = columns[a].value(at: slot)
-                if value == .null { return nil }
-                key.append(value)
-            case let .toOne(r):
-                let target = toOne[r][slot]
-                if target == 0 { return nil }
-                key.append(.int(Int64(target)))
-            }
-        }
-        return key
-    }
-
-    private func addToCompound(_ c: Int, slot: Int, bulk: Bool) {
-        if bulk || compound[c].isStale { return compound[c].markStale() }
-        if let key = compoundKey(c, slot: slot) { compound[c].add(UInt32(slot + 1), key: key) }
-    }
-
-    private func removeFromCompound(_ c: Int, slot: Int, bulk: Bool) {
-        if bulk || compound[c].isStale { return compound[c].markStale() }
-        if let key = compoundKey(c, slot: slot) { compound[c].remove(UInt32(slot + 1), key: key) }
+        if keyed { for index in indexes { index.add(row: UInt32(slot + 1), to: self, bulk: false) } }
     }
 
     /// Removes a row from the columns and indexes (relationships are detached by the graph first).
@@ -326,59 +298,16 @@ package final class EntityTable {
     // MARK: Indexes
 
     private func addToIndexes(row: UInt64, bulk: Bool) {
-        for index in isIndexed.indices where isIndexed[index] { addToIndex(index, row: row, bulk: bulk) }
-        for c in compound.indices { addToCompound(c, slot: Int(row - 1), bulk: bulk) }
+        for index in indexes { index.add(row: UInt32(row), to: self, bulk: bulk) }
     }
 
     private func removeFromIndexes(row: UInt64, bulk: Bool) {
-        let slot = Int(row - 1)
-        for index in isIndexed.indices where isIndexed[index] {
-            removeFromIndex(index, row: row, oldValue: columns[index].value(at: slot), bulk: bulk)
-        }
-        for c in compound.indices { removeFromCompound(c, slot: slot, bulk: bulk) }
+        for index in indexes { index.remove(row: UInt32(row), from: self, bulk: bulk) }
     }
 
-    private func addToIndex(_ index: Int, row: UInt64, bulk: Bool) {
-        let value = columns[index].value(at: Int(row - 1))
-        let r = UInt32(row)
-        if let uniqueIndex = unique[index], value != .null { uniqueIndex[value] = r }
-        if let secondaryIndex = secondary[index] {
-            if bulk { markStale(index) } else {
-                secondaryIndex.add(r, value: value)
-                sorted[index]!.insert(r)
-            }
-        }
-    }
-
-    /// A bulk change: the attribute's hash and sorted indexes are rebuilt at the transaction's end.
-    private func markStale(_ index: Int) {
-        secondary[index]?.markStale()
-        sorted[index]?.markStale()
-        for c in compoundOfAttribute[index] { compound[c].markStale() }
-    }
-
-    private func removeFromIndex(_ index: Int, row: UInt64, oldValue: Value, bulk: Bool) {
-        let r = UInt32(row)
-        if let uniqueIndex = unique[index], uniqueIndex[oldValue] == r { uniqueIndex[oldValue] = nil }
-        if let secondaryIndex = secondary[index] {
-            if bulk { markStale(index) } else {
-                secondaryIndex.remove(r, value: oldValue)
-                sorted[index]!.remove(r, oldValue: oldValue)
-            }
-        }
-    }
-
-    /// Merges the sorted indexes' pending changes (at the end of a transaction, under the write
-    /// lock). Stale hash indexes are rebuilt from them by the next lookup.
+    /// Brings the indexes up to date at the end of a transaction (under the write lock).
     package func refreshIndexes() {
-        for case let (index, sortedIndex?) in sorted.enumerated() where sortedIndex.isStale {
-            sortedIndex.consolidate(column: columns[index], live: live)
-        }
-        for c in compound.indices where compound[c].isStale { rebuildCompound(c) }
-    }
-
-    private func rebuildCompound(_ c: Int) {
-        compound[c].rebuild(slots: slotCount, live: live) { compoundKey(c, slot: $0) }
+        for index in indexes { index.refresh(in: self) }
     }
 }
 
@@ -431,7 +360,7 @@ extension EntityTable {
             }
         }
         // Each job reads the arrays above and writes only its own result.
-        let live = self.live, liveCount = self.liveCount, slots = image.slotCount
+        let live = self.live, slots = image.slotCount
         var jobs: [() -> Void] = []
         let reverseSets = ResultSlots<[UInt32: [UInt32]]>(count: entity.relationships.count)
         for r in entity.relationships where r.inverse == nil {
@@ -445,32 +374,9 @@ extension EntityTable {
                 reverseSets[r.index] = sources
             }
         }
-        for case let (index, uniqueIndex?) in unique.enumerated() {
-            let column = columns[index]
-            jobs.append {
-                uniqueIndex.reserveCapacity(liveCount)
-                for slot in 0..<slots where live[slot] {
-                    let value = column.value(at: slot)
-                    guard value != .null else { continue }
-                    uniqueIndex[value] = UInt32(slot + 1)
-                }
-            }
-        }
-        for case let (index, secondaryIndex?) in secondary.enumerated() {
-            let column = columns[index], sortedIndex = sorted[index]!
-            jobs.append {
-                if let order = image.sorted[index], order.count == liveCount {
-                    sortedIndex.restore(order)
-                } else {
-                    sortedIndex.markStale()
-                    sortedIndex.consolidate(column: column, live: live)
-                }
-                secondaryIndex.markStale()
-            }
-        }
+        jobs += indexes.map { $0.restoreJob(for: self, image: image) }
         return (jobs, { [self] in
             for r in entity.relationships where r.inverse == nil { reverse[r.index] = reverseSets[r.index] ?? [:] }
-            for c in compound.indices { rebuildCompound(c) }
         })
     }
 }

@@ -15,11 +15,13 @@ package final class SecondaryIndex {
     private var rows: [Value: [UInt32]] = [:]
     private var isStale = false
     private let lock = NSLock()
-    /// The attribute's column and sorted index (the table owns all three).
+    /// The attribute's position, column and sorted index (the table owns all three).
+    package let attribute: Int
     private unowned let column: Column
     private unowned let sorted: SortedIndex
 
-    package init(column: Column, sorted: SortedIndex) {
+    package init(attribute: Int, column: Column, sorted: SortedIndex) {
+        self.attribute = attribute
         self.column = column
         self.sorted = sorted
     }
@@ -76,5 +78,27 @@ package final class SecondaryIndex {
         }
         rows = rebuilt
         isStale = false
+    }
+}
+
+extension SecondaryIndex: TableIndex {
+    package var keyAttributes: [Int] { [attribute] }
+    package var keyRelationships: [Int] { [] }
+
+    package func remove(row: UInt32, from table: EntityTable, bulk: Bool) {
+        if bulk { return markStale() }
+        remove(row, value: column.value(at: Int(row) - 1))
+    }
+
+    package func add(row: UInt32, to table: EntityTable, bulk: Bool) {
+        if bulk { return markStale() }
+        add(row, value: column.value(at: Int(row) - 1))
+    }
+
+    /// Rebuilt by the first lookup that needs it, from the sorted index merged by then.
+    package func refresh(in table: EntityTable) {}
+
+    package func restoreJob(for table: EntityTable, image: EntityTable.Image) -> () -> Void {
+        { self.markStale() }
     }
 }

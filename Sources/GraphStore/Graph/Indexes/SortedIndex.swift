@@ -16,7 +16,10 @@ package final class SortedIndex {
     /// A transaction with more operations than this rebuilds indexes with one sort instead of merging.
     package static let patchLimit = 512
 
-    package init() {}
+    /// The attribute's position.
+    package let attribute: Int
+
+    package init(attribute: Int) { self.attribute = attribute }
 
     /// True while changes wait to be merged; readers only ever see a merged index.
     package var isStale: Bool { needsRebuild || !pendingInserts.isEmpty || !pendingRemovals.isEmpty }
@@ -144,5 +147,38 @@ package final class SortedIndex {
             end = firstIndex { includingUpper ? Value.ordered(upper, $0) : !Value.ordered($0, upper) }
         }
         return start < end ? rows[start..<end] : []
+    }
+}
+
+extension SortedIndex: TableIndex {
+    package var keyAttributes: [Int] { [attribute] }
+    package var keyRelationships: [Int] { [] }
+
+    package func remove(row: UInt32, from table: EntityTable, bulk: Bool) {
+        if bulk { return markStale() }
+        remove(row, oldValue: table.columns[attribute].value(at: Int(row) - 1))
+    }
+
+    package func add(row: UInt32, to table: EntityTable, bulk: Bool) {
+        if bulk { return markStale() }
+        insert(row)
+    }
+
+    package func refresh(in table: EntityTable) {
+        if isStale { consolidate(column: table.columns[attribute], live: table.live) }
+    }
+
+    /// The checkpoint's order when it has one for every live row; otherwise sorted anew.
+    package func restoreJob(for table: EntityTable, image: EntityTable.Image) -> () -> Void {
+        let column = table.columns[attribute], live = table.live, liveCount = table.liveCount
+        let order = image.sorted[attribute]
+        return {
+            if let order, order.count == liveCount {
+                self.restore(order)
+            } else {
+                self.markStale()
+                self.consolidate(column: column, live: live)
+            }
+        }
     }
 }

@@ -5,14 +5,21 @@ import GraphStoreCore
 /// the key inline beside its row, so a lookup in a large index touches one cache line where a
 /// `[Value: UInt32]` touches three.
 package final class UniqueIndex {
-    private let strings = StringRowTable()
+    @exclusivity(unchecked) private var strings = StringRowTable()
     // Read by every count and lookup (an import asks each row's claims), written under the
     // graph's write lock or by the one thread encoding a batch: no run-time exclusivity checks.
     @exclusivity(unchecked) private var others: [Value: UInt32] = [:]
     /// Whether the attribute is a string (where bulk loads reserve room).
     private let keysAreStrings: Bool
+    /// The attribute's position.
+    package let attribute: Int
+    /// Set by `markStale`: rebuilt from the column at the transaction's end.
+    private var needsRebuild = false
 
-    package init(keysAreStrings: Bool) { self.keysAreStrings = keysAreStrings }
+    package init(attribute: Int, keysAreStrings: Bool) {
+        self.attribute = attribute
+        self.keysAreStrings = keysAreStrings
+    }
 
     package subscript(value: Value) -> UInt32? {
         get {
@@ -37,5 +44,47 @@ package final class UniqueIndex {
 
     package func reserveCapacity(_ count: Int) {
         if keysAreStrings { strings.reserveCapacity(count) } else { others.reserveCapacity(count) }
+    }
+}
+
+extension UniqueIndex: TableIndex {
+    package var keyAttributes: [Int] { [attribute] }
+    package var keyRelationships: [Int] { [] }
+
+    package func remove(row: UInt32, from table: EntityTable, bulk: Bool) {
+        guard !needsRebuild else { return }
+        let value = table.columns[attribute].value(at: Int(row) - 1)
+        if self[value] == row { self[value] = nil }
+    }
+
+    /// Kept row by row even in bulk: a large transaction's later rows are checked against it.
+    package func add(row: UInt32, to table: EntityTable, bulk: Bool) {
+        guard !needsRebuild else { return }
+        let value = table.columns[attribute].value(at: Int(row) - 1)
+        if value != .null { self[value] = row }
+    }
+
+    package func markStale() { needsRebuild = true }
+
+    package func refresh(in table: EntityTable) {
+        guard needsRebuild else { return }
+        needsRebuild = false
+        strings = StringRowTable()
+        others = [:]
+        fill(from: table.columns[attribute], live: table.live, liveCount: table.liveCount)
+    }
+
+    package func restoreJob(for table: EntityTable, image: EntityTable.Image) -> () -> Void {
+        let column = table.columns[attribute], live = table.live, liveCount = table.liveCount
+        return { self.fill(from: column, live: live, liveCount: liveCount) }
+    }
+
+    /// Every live row's value.
+    private func fill(from column: Column, live: [Bool], liveCount: Int) {
+        reserveCapacity(liveCount)
+        for slot in live.indices where live[slot] {
+            let value = column.value(at: slot)
+            if value != .null { self[value] = UInt32(slot + 1) }
+        }
     }
 }

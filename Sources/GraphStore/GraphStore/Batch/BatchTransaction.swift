@@ -52,7 +52,7 @@ final class BatchTransaction {
         let defaults = entity.attributes.map(\.defaultValue)
         // By unique attribute: value → the batch row that has it (the unique indexes' own
         // tables; strings are hashed without going through `Value`).
-        let claims = entity.attributes.map { $0.isUnique ? UniqueIndex(keysAreStrings: $0.type.kind == .string) : nil }
+        let claims = entity.attributes.map { $0.isUnique ? UniqueIndex(attribute: $0.index, keysAreStrings: $0.type.kind == .string) : nil }
         let uniques = entity.uniqueAttributes.map(\.index)
         // A row's committed owner of each of its unique values, once looked up; which values
         // were looked up among the claims and found free.
