@@ -110,6 +110,27 @@ final class BadConstraint: Model {
         #expect(days == ["Mon", "Tue"])
     }
 
+    /// Single-attribute and compound rules are kept alike: an insert that takes one row through
+    /// one rule (its tail) while another row holds its key under the other rule fails the save.
+    @Test func anUpsertThatWouldShareAnotherRulesKeyFailsTheSave() throws {
+        let container = try container(TemporaryStore().url)
+        let context = ModelContext(container)
+        let united = try seed(context)
+        let routes = try context.fetch(FetchDescriptor<Route>(sortBy: [SortDescriptor(\.day)]))
+        routes[0].tail = "N1"  // Mon
+        routes[1].tail = "N2"  // Tue
+        try context.save()
+        let clash = Route(united, 12, "Mon", seats: 7)
+        clash.tail = "N2"  // Tuesday's tail, Monday's key
+        context.insert(clash)
+        #expect(throws: ModelContextError.uniqueConstraintViolation(entity: "Route", attribute: "carrier, number, day",
+                                                                    value: "Carrier row 1, 12, \"Mon\"")) {
+            try context.save()
+        }
+        let stored = try ModelContext(container).fetch(FetchDescriptor<Route>(sortBy: [SortDescriptor(\.day)]))
+        #expect(stored.map { "\($0.day) \($0.tail ?? "-") \($0.seats)" } == ["Mon N1 100", "Tue N2 100"])
+    }
+
     @Test func fetchesThatNameEveryMemberUseTheIndex() throws {
         let container = try container(TemporaryStore().url)
         let context = ModelContext(container)

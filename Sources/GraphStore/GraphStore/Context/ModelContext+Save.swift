@@ -29,12 +29,9 @@ extension ModelContext {
             committed = try container.commit(from: self, author: author ?? "") {
                 let claimed: UniqueClaims
                 (upserts, claimed) = resolveUpserts(inserts)
-                let claimedCompound = resolveCompoundUpserts(inserts, upserts: &upserts)
                 let upserted = Set(upserts.map { ObjectIdentifier($0.model) })
-                let plainInserts = inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
-                let updates = changes + upserts.map(\.model)
-                try validateUnique(inserts: plainInserts, changes: updates, claimedByInserts: claimed)
-                try validateCompoundUnique(changes: changes, claimedByInserts: claimedCompound)
+                let plainInserts = upserts.isEmpty ? inserts : inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
+                try validateUniqueness(inserts: plainInserts, changes: changes + upserts.map(\.model), claimedByInserts: claimed)
                 return try encodeOperations(inserts: plainInserts, changes: changes, upserted: upserts.map(\.model), deletes: deletes)
             }
         } catch {
@@ -67,49 +64,6 @@ extension ModelContext {
         announce(.didSave, SaveNotification(phase: .didSave, transaction: number, author: author ?? "",
                                             inserted: summary.inserted, updated: summary.updated, deleted: summary.deleted))
     }
-
-    /// An inserted object whose unique value an existing row already has: it becomes that row.
-    struct Upsert {
-        let model: any PersistentModel
-        let reservedRow: UInt64
-    }
-
-    /// SwiftData's upsert: an inserted object whose unique attribute matches a committed row (or
-    /// an earlier insert of this save) takes that row's identity, and the save updates the row
-    /// with the object's values. Called under the commit lock.
-    /// Returns the upserts, and the unique values every insert now claims (by its final row).
-    private func resolveUpserts(_ inserts: [any PersistentModel]) -> ([Upsert], UniqueClaims) {
-        var upserts: [Upsert] = []
-        var claimed: UniqueClaims = [:]
-        for model in inserts {
-            let backing = model.persistentBacking
-            guard let entity = backing.entity else { continue }
-            var target: UInt64?
-            for attribute in entity.uniqueAttributes {
-                let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
-                if value == .null { continue }
-                if let earlier = claimed[entity.index]?[attribute.index]?[value] {
-                    target = earlier
-                } else if let committed = graph.row(entity: entity.index, uniqueAttribute: attribute.index, value: value),
-                          !isDeletedOrChangedAway(entity: entity.index, row: committed, attribute: attribute.index, value: value) {
-                    target = committed
-                }
-                if target != nil { break }
-            }
-            if let target, target != backing.row {
-                upserts.append(Upsert(model: model, reservedRow: backing.row))
-                backing.row = target
-            }
-            for attribute in entity.uniqueAttributes {
-                let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
-                if value != .null { claimed[entity.index, default: [:]][attribute.index, default: [:]][value] = backing.row }
-            }
-        }
-        return (upserts, claimed)
-    }
-
-    /// entity → unique attribute → value → the row that has it in this save.
-    typealias UniqueClaims = [Int: [Int: [Value: UInt64]]]
 
     private func clear(_ model: any PersistentModel) {
         model.persistentBacking.attributeChanges = [:]
@@ -155,42 +109,6 @@ extension ModelContext {
         let backing = model.persistentBacking
         if relationship.isToMany { return backing.toMany(at: relationship.index) }
         return backing.toOne(at: relationship.index).map { [$0] } ?? []
-    }
-
-    /// Unique values may not collide with another unsaved object or with a committed row.
-    ///
-    /// `claimedByInserts` is what `resolveUpserts` found: an insert of an entity with one unique
-    /// attribute has already taken the row (committed or inserted earlier in this save) that
-    /// holds its value, so it cannot collide and is not looked up a second time (an import has
-    /// one such lookup per row); changes are checked against its claims.
-    private func validateUnique(inserts: [any PersistentModel], changes: [any PersistentModel],
-                                claimedByInserts: UniqueClaims) throws {
-        var claimed = claimedByInserts
-        // The two lists in place, not concatenated (an upsert of every row changes them all).
-        for model in [inserts, changes].joined() {
-            let backing = model.persistentBacking
-            guard let entity = backing.entity, !entity.uniqueAttributes.isEmpty else { continue }
-            if backing.state == .inserted && entity.uniqueAttributes.count == 1 { continue }
-            for attribute in entity.uniqueAttributes {
-                guard backing.state == .inserted || backing.attributeChanges[attribute.index] != nil else { continue }
-                let value = backing.attributeChanges[attribute.index] ?? attribute.defaultValue
-                if value == .null { continue }
-                if let other = claimed[entity.index]?[attribute.index]?[value], other != backing.row {
-                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
-                }
-                claimed[entity.index, default: [:]][attribute.index, default: [:]][value] = backing.row
-                if let owner = graph.row(entity: entity.index, uniqueAttribute: attribute.index, value: value), owner != backing.row,
-                   !isDeletedOrChangedAway(entity: entity.index, row: owner, attribute: attribute.index, value: value) {
-                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: attribute.name, value: value.description)
-                }
-            }
-        }
-    }
-
-    /// Whether the committed owner of a unique value gives it up in this same save.
-    private func isDeletedOrChangedAway(entity: Int, row: UInt64, attribute: Int, value: Value) -> Bool {
-        guard let owner = registeredObject(entity: entity, row: row) else { return false }
-        return owner.persistentBacking.isDeletedOrChangedAway(attribute: attribute, from: value)
     }
 
     // MARK: Encoding

@@ -15,6 +15,8 @@ public final class ModelContext {
 
     /// Objects of each entity by row, not retained: a clean object lives as long as the app holds it.
     let registry: ObjectRegistry
+    /// Each entity's uniqueness rules, by entity position (see UniquenessRule).
+    let uniqueness: [EntityUniqueness]
     // A context's state is used by one thread at a time (every entry point enters; ContextUse),
     // and each field here is read or assigned whole, never in overlapping accesses: so the
     // fields every property set or save touches skip run-time exclusivity checks (a
@@ -115,6 +117,7 @@ public final class ModelContext {
         self.container = container
         self.schema = container.schema
         registry = ObjectRegistry(entityCount: container.schema.entities.count)
+        uniqueness = container.schema.entities.map(EntityUniqueness.init)
         modelTypes = container.schema.entities.map(\.type)
         autosaveEnabled = false
         link = ContextLink(registry: registry, schema: container.schema, graph: container.graph)
