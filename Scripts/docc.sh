@@ -3,6 +3,7 @@
 # graphs from `swift build`, pages from `docc` (no plugin package).
 #
 #   bash Scripts/docc.sh             # archives in .build/docc/<Module>.doccarchive, coverage printed
+#   DOCC_LIST_UNDOCUMENTED=1 bash Scripts/docc.sh   # also lists each undocumented public symbol
 #   bash Scripts/docc.sh --preview   # and serve GraphStore's on http://localhost:8080
 #
 # One archive per module a user imports or sees through `import GraphStore`: the SwiftData face,
@@ -70,7 +71,11 @@ for module in modules:
             if sources not in uri or symbol["accessLevel"] not in ("public", "open") or key in seen:
                 continue
             seen.add(key)
-            documented += 1 if symbol.get("docComment") else 0
+            if symbol.get("docComment"):
+                documented += 1
+            elif os.environ.get("DOCC_LIST_UNDOCUMENTED"):
+                line = symbol.get("location", {}).get("position", {}).get("line", 0) + 1
+                print(f"  undocumented: {uri.split(sources)[-1]}:{line} {'.'.join(symbol['pathComponents'])}")
     print(f"{module}: {documented} of {len(seen)} public symbols documented")
 PY
 fi
