@@ -28,34 +28,44 @@ public struct Attribute<Value>: AttributeWrapper {
     // every call, and a wrapper is made for every object: the single-option form, which the
     // compiler prefers, makes none.
 
+    /// A stored attribute of a `Storable` type (`String`, numbers, `Date`, `Data`, `UUID`, `URL`,
+    /// optionals and collections of them), with at most one option: `@Attribute(.unique) var code =
+    /// ""`.
     @inlinable
     public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Storable {
         self.init(initialValue: wrappedValue, coder: .storable, options: option, originalName: originalName)
     }
 
+    /// A stored attribute of a `Storable` type with several options: `@Attribute(.unique,
+    /// .spotlight) var code = ""`.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable {
         self.init(initialValue: wrappedValue, coder: .storable, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
     }
 
+    /// A `Storable` type that is also `Codable` is stored natively, not as JSON (this overload
+    /// settles the choice).
     @inlinable
     public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Storable & Codable {
         self.init(initialValue: wrappedValue, coder: .storable, options: option, originalName: originalName)
     }
 
+    /// A `Storable` and `Codable` type with several options, stored natively.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable & Codable {
         self.init(initialValue: wrappedValue, coder: .storable, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
     }
 
+    /// An enum or other `RawRepresentable` whose raw value is `Storable`: stored as its raw value.
     @inlinable
     public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil)
         where Value: RawRepresentable, Value.RawValue: Storable {
         self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: option, originalName: originalName)
     }
 
+    /// A `RawRepresentable` with a `Storable` raw value and several options, stored as its raw value.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: RawRepresentable, Value.RawValue: Storable {
@@ -63,12 +73,14 @@ public struct Attribute<Value>: AttributeWrapper {
                   originalName: originalName)
     }
 
+    /// A `RawRepresentable` that is also `Codable`: stored as its raw value, not as JSON.
     @inlinable
     public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil)
         where Value: RawRepresentable & Codable, Value.RawValue: Storable {
         self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: option, originalName: originalName)
     }
 
+    /// A `Codable` `RawRepresentable` with several options, stored as its raw value.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: RawRepresentable & Codable, Value.RawValue: Storable {
@@ -76,23 +88,28 @@ public struct Attribute<Value>: AttributeWrapper {
                   originalName: originalName)
     }
 
+    /// An optional `RawRepresentable` (`FlightStatus?`): stored as its raw value, or nil.
     @inlinable
     public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: OptionalRawRepresentable {
         self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: option, originalName: originalName)
     }
 
+    /// An optional `RawRepresentable` with several options, stored as its raw value or nil.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: OptionalRawRepresentable {
         self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
     }
 
+    /// An optional `RawRepresentable` that is also `Codable`: stored as its raw value or nil, not
+    /// as JSON.
     @inlinable
     public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil)
         where Value: OptionalRawRepresentable & Codable {
         self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: option, originalName: originalName)
     }
 
+    /// An optional `Codable` `RawRepresentable` with several options, stored as its raw value or nil.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: OptionalRawRepresentable & Codable {
@@ -100,11 +117,13 @@ public struct Attribute<Value>: AttributeWrapper {
                   originalName: originalName)
     }
 
+    /// Any other `Codable` type (a struct, an enum with payloads): stored as its JSON encoding.
     @inlinable
     public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Codable {
         self.init(initialValue: wrappedValue, coder: .codable, options: option, originalName: originalName)
     }
 
+    /// A `Codable` type with several options, stored as its JSON encoding.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Codable {
         self.init(initialValue: wrappedValue, coder: .codable, options: options.reduce(into: []) { $0.formUnion($1) },
@@ -117,6 +136,8 @@ public struct Attribute<Value>: AttributeWrapper {
         self.init(initialValue: wrappedValue, coder: nil, options: option, originalName: originalName)
     }
 
+    /// Any other type with several options: compiles, and is refused by name when the container is
+    /// created.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) {
         self.init(initialValue: wrappedValue, coder: nil, options: options.reduce(into: []) { $0.formUnion($1) },
@@ -170,6 +191,8 @@ public struct Attribute<Value>: AttributeWrapper {
 /// A property that is not stored: `@Transient var cache = 0`. It lives only in the object.
 @propertyWrapper
 public struct Transient<Value>: TransientWrapper {
+    /// The value, kept in the object only.
     public var wrappedValue: Value
+    /// A transient property starting at `wrappedValue`.
     public init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
 }

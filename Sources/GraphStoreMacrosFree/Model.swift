@@ -26,8 +26,10 @@ import Synchronization
 /// A model object is its own backing (`ModelBacking` is the superclass): one allocation per
 /// object, and one set of reference counts.
 open class Model: ModelBacking, PersistentModel, Codable {
+    /// The object is its own backing.
     public final var persistentBacking: ModelBacking { self }
-    public final var unretainedBacking: Unmanaged<ModelBacking> { .passUnretained(self) }
+    /// The object itself, unretained (see `PersistentModel.unretainedBacking`).
+    public final var unretainedBacking: Unretained<ModelBacking> { Unretained(self) }
     /// The object's Observation registrar (a retained `RegistrarBox`), or 0 until its first read
     /// under observation tracking (ObservationProbe): nothing can observe the object before that,
     /// so until then reads and writes skip Observation, and no registrar is made or freed.
@@ -45,6 +47,7 @@ open class Model: ModelBacking, PersistentModel, Codable {
     /// Its attribute coders by slot, unretained (see ModelDiscovery.decode).
     @usableFromInline @exclusivity(unchecked) final var attributeCoderTable: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 
+    /// An object with every property at its declared initial value, in no context until inserted.
     public required override init() {
         super.init(unregistersWhenFreed: true)
         // Every wrapper its slot (and the object its class's facts), when the class is known;
@@ -61,7 +64,9 @@ open class Model: ModelBacking, PersistentModel, Codable {
         if box != 0 { Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: box)!).release() }
     }
 
+    /// Objects are equal when they are the same object.
     public static func == (lhs: Model, rhs: Model) -> Bool { lhs === rhs }
+    /// Hashes the object's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// The key path of the persistent property `name`, once the app has passed it to GraphStore
@@ -79,6 +84,8 @@ open class Model: ModelBacking, PersistentModel, Codable {
     /// (override: `[Schema.Unique<Trip>([\.name, \.startDate])]`).
     open class var constraints: [any SchemaConstraint] { [] }
 
+    /// The class's persistent properties, found by reading its property wrappers, with
+    /// `originalName` and `constraints`.
     open class func entityDeclaration() throws -> EntityDeclaration {
         var declaration = try ModelDiscovery.declaration(for: self)
         declaration.originalName = originalName
@@ -86,17 +93,23 @@ open class Model: ModelBacking, PersistentModel, Codable {
         return declaration
     }
 
+    /// Tells observers of the object's property `name` that it changed (nothing to do until one
+    /// observes).
     public func persistentPropertyDidChange(named name: String) {
         // Without a registrar nothing observes the object.
         guard registrarBox.load(ordering: .acquiring) != 0 else { return }
         ModelDiscovery.metadata(for: type(of: self)).notify(self, property: name)
     }
 
+    /// The same, for a change another context saved: only the Observation registrar is touched,
+    /// which is safe from any thread.
     public func committedPropertyDidChange(named name: String) {
         // From another thread: the registrar (once made) is safe from any thread.
         persistentPropertyDidChange(named: name)
     }
 
+    /// The initial values that differ from object to object (`= UUID()`, `= Date()`), by attribute
+    /// name.
     public func persistentInitialValues() -> [String: Value] {
         let perInstance = ModelDiscovery.metadata(for: type(of: self)).perInstanceAttributes
         return perInstance.isEmpty ? [:] : ModelDiscovery.storedInitialValues(of: self, only: perInstance)
@@ -104,11 +117,13 @@ open class Model: ModelBacking, PersistentModel, Codable {
 
     // MARK: Codable through the schema
 
+    /// An object decoded from its attributes by name and its to-one relationships as identifiers (resolved when it is inserted).
     public required convenience init(from decoder: any Decoder) throws {
         self.init()
         try ModelCoding.decode(self, from: decoder)
     }
 
+    /// Encodes the object's attributes by name, its to-one relationships as identifiers, and its own identifier once it has one.
     open func encode(to encoder: any Encoder) throws {
         try ModelCoding.encode(self, to: encoder)
     }

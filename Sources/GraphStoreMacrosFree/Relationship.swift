@@ -12,6 +12,10 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
     /// Nil for a non-optional to-one declared without a value (there is no empty one).
     @usableFromInline let initialValue: Value?
 
+    /// A relationship to one model (`Airport?`) or many (`[Flight]`): `deleteRule` says what
+    /// deleting this object does to its targets, the counts bound a to-many at save, `originalName`
+    /// keeps the rows of a renamed property, and `inverse` names the target's property that mirrors
+    /// this one (kept in step by the context).
     @inlinable
     public init(wrappedValue: Value, deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
                 originalName: String? = nil, inverse: AnyKeyPath? = nil) {

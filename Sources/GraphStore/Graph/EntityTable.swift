@@ -14,7 +14,7 @@ package final class EntityTable {
     package let columns: [Column]
     /// The same columns, unretained (`columns` keeps them): writing a row's values through
     /// `columns[i]` retained and released a column per value, a seventh of a batch import.
-    private let unretainedColumns: [Unmanaged<Column>]
+    private let unretainedColumns: [Unretained<Column>]
     /// By relationship position: the target row of a to-one (0 = none); empty for to-many.
     @exclusivity(unchecked) package var toOne: [[UInt32]]
     /// By relationship position: the ordered target rows of a to-many; empty for to-one.
@@ -47,7 +47,7 @@ package final class EntityTable {
         self.entity = entity
         let columns = entity.attributes.map { Column(type: $0.type, defaultValue: $0.defaultValue) }
         self.columns = columns
-        unretainedColumns = columns.map(Unmanaged.passUnretained)
+        unretainedColumns = columns.map(Unretained.init)
         toOne = entity.relationships.map { _ in [] }
         toMany = entity.relationships.map { _ in [] }
         reverse = entity.relationships.map { _ in [:] }
@@ -81,8 +81,8 @@ package final class EntityTable {
         // The index unretained (`unique` keeps it): retaining it around the call was a retain
         // and a release per point lookup.
         unique.withUnsafeBufferPointer { indexes in
-            indexes[attribute].map { Unmanaged.passUnretained($0) }
-        }?._withUnsafeGuaranteedRef { $0[value] }.map(UInt64.init)
+            indexes[attribute].map(Unretained.init)
+        }?.with { $0[value] }.map(UInt64.init)
     }
 
     /// Starts loading the values of `row` for the attributes in `attributes` (positions as bits).
@@ -92,7 +92,7 @@ package final class EntityTable {
             let attribute = remaining.trailingZeroBitCount
             remaining &= remaining &- 1
             guard attribute < unretainedColumns.count else { return }
-            unretainedColumns[attribute]._withUnsafeGuaranteedRef { $0.prefetch(Int(row) - 1) }
+            unretainedColumns[attribute].with { $0.prefetch(Int(row) - 1) }
         }
     }
 
@@ -156,10 +156,10 @@ package final class EntityTable {
         for column in block.properties.indices {
             guard let index = positions[block.properties[column]] else { continue }
             given[index] = true
-            unretainedColumns[index]._withUnsafeGuaranteedRef { block.write(column: column, into: $0) }
+            unretainedColumns[index].with { block.write(column: column, into: $0) }
         }
         for index in columns.indices where !given[index] {
-            unretainedColumns[index]._withUnsafeGuaranteedRef { target in
+            unretainedColumns[index].with { target in
                 for row in block.rows { target.set(target.defaultValue, at: Int(row - 1)) }
             }
         }
@@ -195,12 +195,12 @@ package final class EntityTable {
         }
         var given: UInt64 = 0
         values { index, value in
-            unretainedColumns[index]._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
+            unretainedColumns[index].with { $0.set(value, at: slot) }
             given |= 1 << UInt64(index)
         }
         var missing = ~given & (columns.count == 64 ? ~0 : (1 << UInt64(columns.count)) - 1)
         while missing != 0 {
-            unretainedColumns[missing.trailingZeroBitCount]._withUnsafeGuaranteedRef { $0.set($0.defaultValue, at: slot) }
+            unretainedColumns[missing.trailingZeroBitCount].with { $0.set($0.defaultValue, at: slot) }
             missing &= missing - 1
         }
     }
@@ -228,14 +228,14 @@ package final class EntityTable {
                     // A string rewritten as it is (an upsert's key, which found the row) changes
                     // nothing: checked without making `Value`s.
                     if let string = block.string(column: column, ofRow: item),
-                       target._withUnsafeGuaranteedRef({ $0.string(at: Int(row - 1)) == string }) { continue }
+                       target.with({ $0.string(at: Int(row - 1)) == string }) { continue }
                     if let value = block.value(column: column, ofRow: item) { update(row: row, attribute: index, to: value, bulk: bulk) }
                 }
                 continue
             }
             // A bulk change's indexes are rebuilt at the transaction's end.
             for index in indexesOfAttribute[index] { index.markStale() }
-            unretainedColumns[index]._withUnsafeGuaranteedRef { block.write(column: column, into: $0, items: items) }
+            unretainedColumns[index].with { block.write(column: column, into: $0, items: items) }
         }
     }
 
@@ -252,13 +252,13 @@ package final class EntityTable {
         let column = unretainedColumns[index]
         let indexes = indexesOfAttribute[index]
         guard !indexes.isEmpty else {
-            column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
+            column.with { $0.set(value, at: slot) }
             return
         }
-        let old = column._withUnsafeGuaranteedRef { $0.value(at: slot) }
+        let old = column.with { $0.value(at: slot) }
         if old == value { return }
         for index in indexes { index.remove(row: UInt32(row), from: self, bulk: bulk) }
-        column._withUnsafeGuaranteedRef { $0.set(value, at: slot) }
+        column.with { $0.set(value, at: slot) }
         for index in indexes { index.add(row: UInt32(row), to: self, bulk: bulk) }
     }
 

@@ -10,11 +10,11 @@ package final class Graph: @unchecked Sendable {
     package let schema: Schema
     @usableFromInline let lock = ReadWriteLock()
     @usableFromInline private(set) var tables: [EntityTable] {
-        didSet { unretainedTables = tables.map(Unmanaged.passUnretained) }
+        didSet { unretainedTables = tables.map(Unretained.init) }
     }
     /// The same tables unretained (`tables` keeps them), and every relationship's positions as
     /// plain values: linking read tables and schema descriptions, retaining and releasing each.
-    private var unretainedTables: [Unmanaged<EntityTable>]
+    private var unretainedTables: [Unretained<EntityTable>]
     private let sides: [[RelationshipSide]]
     @usableFromInline private(set) var committed: UInt64 = 0
     /// The next row number to hand out, per entity (reserved at insert, so identifiers are permanent at once).
@@ -29,7 +29,7 @@ package final class Graph: @unchecked Sendable {
         self.schema = schema
         let tables = schema.entities.map(EntityTable.init(entity:))
         self.tables = tables
-        unretainedTables = tables.map(Unmanaged.passUnretained)
+        unretainedTables = tables.map(Unretained.init)
         sides = schema.entities.map { entity in entity.relationships.map { RelationshipSide($0, in: schema) } }
         nextRows = Locked(schema.entities.map { _ in 1 })
     }
@@ -229,7 +229,7 @@ package final class Graph: @unchecked Sendable {
 
     /// `body` with a table, not retained (hot paths only).
     @inline(__always) private func withTable<R>(_ e: Int, _ body: (EntityTable) -> R) -> R {
-        unretainedTables[e]._withUnsafeGuaranteedRef(body)
+        unretainedTables[e].with(body)
     }
 
     private func link(_ side: RelationshipSide, source: UInt64, target: UInt64) {

@@ -73,6 +73,8 @@ public struct BatchInsert<Model: PersistentModel> {
     /// The rows appended so far.
     public var count: Int { rowCount }
 
+    /// An empty batch of `type`'s rows for `container` (the store that holds the type, when the
+    /// container has several). Throws when the type is not in the container's schema.
     public init(_ type: Model.Type = Model.self, in container: ModelContainer) throws {
         // With several stores, the batch is the store's that holds the type.
         let container = container.partition(for: type) ?? container
@@ -193,8 +195,9 @@ public struct BatchInsert<Model: PersistentModel> {
 
 /// What `ModelContext.execute` wrote.
 public struct BatchInsertResult: Sendable, Equatable {
-    /// Rows inserted, and committed rows updated (upserts).
+    /// Rows inserted.
     public var inserted = 0
+    /// Committed rows updated because an appended row had their unique value (upserts).
     public var updated = 0
     /// The transaction that holds them.
     public var transaction: UInt64 = 0

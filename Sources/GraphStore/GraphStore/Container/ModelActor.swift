@@ -4,9 +4,11 @@ import GraphStoreEngine
 
 /// Runs a ModelActor's jobs, and owns its context. SwiftData's protocol of the same name.
 public protocol ModelExecutor: AnyObject, Sendable {
+    /// The context the executor's jobs use.
     var modelContext: ModelContext { get }
 }
 
+/// A model executor that runs one job at a time, as SwiftData's does.
 public protocol SerialModelExecutor: ModelExecutor, SerialExecutor {}
 
 /// A serial executor with its own queue: every job of the actor runs there, one at a time, and
@@ -14,15 +16,19 @@ public protocol SerialModelExecutor: ModelExecutor, SerialExecutor {}
 /// updates run).
 public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked Sendable {
     // `modelContext` is only touched by jobs running on `queue`, one at a time.
+    /// The context this executor owns: it is used only by this executor's jobs.
     public let modelContext: ModelContext
     private let queue: DispatchQueue
 
+    /// An executor for `modelContext`, which it takes over: from now on the context's home is this
+    /// executor.
     public init(modelContext: ModelContext) {
         self.modelContext = modelContext
         self.queue = DispatchQueue(label: "GraphStore.DefaultSerialModelExecutor")
         modelContext.adopt(by: self)
     }
 
+    /// Runs `job` after the jobs enqueued before it, one at a time.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
@@ -36,6 +42,7 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
         queue.async { [self] in RunningModelExecutor.run(as: self, body) }
     }
 
+    /// This executor, as the actor runtime holds it.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
@@ -53,7 +60,9 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
 ///         }
 ///     }
 public protocol ModelActor: Actor {
+    /// The container the actor's context belongs to.
     nonisolated var modelContainer: ModelContainer { get }
+    /// The executor the actor runs on, which owns its context.
     nonisolated var modelExecutor: any ModelExecutor { get }
 }
 
@@ -63,6 +72,7 @@ extension ModelActor {
         (modelExecutor as! any SerialModelExecutor).asUnownedSerialExecutor()
     }
 
+    /// The actor's context: its executor's.
     public var modelContext: ModelContext { modelExecutor.modelContext }
 
     /// The actor's object for an identifier, if it is stored (SwiftData's `self[id, as:]`).
@@ -76,12 +86,12 @@ extension ModelActor {
 enum RunningModelExecutor {
     static var current: ObjectIdentifier? {
         guard let raw = graphstore_running_executor() else { return nil }
-        return ObjectIdentifier(Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue())
+        return ObjectIdentifier(Unretained<AnyObject>(address: raw).object)
     }
 
     static func run<R>(as executor: AnyObject, _ body: () -> R) -> R {
         let previous = graphstore_running_executor()
-        graphstore_set_running_executor(Unmanaged.passUnretained(executor).toOpaque())
+        graphstore_set_running_executor(Unretained(executor).address)
         defer { graphstore_set_running_executor(previous) }
         return body()
     }

@@ -7,9 +7,13 @@ import GraphStoreLog
 public struct ModelConfiguration: Sendable {
     /// The store directory; nil with `isStoredInMemoryOnly`.
     public var url: URL?
+    /// Whether the store lives in memory only (nothing is written; it ends with the container).
     public var isStoredInMemoryOnly: Bool
     /// false opens the store read-only: saves throw `ModelContextError.readOnly`.
     public var allowsSave: Bool
+    /// When a save's bytes reach the disk: `.full` (synced before `save()` returns, the default),
+    /// `.grouped` (concurrent saves share one sync) or `.none` (the system decides).
+    /// Docs/guides/durability.md.
     public var durability: Durability
     /// Whether `mainContext` autosaves (true by default, as in SwiftData).
     public var autosaveEnabled: Bool
@@ -17,6 +21,7 @@ public struct ModelConfiguration: Sendable {
     public var isUndoEnabled: Bool = false
     /// Open a damaged store by keeping its longest valid prefix (Docs/guides/recovery.md).
     public var salvage: Bool
+    /// The size, in bytes, at which the log moves on to a new segment file.
     public var segmentSize: UInt64
     /// The file system seam (tests inject faults through it). By default the POSIX file system,
     /// creating files 0600 and directories 0700 (`PosixFileIO(permissions:)` widens that).
@@ -44,6 +49,7 @@ public struct ModelConfiguration: Sendable {
         return StoreOptions(log: log, asOfTransaction: asOfTransaction, maintenance: maintenance)
     }
 
+    /// Whether the store is opened read-only (`allowsSave` false).
     public var isReadOnly: Bool { !allowsSave }
 
     /// The configuration's name (SwiftData's): unless given, "default", or for a configuration
@@ -57,6 +63,7 @@ public struct ModelConfiguration: Sendable {
     public var groupContainer: GroupContainer
     /// Accepted so that SwiftData code compiles; GraphStore syncs with no CloudKit database.
     public var cloudKitDatabase: CloudKitDatabase
+    /// Accepted so that SwiftData code compiles; GraphStore syncs with no CloudKit container.
     public var cloudKitContainerIdentifier: String?
 
     /// A store at `url`: a directory, created on demand (readable by its owner only: pass
@@ -123,15 +130,21 @@ public struct ModelConfiguration: Sendable {
 
     /// SwiftData's app group containers; GraphStore has none, so every value stores alike.
     public enum GroupContainer: Sendable, Hashable {
+        /// The app's default group container.
         case automatic
+        /// No group container.
         case none
+        /// The group container with this identifier.
         case identifier(String)
     }
 
     /// SwiftData's CloudKit databases; GraphStore never syncs, whatever the value.
     public enum CloudKitDatabase: Sendable, Hashable {
+        /// The app's default CloudKit database.
         case automatic
+        /// No CloudKit database.
         case none
+        /// The private database of the CloudKit container with this identifier.
         case `private`(String)
     }
 }

@@ -92,8 +92,10 @@ public struct PartialSaveError: Error, CustomStringConvertible {
     public var store: String
     /// The configurations whose stores committed their share before it.
     public var savedStores: [String]
+    /// The error the failed store's save threw.
     public var underlying: any Error
 
+    /// Which store failed and why, which stores were saved, and that the rest is still unsaved.
     public var description: String {
         "saving to store \(store) failed: \(underlying)"
             + (savedStores.isEmpty ? "" : "; the changes to \(savedStores.joined(separator: ", ")) were saved")

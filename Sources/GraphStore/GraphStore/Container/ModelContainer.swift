@@ -10,7 +10,9 @@ import Synchronization
 /// share it freely; give each thread or actor its own `ModelContext`.
 public final class ModelContainer: @unchecked Sendable {
     // Immutable after init, except `contexts` (guarded by its mutex).
+    /// The models the container stores, with their entities, attributes, relationships and indexes.
     public let schema: Schema
+    /// The configuration of the container's store (the first one, when it has several).
     public let configuration: ModelConfiguration
     let graph: Graph
     /// The open store; nil in memory.
@@ -28,10 +30,16 @@ public final class ModelContainer: @unchecked Sendable {
     /// Every configuration, in the order given (SwiftData's `configurations`).
     public var configurations: [ModelConfiguration] { partitions?.containers.map(\.configuration) ?? [configuration] }
 
+    /// A container for `types` (and every model they reach through relationships), opening or
+    /// creating the store each configuration names; none gives the default store
+    /// (`~/.graphstore/default`). Throws `SchemaError` for a model it cannot store and
+    /// `StorageError` for a store it cannot open.
     public convenience init(for types: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
         try self.init(for: types, migrationPlan: nil, configurations: configurations)
     }
 
+    /// The same, migrating the store through `migrationPlan`'s stages first when it was written by
+    /// an older version.
     public convenience init(for types: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?,
                             configurations: ModelConfiguration...) throws {
         try self.init(for: types, migrationPlan: migrationPlan, configurations: configurations)
@@ -43,6 +51,7 @@ public final class ModelContainer: @unchecked Sendable {
         try self.init(for: try givenSchema.checked().types, migrationPlan: migrationPlan, configurations: configurations)
     }
 
+    /// A container for a `Schema`'s models, with configurations given one by one.
     public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
                             configurations: ModelConfiguration...) throws {
         try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)

@@ -8,14 +8,18 @@ public protocol AutosaveClock: Sendable {
     func schedule(after interval: Duration, _ action: @escaping @Sendable () -> Void) -> AutosaveTimer
 }
 
+/// An autosave scheduled on a clock, which can still be called off.
 public protocol AutosaveTimer: Sendable {
+    /// Calls the scheduled action off, if it has not run yet.
     func cancel()
 }
 
 /// Real time, through Dispatch.
 public struct DispatchAutosaveClock: AutosaveClock {
+    /// The clock of the system, through Dispatch.
     public init() {}
 
+    /// Calls `action` on a Dispatch queue once `interval` has passed.
     public func schedule(after interval: Duration, _ action: @escaping @Sendable () -> Void) -> AutosaveTimer {
         let item = DispatchWorkItem(block: action)
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
@@ -46,11 +50,15 @@ public final class ManualAutosaveClock: AutosaveClock, Sendable {
 
     private let state = Mutex(State())
 
+    /// A clock at zero, with nothing scheduled.
     public init() {}
 
+    /// How much time `advance(by:)` has moved the clock on.
     public var now: Duration { state.withLock { $0.now } }
+    /// How many actions are scheduled and have not run.
     public var scheduledCount: Int { state.withLock { $0.pending.count } }
 
+    /// Keeps `action` until `advance(by:)` moves the clock past `interval` from now.
     public func schedule(after interval: Duration, _ action: @escaping @Sendable () -> Void) -> AutosaveTimer {
         let id = state.withLock { state in
             state.nextID += 1
@@ -60,6 +68,7 @@ public final class ManualAutosaveClock: AutosaveClock, Sendable {
         return ManualTimer(clock: self, id: id)
     }
 
+    /// Moves the clock on by `interval` and runs, in order, every action that falls due.
     public func advance(by interval: Duration) {
         let due = state.withLock { state -> [Pending] in
             state.now += interval

@@ -22,13 +22,13 @@ enum ContextHome: Equatable {
 /// the context, so a context is freed only where the app lets go of it. The way back is not a
 /// weak reference either: a weak reference gives the context a side table, and every retain
 /// and release of the context then takes the runtime's slow path. The link keeps the context's
-/// address and clears it in the context's deinit; only the context's own isolation domain (its
+/// reference, unretained, and clears it in the context's deinit; only the context's own isolation domain (its
 /// objects, its autosave, its undo actions) follows it back, and the context is freed only there.
 final class ContextLink: @unchecked Sendable {
     private let lock = NSLock()
     // Written once by the context's initialiser and cleared by its deinit, both in the context's
     // own domain, which is the only one that reads them: without run-time exclusivity checks.
-    @exclusivity(unchecked) private var address: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var unretainedContext: Unretained<ModelContext>?
     /// Cleared when the context is deinitialised (its objects then answer like unmanaged ones).
     @exclusivity(unchecked) private(set) var contextIsAlive = true
     /// The thread inside the context now (`graphstore_thread_token`), 0 when none (ContextUse).
@@ -79,18 +79,18 @@ final class ContextLink: @unchecked Sendable {
     /// objects, its autosave and its undo actions), where the context is also freed: `detach`
     /// ran there before its memory went.
     var context: ModelContext? {
-        guard contextIsAlive, let address else { return nil }
-        return Unmanaged<ModelContext>.fromOpaque(address).takeUnretainedValue()
+        guard contextIsAlive, let unretainedContext else { return nil }
+        return unretainedContext.object
     }
 
     /// Called once, by the context's initialiser.
     func attach(_ context: ModelContext) {
-        address = Unmanaged.passUnretained(context).toOpaque()
+        unretainedContext = Unretained(context)
     }
 
     /// Called by the context's deinit, before its memory goes.
     func detach() {
-        address = nil
+        unretainedContext = nil
         contextIsAlive = false
     }
 

@@ -38,14 +38,14 @@ open class ModelBacking {
     /// stay readable even after its context is gone. One reference rather than three: each was
     /// a retain when the object was made and a release when it was freed.
     @exclusivity(unchecked) final var link: ContextLink? {
-        didSet { unretainedLink = link.map(Unmanaged.passUnretained) }
+        didSet { unretainedLink = link.map(Unretained.init) }
     }
     /// The entity's position in the schema, once the object is managed (else -1).
     @exclusivity(unchecked) final var entityIndex = -1
     @exclusivity(unchecked) final var row: UInt64 = 0
     // What every property read uses, without retaining: the link above (which keeps it alive).
     // A read would otherwise retain and release the link, the graph and the entity.
-    @exclusivity(unchecked) private final var unretainedLink: Unmanaged<ContextLink>?
+    @exclusivity(unchecked) private final var unretainedLink: Unretained<ContextLink>?
 
     /// The object's entity, while a context manages it.
     final var entity: Schema.Entity? {
@@ -122,6 +122,8 @@ open class ModelBacking {
     /// (`Model` does, in its deinit); other objects are registered weakly (ObjectRegistry).
     final let unregistersWhenFreed: Bool
 
+    /// A backing with no context, for a type that is its own backing (`Model` subclasses
+    /// `ModelBacking`).
     public init() { unregistersWhenFreed = false }
 
     /// A backing whose object calls `modelWillBeFreed` from its deinit.
@@ -131,7 +133,7 @@ open class ModelBacking {
     public final func modelWillBeFreed(_ object: ObjectIdentifier) {
         guard row > 0, entityIndex >= 0, let unretainedLink else { return }
         let entity = entityIndex, row = self.row
-        unretainedLink._withUnsafeGuaranteedRef { $0.registry.remove(entity: entity, row: row, ifObject: object) }
+        unretainedLink.with { $0.registry.remove(entity: entity, row: row, ifObject: object) }
     }
 
     /// Makes this the object `model(for:)` returns for an identifier with no row: deleted, in
@@ -173,12 +175,12 @@ open class ModelBacking {
     public final func attributeValue(at index: Int) -> Value? {
         // A read changes nothing of the context's: it checks that no other thread is inside
         // (ContextUse), and enters nothing.
-        unretainedLink?._withUnsafeGuaranteedRef { $0.checkNoOtherThreadInside("reading an attribute") }
+        unretainedLink?.with { $0.checkNoOtherThreadInside("reading an attribute") }
         if !readsCommittedState, let value = attributeChanges[index] { return value }
         if let seldom, let value = seldom.ephemeralValues[index] { return value }
         guard row > 0, state != .inserted, entityIndex >= 0, let unretainedLink else { return nil }
         let entityIndex = self.entityIndex, row = self.row
-        let stored = unretainedLink._withUnsafeGuaranteedRef { link in
+        let stored = unretainedLink.with { link in
             link.readAhead.noteRead(entity: entityIndex, attribute: index)
             return link.graph.liveValue(entity: entityIndex, row: row, attribute: index)
         }
@@ -186,6 +188,9 @@ open class ModelBacking {
         return graph.resolveBlob(reference, entity: entity, attribute: index, row: row)
     }
 
+    /// Sets attribute `index` (its position in the entity) of `model` to `value`: through the
+    /// context once the object is inserted (change tracking, undo, unique upkeep), kept in the
+    /// object until then. Property wrappers call it.
     public final func setAttributeValue(_ value: Value, at index: Int, of model: any PersistentModel) {
         if let context {
             context.setAttribute(value, at: index, of: model)
@@ -197,6 +202,9 @@ open class ModelBacking {
 
     // MARK: Relationships
 
+    /// The target of to-one relationship `index` (its position in the entity): the unsaved one if
+    /// this context changed it, otherwise the committed one (made or found in the context's
+    /// identity map).
     public final func toOne(at index: Int) -> (any PersistentModel)? {
         // Reading a committed relationship hands out (and registers) the target's object: it
         // enters the context.
@@ -212,6 +220,8 @@ open class ModelBacking {
         return context.committedToOne(of: self, relationship: index)
     }
 
+    /// The targets of to-many relationship `index`, in link order, with this context's unsaved
+    /// additions and without its deletions.
     public final func toMany(at index: Int) -> [any PersistentModel] {
         guard let link else { return toMany(at: index, includingDeleted: false) }
         let entered = link.enterOrStop("reading a relationship")
@@ -239,6 +249,8 @@ open class ModelBacking {
         return list
     }
 
+    /// Points to-one relationship `index` of `model` at `target` (nil: none); the inverse follows
+    /// in the same context.
     public final func setToOne(_ target: (any PersistentModel)?, at index: Int, of model: any PersistentModel) {
         if let context {
             context.setToOne(target, at: index, of: model)
@@ -247,6 +259,8 @@ open class ModelBacking {
         }
     }
 
+    /// Replaces the targets of to-many relationship `index` of `model`; each target's inverse
+    /// follows in the same context.
     public final func setToMany(_ targets: [any PersistentModel], at index: Int, of model: any PersistentModel) {
         if let context {
             context.setToMany(targets, at: index, of: model)

@@ -7,6 +7,8 @@ import Foundation
 /// `transaction {}`. A failed autosave is never swallowed: it goes to `autosaveErrorHandler`,
 /// stays in `lastAutosaveError`, and is posted as `ModelContext.autosaveFailed`.
 extension ModelContext {
+    /// Posted when an autosave fails; the notification's object is the context and
+    /// `userInfo["error"]` the error. The changes stay unsaved.
     public static let autosaveFailed = Notification.Name("GraphStore.ModelContext.autosaveFailed")
 
     /// Arms the autosave timer after a change, if autosave is on and none is armed.

@@ -5,6 +5,11 @@ import GraphStoreGraph
 /// Fetching: every live row of the entity (with this context's unsaved changes, unless the
 /// descriptor says otherwise), filtered by the predicate and sorted by the sort descriptors.
 extension ModelContext {
+    /// The objects the descriptor finds, in its order, from its offset, at most its limit:
+    /// committed rows (through an index when the predicate has one) and, unless
+    /// `includePendingChanges` is false, this context's unsaved inserts and changes, less its
+    /// deletes. Throws `ModelContextError.typeNotInSchema` for a type the container does not store,
+    /// and rethrows what a predicate evaluated on objects throws.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         if let partitions { return try partitions.context(for: T.self, in: schema).fetch(descriptor) }
         let entered = try link.enter("fetch")
@@ -23,6 +28,7 @@ extension ModelContext {
         return start == 0 && end == results.count ? results : Array(results[start..<end])
     }
 
+    /// How many objects the descriptor finds, after its offset and within its limit (without a predicate, counted without making any object).
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         if let partitions { return try partitions.context(for: T.self, in: schema).fetchCount(descriptor) }
         let entered = try link.enter("fetchCount")
@@ -42,6 +48,7 @@ extension ModelContext {
         return min(count - offset, descriptor.fetchLimit ?? .max)
     }
 
+    /// The identifiers of the objects the descriptor finds, in its order.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let entered = try link.enter("fetchIdentifiers")
         defer { link.leave(entered) }

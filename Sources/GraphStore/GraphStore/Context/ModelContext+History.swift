@@ -28,6 +28,8 @@ extension ModelContext {
 }
 
 extension ModelContainer {
+    /// The store's transactions the descriptor matches (as far back as the history retention
+    /// keeps), each with its inserts, updates and deletes.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
         guard T.self == DefaultHistoryTransaction.self else { throw ModelContextError.noHistory }
         var all: [DefaultHistoryTransaction] = []
@@ -60,6 +62,9 @@ extension ModelContainer {
         return result
     }
 
+    /// Deletes the history the descriptor matches: those transactions are no longer kept for
+    /// `fetchHistory`, and compaction may then remove their segments. The store's contents do not
+    /// change.
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
         for container in storeContainers {
             guard let store = container.store else { throw ModelContextError.noHistory }
@@ -126,11 +131,18 @@ extension HistoryChange {
 /// Stands for an entity a store recorded and the models no longer declare, in history's typed
 /// changes (`DefaultHistoryInsert<UnmodelledEntity>`); never made.
 public final class UnmodelledEntity: ModelBacking, PersistentModel {
+    /// Never called: an unmodelled entity has no objects.
     public required override init() { super.init() }
+    /// The object itself (never made).
     public var persistentBacking: ModelBacking { self }
+    /// The object's identity (never made).
     public var id: ObjectIdentifier { ObjectIdentifier(self) }
+    /// Throws: an unmodelled entity declares no properties.
     public static func entityDeclaration() throws -> EntityDeclaration { throw SchemaError.noPersistentProperties(entity: "\(Self.self)") }
+    /// Nothing observes an unmodelled entity.
     public func persistentPropertyDidChange(named name: String) {}
+    /// Identity.
     public static func == (a: UnmodelledEntity, b: UnmodelledEntity) -> Bool { a === b }
+    /// Hashes the identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

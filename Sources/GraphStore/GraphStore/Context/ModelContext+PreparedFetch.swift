@@ -6,6 +6,9 @@ import GraphStoreGraph
 /// (see CompiledQuery); each run binds the values, runs the plan and filters its rows with the
 /// condition, then sorts and pages as `fetch`.
 extension ModelContext {
+    /// Runs a prepared fetch with `parameters`: the same objects, in the same order, as
+    /// `fetch(prepared.descriptor(parameters))`; planned and compiled on the context's first run of
+    /// it.
     public func fetch<T: PersistentModel, Parameters>(_ fetch: PreparedFetch<T, Parameters>, _ parameters: Parameters) throws -> [T] {
         if let partitions { return try partitions.context(for: T.self, in: schema).fetch(fetch, parameters) }
         let entered = try link.enter("fetch")

@@ -4,6 +4,11 @@ import GraphStoreGraph
 /// Saving: validate, encode the unsaved work as one transaction, commit it through the
 /// container (log append, then graph apply), and mark everything clean.
 extension ModelContext {
+    /// Writes this context's unsaved inserts, changes and deletes as one transaction, then marks
+    /// every object clean and tells the other contexts. With `.full` durability the transaction is
+    /// on disk when this returns. Nothing is written when it throws: `ModelContextError` for a
+    /// broken rule (uniqueness, delete rule, relationship count, read-only store), `StorageError`
+    /// when the store cannot write; the changes stay unsaved.
     public func save() throws {
         if let partitions { return try partitions.save(names: container.configurations.map(\.name)) }
         let entered = try link.enter("save")

@@ -20,7 +20,7 @@ extension ModelContext {
             return nil
         }
         let model = object(entity: key.entity, row: row)
-        let changedAway = model.unretainedBacking._withUnsafeGuaranteedRef { $0.isDeletedOrChangedAway(attribute: key.attribute, from: stored) }
+        let changedAway = model.unretainedBacking.with { $0.isDeletedOrChangedAway(attribute: key.attribute, from: stored) }
         guard !changedAway else { return nil }
         // The entity's own class (nearly always): no run-time cast.
         if type(of: model) == T.self { return unsafeDowncast(model as AnyObject, to: T.self) }

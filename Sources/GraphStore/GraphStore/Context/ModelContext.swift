@@ -9,6 +9,7 @@ import GraphStoreGraph
 /// actor, an actor, or a task), which may use it from any thread, one at a time
 /// (Docs/guides/concurrency.md).
 public final class ModelContext {
+    /// The container whose store this context reads and saves to.
     public let container: ModelContainer
     let schema: Schema
     var graph: Graph { container.graph }
@@ -113,6 +114,8 @@ public final class ModelContext {
     /// The model executor that owns this context, if an actor's.
     var modelExecutor: DefaultSerialModelExecutor? { link.modelExecutor }
 
+    /// A context on `container`'s store, with no unsaved changes, autosave off and no undo manager.
+    /// Use it from one isolation domain (a thread, an actor, a task) at a time.
     public init(_ container: ModelContainer) {
         self.container = container
         self.schema = container.schema
@@ -157,7 +160,7 @@ public final class ModelContext {
     func makeStoredObject(entity: Int, row: UInt64) -> any PersistentModel {
         // Contexts exist only for model schemas; a recorded schema (no types) has none.
         let model = modelTypes[entity]!.init()
-        model.unretainedBacking._withUnsafeGuaranteedRef { backing in
+        model.unretainedBacking.with { backing in
             backing.link = link
             backing.entityIndex = entity
             backing.row = row
@@ -168,7 +171,7 @@ public final class ModelContext {
 
     /// The committed graph, which the container keeps, without retaining it.
     func committedGraph<R>(_ body: (Graph) throws -> R) rethrows -> R {
-        try Unmanaged.passUnretained(container.graph)._withUnsafeGuaranteedRef(body)
+        try Unretained(container.graph).with(body)
     }
 
     func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
@@ -222,6 +225,7 @@ public final class ModelContext {
 
     // MARK: Unsaved work
 
+    /// Whether the context has unsaved inserts, changes or deletes.
     public var hasChanges: Bool {
         if let partitions { return partitions.contexts.contains { $0.hasChanges } }
         link.checkNoOtherThreadInside("hasChanges")
@@ -232,16 +236,19 @@ public final class ModelContext {
     var unsavedModels: [any PersistentModel] {
         hasChanges ? inserted + Array(changed.values) + Array(deleted.values) : []
     }
+    /// The objects inserted and not yet saved.
     public var insertedModelsArray: [any PersistentModel] {
         if let partitions { return partitions.contexts.flatMap(\.insertedModelsArray) }
         link.checkNoOtherThreadInside("insertedModelsArray")
         return inserted
     }
+    /// The objects with unsaved changes (inserted ones not included).
     public var changedModelsArray: [any PersistentModel] {
         if let partitions { return partitions.contexts.flatMap(\.changedModelsArray) }
         link.checkNoOtherThreadInside("changedModelsArray")
         return Array(changed.values)
     }
+    /// The objects deleted and not yet saved.
     public var deletedModelsArray: [any PersistentModel] {
         if let partitions { return partitions.contexts.flatMap(\.deletedModelsArray) }
         link.checkNoOtherThreadInside("deletedModelsArray")
@@ -581,6 +588,7 @@ extension ModelContext {
 }
 
 extension ModelContext: CustomReflectable {
+    /// The context's unsaved counts and settings, for the debugger.
     public var customMirror: Mirror {
         Mirror(self, children: ["author": author as Any, "inserted": inserted.count, "changed": changed.count,
                                 "deleted": deleted.count, "autosaveEnabled": autosaveEnabled], displayStyle: .class)

@@ -36,6 +36,7 @@ public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertib
     /// A batch was filled or executed wrongly (the first misuse is named).
     case batchInvalid(entity: String, reason: String)
 
+    /// What went wrong and on which object, attribute or value.
     public var description: String {
         switch self {
         case let .uniqueConstraintViolation(entity, attribute, value):

@@ -105,7 +105,7 @@ private struct Entry {
     init(_ object: __shared any PersistentModel) {
         self.object = object
         identity = ObjectIdentifier(object)
-        weak = object.unretainedBacking._withUnsafeGuaranteedRef(\.unregistersWhenFreed) ? nil : WeakModel(object)
+        weak = object.unretainedBacking.with(\.unregistersWhenFreed) ? nil : WeakModel(object)
     }
 
     /// A strong reference, unless the object's deinit has begun.
@@ -114,7 +114,7 @@ private struct Entry {
         let pointer = UnsafeMutableRawPointer(bitPattern: UInt(bitPattern: identity))!
         guard graphstore_try_retain(pointer) else { return nil }
         let model = object  // a second retain; the one tryRetain took is given back
-        Unmanaged<AnyObject>.fromOpaque(pointer).release()
+        Unretained<AnyObject>(address: pointer).releaseRetainTakenOutsideSwift()
         return model
     }
 }

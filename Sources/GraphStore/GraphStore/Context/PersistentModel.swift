@@ -13,7 +13,7 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// The same backing without a reference count: the engine's hot paths (materialising and
     /// freeing objects) use it while they hold the object, which keeps its backing alive. A
     /// getter returns its value retained, a retain and a release per object.
-    var unretainedBacking: Unmanaged<ModelBacking> { get }
+    var unretainedBacking: Unretained<ModelBacking> { get }
     /// The type's persistent properties, as declared.
     static func entityDeclaration() throws -> EntityDeclaration
     /// Called by the engine when it changes a property behind the object's back (a merged save,
@@ -34,9 +34,13 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
 }
 
 extension PersistentModel {
-    public var unretainedBacking: Unmanaged<ModelBacking> { .passUnretained(persistentBacking) }
+    /// The backing, passed unretained.
+    public var unretainedBacking: Unretained<ModelBacking> { Unretained(persistentBacking) }
+    /// No per-object initial values.
     public func persistentInitialValues() -> [String: Value] { [:] }
+    /// Tells the object's observers, as `persistentPropertyDidChange(named:)` does.
     public func committedPropertyDidChange(named name: String) { persistentPropertyDidChange(named: name) }
+    /// No key paths known.
     public static func keyPath(forPersistentProperty name: String) -> AnyKeyPath? { nil }
 
     /// The persistent property `keyPath` reads, by name (nil for anything else).
@@ -72,8 +76,11 @@ extension PersistentModel {
 /// through the property itself, so observation, undo and change tracking behave as for any
 /// property write.
 extension PersistentModel {
+    /// The value of the property `key` reads (SwiftData's generated accessor).
     public func getValue<Value>(forKey key: KeyPath<Self, Value>) -> Value { self[keyPath: key] }
 
+    /// Sets the property `key` names, as an assignment to it would (SwiftData's generated
+    /// accessor). Stops the program when `key` is not settable.
     public func setValue<Value>(forKey key: KeyPath<Self, Value>, to newValue: Value) {
         guard let writable = key as? ReferenceWritableKeyPath<Self, Value> else {
             preconditionFailure("setValue(forKey:to:): \(key) of \(Self.self) is not a settable property")

@@ -6,15 +6,25 @@ import GraphStoreEngine
 /// `ModelContext.didSave` (SwiftData's names), whose userInfo holds the identifier arrays under
 /// `ModelContext.NotificationKey` raw values.
 public struct SaveNotification: Sendable, Equatable {
-    public enum Phase: Sendable, Equatable { case willSave, didSave }
+    /// Before or after the save commits.
+    public enum Phase: Sendable, Equatable {
+        /// The save is about to commit (`ModelContext.willSave`).
+        case willSave
+        /// The save has committed (`ModelContext.didSave`).
+        case didSave
+    }
 
+    /// Whether the save is about to commit or has committed.
     public let phase: Phase
     /// The committed transaction's number (nil before it commits).
     public let transaction: UInt64?
     /// The saving context's `author`.
     public let author: String
+    /// The objects the save inserts (their permanent identifiers after it commits).
     public let inserted: [PersistentIdentifier]
+    /// The objects whose changes the save writes.
     public let updated: [PersistentIdentifier]
+    /// The objects the save deletes.
     public let deleted: [PersistentIdentifier]
 }
 
@@ -34,8 +44,11 @@ extension ModelContext {
         /// Posted by SwiftData when every identifier of a context is invalidated; a GraphStore
         /// save never invalidates identifiers, so this key is never present.
         case invalidatedAllIdentifiers = "invalidatedAll"
+        /// The inserted objects' identifiers.
         case insertedIdentifiers = "inserted"
+        /// The updated objects' identifiers.
         case updatedIdentifiers = "updated"
+        /// The deleted objects' identifiers.
         case deletedIdentifiers = "deleted"
     }
 
@@ -90,6 +103,7 @@ public final class SaveObservation {
     convenience init(combining observations: [SaveObservation]) {
         self.init { observations.forEach { $0.cancel() } }
     }
+    /// Stops the callbacks; releasing the observation does too.
     public func cancel() { cancellation() }
     deinit { cancellation() }
 }

@@ -2,9 +2,13 @@ import Foundation
 
 /// What to fetch: SwiftData's FetchDescriptor, with the same names and defaults.
 public struct FetchDescriptor<T: PersistentModel> {
+    /// Which objects to fetch (nil: all of the type).
     public var predicate: Predicate<T>?
+    /// Their order; ties keep the order rows were inserted in.
     public var sortBy: [SortDescriptor<T>]
+    /// At most this many objects (after the offset).
     public var fetchLimit: Int?
+    /// How many objects, in order, to skip first.
     public var fetchOffset: Int?
     /// Whether unsaved inserts, changes and deletes of the context count (default true, as in SwiftData).
     public var includePendingChanges: Bool
@@ -14,6 +18,7 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// Accepted for compatibility. Relationships are in memory already, so prefetching is free.
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>]
 
+    /// A fetch of the objects matching `predicate` (all, when nil), in the order `sortBy` gives.
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
         self.predicate = predicate
         self.sortBy = sortBy

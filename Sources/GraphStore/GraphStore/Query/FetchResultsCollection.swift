@@ -10,9 +10,12 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
         batches = Batches(count: count, batchSize: Swift.max(1, batchSize), load: load)
     }
 
+    /// Always 0.
     public var startIndex: Int { 0 }
+    /// How many objects the fetch found.
     public var endIndex: Int { batches.count }
 
+    /// The object at `position`, made with the rest of its batch when the batch is first read.
     public subscript(position: Int) -> Element {
         precondition(position >= 0 && position < batches.count, "FetchResultsCollection index \(position) is out of bounds (count \(batches.count))")
         return batches.element(at: position)

@@ -12,6 +12,7 @@ import Observation
 /// (the main queue for mainContext, the model executor for an actor's context); for any other
 /// context they apply the next time `results` is read.
 public final class LiveQuery<T: PersistentModel>: Observable {
+    /// The context the query fetches in (with several stores, the one that holds `T`).
     public let context: ModelContext
     private let registrar = ObservationRegistrar()
     private var stored: [T] = []
@@ -30,6 +31,8 @@ public final class LiveQuery<T: PersistentModel>: Observable {
     /// A save that touches at most this many rows of the type, and no other type, is applied incrementally.
     public var incrementalLimit = 64
 
+    /// A query that fetches `descriptor` in `context` now and again after each save that may change
+    /// its results.
     public init(_ descriptor: FetchDescriptor<T>, in context: ModelContext) {
         self.descriptor = descriptor
         // With several stores, the query lives with the store that holds T.
@@ -39,6 +42,8 @@ public final class LiveQuery<T: PersistentModel>: Observable {
         refetch()
     }
 
+    /// The current results; reading them under observation tracking (SwiftUI,
+    /// `withObservationTracking`) is told when they change.
     public var results: [T] {
         applyWaiting()
         registrar.access(self, keyPath: \.results)

@@ -18,9 +18,13 @@ import GraphStoreCore
 /// `descriptor(parameters)` does; on a context with unsaved changes, or for a predicate that
 /// must run on objects, it is that descriptor's fetch. Docs/guides/fetching.md.
 public struct PreparedFetch<T: PersistentModel, Parameters> {
+    /// The predicate, reading the model and the parameters.
     public let predicate: Predicate<T, Parameters>
+    /// The results' order, as on `FetchDescriptor`.
     public var sortBy: [SortDescriptor<T>]
+    /// At most this many objects (after the offset).
     public var fetchLimit: Int?
+    /// How many objects, in order, to skip first.
     public var fetchOffset: Int?
     /// Whether unsaved inserts, changes and deletes of the context count (default true, as in SwiftData).
     public var includePendingChanges: Bool
@@ -33,6 +37,8 @@ public struct PreparedFetch<T: PersistentModel, Parameters> {
     private let storedReaders: [SlotReader?]
     typealias SlotReader = (UnsafeRawPointer) -> Value
 
+    /// A prepared fetch of the objects `predicate` matches for each run's parameters, in the order
+    /// `sortBy` gives.
     public init(predicate: Predicate<T, Parameters>, sortBy: [SortDescriptor<T>] = []) {
         self.predicate = predicate
         self.sortBy = sortBy

@@ -17,6 +17,8 @@ extension Schema {
         }
     }
 
+    /// The schema of `types` and every model they reach through relationships (Xcode's template
+    /// builds one to pass to `ModelContainer`).
     public convenience init(_ types: any PersistentModel.Type..., version: Schema.Version? = nil) {
         self.init(types, version: version)
     }
@@ -26,6 +28,7 @@ extension Schema {
         self.init(versionedSchema.models, version: versionedSchema.versionIdentifier)
     }
 
+    /// The entity `type` is stored as, if it is in this schema.
     public func entity(for type: any PersistentModel.Type) -> Schema.Entity? { entity(forTypeIdentifier: ObjectIdentifier(type)) }
 
     /// The model types, in entity order (empty for a schema read from a store without its models).

@@ -6,10 +6,14 @@ import GraphStoreGraph
 /// offers — `Storable` (native), `RawRepresentable` (its raw value), or `Codable` (JSON bytes).
 /// A type with none of these has no coder, which schema discovery reports as an error.
 public struct ValueCoder<T> {
+    /// The stored type values of `T` have.
     public let type: AttributeType
+    /// `T` to its stored value.
     public let encode: (T) throws -> Value
+    /// A stored value back to `T`; throws `ValueConversionError` for one of another shape.
     public let decode: (Value) throws -> T
 
+    /// A coder with these conversions.
     public init(type: AttributeType, encode: @escaping (T) throws -> Value, decode: @escaping (Value) throws -> T) {
         self.type = type
         self.encode = encode
@@ -18,12 +22,14 @@ public struct ValueCoder<T> {
 }
 
 extension ValueCoder where T: Storable {
+    /// The coder of a `Storable` type: its own conversions.
     @inlinable public static var storable: ValueCoder {
         ValueCoder(type: T.storageType, encode: { $0.storedValue }, decode: { try T(storedValue: $0) })
     }
 }
 
 extension ValueCoder where T: RawRepresentable, T.RawValue: Storable {
+    /// The coder of a `RawRepresentable` with a `Storable` raw value: the raw value is stored.
     @inlinable public static var rawRepresentable: ValueCoder {
         ValueCoder(type: T.RawValue.storageType, encode: { $0.rawValue.storedValue }, decode: { value in
             let raw = try T.RawValue(storedValue: value)
@@ -37,17 +43,23 @@ extension ValueCoder where T: RawRepresentable, T.RawValue: Storable {
 
 /// Optional of a RawRepresentable (an optional enum).
 public protocol OptionalRawRepresentable {
+    /// The wrapped `RawRepresentable` type.
     associatedtype WrappedRaw: RawRepresentable where WrappedRaw.RawValue: Storable
+    /// The optional of `wrapped`.
     init(wrapped: WrappedRaw?)
+    /// The wrapped value, or nil.
     var wrapped: WrappedRaw? { get }
 }
 
 extension Optional: OptionalRawRepresentable where Wrapped: RawRepresentable, Wrapped.RawValue: Storable {
+    /// `wrapped` as it is.
     public init(wrapped: Wrapped?) { self = wrapped }
+    /// The optional itself.
     public var wrapped: Wrapped? { self }
 }
 
 extension ValueCoder where T: OptionalRawRepresentable {
+    /// The coder of an optional `RawRepresentable`: its raw value, or `.null`.
     @inlinable public static var optionalRawRepresentable: ValueCoder {
         let inner = ValueCoder<T.WrappedRaw>.rawRepresentable
         return ValueCoder(type: AttributeType(kind: inner.type.kind, isOptional: true), encode: { value in
@@ -60,23 +72,34 @@ extension ValueCoder where T: OptionalRawRepresentable {
 
 /// Marks Optional so a Codable coder can tell an optional type and encode nil as `.null`.
 public protocol AnyOptional {
+    /// The wrapped type's name, for errors.
     static var wrappedTypeName: String { get }
+    /// The wrapped type.
     static var wrappedType: Any.Type { get }
+    /// Whether this is nil.
     var isNil: Bool { get }
     /// The wrapped value, or nil.
     var wrappedValue: Any? { get }
+    /// nil, of this optional type.
     static var nilValue: Self { get }
 }
 
 extension Optional: AnyOptional {
+    /// The wrapped type's name.
     public static var wrappedTypeName: String { String(describing: Wrapped.self) }
+    /// The wrapped type.
     public static var wrappedType: Any.Type { Wrapped.self }
+    /// Whether this is nil.
     public var isNil: Bool { self == nil }
+    /// The wrapped value as `Any`, or nil.
     public var wrappedValue: Any? { self.map { $0 as Any } }
+    /// nil.
     public static var nilValue: Self { nil }
 }
 
 extension ValueCoder where T: Codable {
+    /// The coder of any other `Codable` type: its JSON encoding is stored (nil as `.null` for an
+    /// optional).
     public static var codable: ValueCoder {
         let optional = T.self as? any AnyOptional.Type
         let name = optional?.wrappedTypeName ?? String(describing: T.self)

@@ -36,28 +36,41 @@ open class UndoManager {
     }
     /// Whether registrations made on the main queue are grouped per turn of it.
     open var groupsByEvent = true
+    /// True while `undo()` runs.
     open private(set) var isUndoing = false
+    /// True while `redo()` runs.
     open private(set) var isRedoing = false
 
+    /// An undo manager with nothing to undo or redo, grouping by event.
     public init() {}
 
     /// How many closed groups can be undone and redone.
     open var undoCount: Int { undoGroups.count }
+    /// How many groups `redo()` can redo.
     open var redoCount: Int { redoGroups.count }
 
+    /// Whether there is a group (or an open group with actions) to undo.
     open var canUndo: Bool { !undoGroups.isEmpty || !(openGroup?.actions.isEmpty ?? true) }
+    /// Whether there is a group to redo.
     open var canRedo: Bool { !redoGroups.isEmpty }
+    /// Whether actions are recorded (`disableUndoRegistration()` calls not yet balanced turn it off).
     open var isUndoRegistrationEnabled: Bool { disabledCount == 0 }
     /// The number of groups open: explicit ones, plus the automatic one while it is open.
     open var groupingLevel: Int { explicitDepth > 0 ? explicitDepth : (openGroup == nil ? 0 : 1) }
 
+    /// The name of the group `undo()` would undo.
     open var undoActionName: String { openGroup?.name ?? undoGroups.last?.name ?? "" }
+    /// The name of the group `redo()` would redo.
     open var redoActionName: String { redoGroups.last?.name ?? "" }
+    /// "Undo" followed by the undo action's name, for a menu item.
     open var undoMenuItemTitle: String { undoMenuTitle(forUndoActionName: undoActionName) }
+    /// "Redo" followed by the redo action's name, for a menu item.
     open var redoMenuItemTitle: String { redoMenuTitle(forUndoActionName: redoActionName) }
+    /// "Undo", or "Undo " and `actionName`.
     open func undoMenuTitle(forUndoActionName actionName: String) -> String {
         actionName.isEmpty ? "Undo" : "Undo \(actionName)"
     }
+    /// "Redo", or "Redo " and `actionName`.
     open func redoMenuTitle(forUndoActionName actionName: String) -> String {
         actionName.isEmpty ? "Redo" : "Redo \(actionName)"
     }
@@ -71,12 +84,17 @@ open class UndoManager {
     open func setActionIsDiscardable(_ discardable: Bool) {
         if openGroup != nil { openGroup!.isDiscardable = discardable } else if !undoGroups.isEmpty { undoGroups[undoGroups.count - 1].isDiscardable = discardable }
     }
+    /// Whether the group to undo was marked discardable.
     open var undoActionIsDiscardable: Bool { openGroup?.isDiscardable ?? undoGroups.last?.isDiscardable ?? false }
+    /// Whether the group to redo was marked discardable.
     open var redoActionIsDiscardable: Bool { redoGroups.last?.isDiscardable ?? false }
 
+    /// Stops recording actions until a matching `enableUndoRegistration()`.
     open func disableUndoRegistration() { disabledCount += 1 }
+    /// Balances one `disableUndoRegistration()`.
     open func enableUndoRegistration() { disabledCount = max(0, disabledCount - 1) }
 
+    /// Opens a group: the actions registered until the matching `endUndoGrouping()` undo as one.
     open func beginUndoGrouping() {
         if explicitDepth == 0 {
             closeAutomaticGroup()
@@ -86,6 +104,7 @@ open class UndoManager {
         explicitDepth += 1
     }
 
+    /// Closes the innermost open group.
     open func endUndoGrouping() {
         guard explicitDepth > 0 else { return }
         if explicitDepth == 1 { post(.NSUndoManagerWillCloseUndoGroup) }
@@ -128,6 +147,7 @@ open class UndoManager {
         commitOpenGroup()
     }
 
+    /// Undoes the last group (closing an open one first), making its actions redoable.
     open func undo() {
         closeAutomaticGroup()
         guard explicitDepth == 0, let group = undoGroups.popLast() else { return }
@@ -152,6 +172,7 @@ open class UndoManager {
         undo()
     }
 
+    /// Redoes the last undone group.
     open func redo() {
         closeAutomaticGroup()
         guard explicitDepth == 0, let group = redoGroups.popLast() else { return }
@@ -166,6 +187,7 @@ open class UndoManager {
         post(.NSUndoManagerDidRedoChange)
     }
 
+    /// Forgets every group, to undo and to redo.
     open func removeAllActions() {
         undoGroups = []
         redoGroups = []
@@ -226,13 +248,21 @@ open class UndoManager {
 
 /// Foundation's UndoManager notification names.
 extension Notification.Name {
+    /// Foundation's checkpoint notification; declared so that code naming it compiles, never posted.
     public static let NSUndoManagerCheckpoint = Notification.Name("NSUndoManagerCheckpointNotification")
+    /// Posted before `undo()` undoes a group.
     public static let NSUndoManagerWillUndoChange = Notification.Name("NSUndoManagerWillUndoChangeNotification")
+    /// Posted before `redo()` redoes a group.
     public static let NSUndoManagerWillRedoChange = Notification.Name("NSUndoManagerWillRedoChangeNotification")
+    /// Posted after `undo()` undid a group.
     public static let NSUndoManagerDidUndoChange = Notification.Name("NSUndoManagerDidUndoChangeNotification")
+    /// Posted after `redo()` redid a group.
     public static let NSUndoManagerDidRedoChange = Notification.Name("NSUndoManagerDidRedoChangeNotification")
+    /// Posted when a group opens.
     public static let NSUndoManagerDidOpenUndoGroup = Notification.Name("NSUndoManagerDidOpenUndoGroupNotification")
+    /// Posted before a group closes.
     public static let NSUndoManagerWillCloseUndoGroup = Notification.Name("NSUndoManagerWillCloseUndoGroupNotification")
+    /// Posted after a group closed.
     public static let NSUndoManagerDidCloseUndoGroup = Notification.Name("NSUndoManagerDidCloseUndoGroupNotification")
 }
 #else

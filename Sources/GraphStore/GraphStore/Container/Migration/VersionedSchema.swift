@@ -8,7 +8,9 @@ import GraphStoreGraph
 ///         final class Airport: Model { … }
 ///     }
 public protocol VersionedSchema {
+    /// This version's number, as `Schema.Version(1, 0, 0)`.
     static var versionIdentifier: Schema.Version { get }
+    /// The model types of this version.
     static var models: [any PersistentModel.Type] { get }
 }
 
@@ -21,6 +23,7 @@ public protocol VersionedSchema {
 public protocol SchemaMigrationPlan {
     /// Oldest first.
     static var schemas: [any VersionedSchema.Type] { get }
+    /// The steps from each version to the next, oldest first.
     static var stages: [MigrationStage] { get }
 }
 
