@@ -109,8 +109,8 @@ package enum CheckpointFile {
         guard let head = try? handle.read(at: 0, count: start), head.count == start,
               (try? head.withUnsafeBytes({ try decodeHeader(UnsafeRawBufferPointer(rebasing: $0[..<headerSize]), path: path) })) != nil
         else { return nil }
-        let length = head.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: headerSize, as: UInt32.self))) }
-        let crc = head.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: headerSize + 4, as: UInt32.self)) }
+        let length = head.withUnsafeBytes { Int($0.littleEndian(UInt32.self, at: headerSize)) }
+        let crc = head.withUnsafeBytes { $0.littleEndian(UInt32.self, at: headerSize + 4) }
         guard head[headerSize + 8] == RecordFormat.Kind.checkpointSchemas.rawValue,
               let payload = try? handle.read(at: UInt64(start), count: length), payload.count == length,
               payload.withUnsafeBytes({ RecordFormat.checksum(kind: RecordFormat.Kind.checkpointSchemas.rawValue, payload: $0) }) == crc
@@ -129,8 +129,8 @@ package enum CheckpointFile {
             var offset = headerSize
             while offset < raw.count {
                 guard raw.count - offset >= RecordFormat.headerSize else { throw problem(offset, "truncated record header") }
-                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-                let crc = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+                let length = Int(raw.littleEndian(UInt32.self, at: offset))
+                let crc = raw.littleEndian(UInt32.self, at: offset + 4)
                 let kindByte = raw[offset + 8]
                 guard RecordFormat.checkpointKinds.contains(kindByte), let kind = RecordFormat.Kind(rawValue: kindByte) else {
                     throw problem(offset, "unknown record kind \(kindByte)")

@@ -83,12 +83,12 @@ package struct SegmentScanner {
     /// starts and its commit time. Checks no checksum.
     package static func skippableRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int, number: UInt64) -> (offset: Int, number: UInt64, time: Int64)? {
         guard bytes.count - offset >= RecordFormat.headerSize + 17, bytes[offset + 8] == RecordFormat.Kind.transaction.rawValue else { return nil }
-        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        let length = Int(bytes.littleEndian(UInt32.self, at: offset))
         let start = offset + RecordFormat.headerSize
         guard length >= 17, length <= bytes.count - start, TransactionCodec.readableVersions.contains(bytes[start]) else { return nil }
-        let found = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start + TransactionCodec.numberOffset, as: UInt64.self))
+        let found = bytes.littleEndian(UInt64.self, at: start + TransactionCodec.numberOffset)
         guard found == number else { return nil }
-        let time = Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start + 9, as: UInt64.self)))
+        let time = Int64(bitPattern: bytes.littleEndian(UInt64.self, at: start + 9))
         return (start + length, found, time)
     }
 
@@ -102,8 +102,8 @@ package struct SegmentScanner {
     package static func decodeRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int,
                              kinds: ClosedRange<UInt8> = RecordFormat.logKinds) -> RecordDecoding {
         guard offset >= 0, bytes.count - offset >= RecordFormat.headerSize else { return .invalid("truncated record header") }
-        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-        let storedCRC = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+        let length = Int(bytes.littleEndian(UInt32.self, at: offset))
+        let storedCRC = bytes.littleEndian(UInt32.self, at: offset + 4)
         let kind = bytes[offset + 8]
         if length == 0 && storedCRC == 0 && kind == 0 { return .zeroHeader }
         guard kinds.contains(kind) else { return .invalid("unknown record kind \(kind)") }
@@ -150,7 +150,7 @@ package struct SegmentScanner {
     ///   after its end means a write went further: the record is complete, its length damaged.
     package static func isTornWrite(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
         guard offset >= 0, bytes.count - offset >= RecordFormat.headerSize else { return true }
-        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        let length = Int(bytes.littleEndian(UInt32.self, at: offset))
         let headerIsZero = (0..<RecordFormat.headerSize).allSatisfy { bytes[offset + $0] == 0 }
         if headerIsZero { return true }
         let payloadStart = offset + RecordFormat.headerSize
@@ -176,7 +176,7 @@ package struct SegmentScanner {
         let payloadStart = offset + RecordFormat.headerSize
         guard let last = lastNonZero(bytes, from: payloadStart), bytes[last] == TransactionCodec.endMark,
               bytes[payloadStart] >= 2 else { return false }
-        let storedCRC = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+        let storedCRC = bytes.littleEndian(UInt32.self, at: offset + 4)
         let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart...last])
         return RecordFormat.checksum(kind: bytes[offset + 8], payload: payload) == storedCRC
     }
@@ -190,7 +190,7 @@ package struct SegmentScanner {
         var i = bytes.count - 1
         // Word-at-a-time from the end: preallocated tails are long runs of zeros.
         while i - 7 >= offset {
-            if bytes.loadUnaligned(fromByteOffset: i - 7, as: UInt64.self) != 0 { break }
+            if bytes.littleEndian(UInt64.self, at: i - 7) != 0 { break }
             i -= 8
         }
         while i >= offset {
