@@ -61,10 +61,8 @@ final class PreparedPredicate: @unchecked Sendable {  // immutable after init
     private static func read(_ path: [AnyKeyPath], from root: Any) -> Any {
         var value = root
         for keyPath in path {
-            if let optional = value as? any AnyOptional {
-                guard let wrapped = optional.wrappedValue else { return value }
-                value = wrapped
-            }
+            guard let unwrapped = unwrappingOptional(value) else { return value }
+            value = unwrapped
             guard let next = value[keyPath: keyPath] else { return Optional<Any>.none as Any }
             value = next
         }

@@ -154,13 +154,7 @@ struct QueryPlanner {
         default: break
         }
         if let storable = constant as? any Storable { return storable.storedValue }  // Optional of a Storable too
-        let value: Any
-        if let optional = constant as? any AnyOptional {
-            guard let wrapped = optional.wrappedValue else { return .null }
-            value = wrapped
-        } else {
-            value = constant
-        }
+        guard let value = unwrappingOptional(constant) else { return .null }
         if let storable = value as? any Storable { return storable.storedValue }
         if let raw = value as? any RawRepresentable, let storable = raw.rawValue as? any Storable { return storable.storedValue }
         return nil

@@ -84,6 +84,13 @@ public protocol AnyOptional {
     static var nilValue: Self { get }
 }
 
+/// `value` with one level of `Optional` taken off: nil when it is an optional holding nil,
+/// `value` itself when it is no optional.
+func unwrappingOptional(_ value: Any) -> Any? {
+    guard let optional = value as? any AnyOptional else { return value }
+    return optional.wrappedValue
+}
+
 extension Optional: AnyOptional {
     /// The wrapped type's name.
     public static var wrappedTypeName: String { String(describing: Wrapped.self) }
@@ -123,13 +130,7 @@ extension ValueCoder {
         let optional = T.self as? any AnyOptional.Type
         let transformer = TransformerInHand(options)
         return ValueCoder(type: AttributeType(kind: .data, isOptional: optional != nil), encode: { value in
-            let unwrapped: Any
-            if let wrapped = value as? any AnyOptional {
-                guard let inner = wrapped.wrappedValue else { return .null }
-                unwrapped = inner
-            } else {
-                unwrapped = value
-            }
+            guard let unwrapped = unwrappingOptional(value) else { return .null }
             let made = try transformer.get().transformedValue(unwrapped)
             guard let data = made as? Data else {
                 throw ValueConversionError(expected: "Data from \(Swift.type(of: try transformer.get())) for a \(T.self)",
