@@ -10,7 +10,7 @@ let usage = """
 
     Runs every workload on GraphStore, the `sqlite` baseline (C API, prepared statements) and the
     `grdb` baseline (GRDB records), interleaved, and reports medians and ratios.
-      --flights N   one size (default: 10000, 100000 and 1000000)
+      --flights N   the sizes to run, comma-separated (default: 10000,100000,1000000)
       --json        print one JSON object instead of tables
       --smoke       tiny sizes in seconds; checks that the engines agree
       --dir DIR     where stores are written (default: the temporary directory; put it on the disk you care about)
@@ -51,8 +51,9 @@ while index < arguments.count {
     case "--dir": directory = value()
     case "--plot": plotPath = value()
     case "--flights":
-        guard let n = Int(value()), n >= 100 else { fail("--flights needs a number of at least 100") }
-        sizes = [n]
+        let given = value().split(separator: ",").map { Int($0) }
+        guard !given.isEmpty, given.allSatisfy({ ($0 ?? 0) >= 100 }) else { fail("--flights needs numbers of at least 100, comma-separated") }
+        sizes = given.map { $0! }
     default: fail("unknown argument \(argument)")
     }
     index += 1
