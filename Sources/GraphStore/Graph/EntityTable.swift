@@ -163,7 +163,15 @@ package final class EntityTable {
                 for row in block.rows { target.set(target.defaultValue, at: Int(row - 1)) }
             }
         }
-        for row in block.rows { addToIndexes(row: row, bulk: bulk) }
+        // Index by index: in bulk, those rebuilt at the transaction's end are marked once, not
+        // called once per row.
+        for index in indexes {
+            if bulk && !index.isKeptRowByRowInBulk {
+                index.markStale()
+                continue
+            }
+            for row in block.rows { index.add(row: UInt32(row), to: self, bulk: bulk) }
+        }
     }
 
     /// `values` calls its argument with each given value's attribute position.

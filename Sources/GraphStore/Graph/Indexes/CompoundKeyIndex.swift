@@ -64,6 +64,8 @@ extension CompoundKeyIndex: TableIndex {
         description.members.compactMap { if case let .toOne(r) = $0 { r } else { nil } }
     }
 
+    package var isKeptRowByRowInBulk: Bool { false }
+
     package func remove(row: UInt32, from table: EntityTable, bulk: Bool) {
         if bulk || isStale { return markStale() }
         if let key = key(ofSlot: Int(row) - 1, in: table) { remove(row, key: key) }

@@ -84,6 +84,7 @@ package final class SecondaryIndex {
 extension SecondaryIndex: TableIndex {
     package var keyAttributes: [Int] { [attribute] }
     package var keyRelationships: [Int] { [] }
+    package var isKeptRowByRowInBulk: Bool { false }
 
     package func remove(row: UInt32, from table: EntityTable, bulk: Bool) {
         if bulk { return markStale() }

@@ -12,6 +12,9 @@ package protocol TableIndex: AnyObject {
     var keyAttributes: [Int] { get }
     /// The to-one relationships (by position) its key is made of.
     var keyRelationships: [Int] { get }
+    /// Whether a bulk change still keeps it row by row (a unique index: later rows of the same
+    /// transaction are checked against it) rather than marking it stale.
+    var isKeptRowByRowInBulk: Bool { get }
     /// `row` is about to leave its key: deleted, inserted again, or a member about to change.
     /// The table still holds the old values. `bulk`: one of many changes in a large transaction.
     func remove(row: UInt32, from table: EntityTable, bulk: Bool)

@@ -50,6 +50,7 @@ package final class UniqueIndex {
 extension UniqueIndex: TableIndex {
     package var keyAttributes: [Int] { [attribute] }
     package var keyRelationships: [Int] { [] }
+    package var isKeptRowByRowInBulk: Bool { true }
 
     package func remove(row: UInt32, from table: EntityTable, bulk: Bool) {
         guard !needsRebuild else { return }

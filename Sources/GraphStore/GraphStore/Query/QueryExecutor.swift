@@ -76,25 +76,25 @@ struct QueryExecutor {
         let table = view.table(entity.index)
         switch equality.access {
         case let .unique(attribute):
-            guard let index = table.unique[attribute.index] else { return nil }
+            guard let index = table.unique[attribute] else { return nil }
             let rows: ArraySlice<UInt32> = index[value].map { [$0] } ?? []
             return Candidates(rows: rows, satisfied: [number], link: nil,
-                              plan: describes ? "unique index \(entity.name).\(attribute.name) = \(value): \(rows.count) row(s)" : "")
+                              plan: describes ? "unique index \(name(attribute)) = \(value): \(rows.count) row(s)" : "")
         case let .secondary(attribute):
-            guard let index = table.secondary[attribute.index] else { return nil }
+            guard let index = table.secondary[attribute] else { return nil }
             let rows = index.rows(for: [value])[...]
             return Candidates(rows: rows, satisfied: [number], link: nil,
-                              plan: describes ? "index \(entity.name).\(attribute.name) = \(value): \(rows.count) row(s)" : "")
+                              plan: describes ? "index \(name(attribute)) = \(value): \(rows.count) row(s)" : "")
         case let .inverseSet(relationship, target, attribute):
-            guard !hasPendingChanges(target.index) else { return nil }
+            guard !hasPendingChanges(target) else { return nil }
             var rows: ArraySlice<UInt32> = []
             var link: ToOneLink?
-            if let targetRow = view.row(entity: target.index, uniqueAttribute: attribute.index, value: value) {
-                rows = view.sources(of: relationship, pointingAt: targetRow, schema: schema)[...]
-                link = ToOneLink(relationship: relationship.index, target: UInt32(truncatingIfNeeded: targetRow))
+            if let targetRow = view.row(entity: target, uniqueAttribute: attribute, value: value) {
+                rows = view.sources(of: entity.relationships[relationship], pointingAt: targetRow, schema: schema)[...]
+                link = ToOneLink(relationship: relationship, target: UInt32(truncatingIfNeeded: targetRow))
             }
             return Candidates(rows: rows, satisfied: [number], link: link,
-                              plan: describes ? "inverse set of \(target.name).\(attribute.name) = \(value) through \(entity.name).\(relationship.name): \(rows.count) row(s)" : "")
+                              plan: describes ? "\(inverseSetName(relationship, target, attribute)) = \(value)\(through(relationship)): \(rows.count) row(s)" : "")
         case .unindexed:
             return nil
         }
@@ -111,23 +111,23 @@ struct QueryExecutor {
         }
         let table = view.table(entity.index)
         var rows: [UInt32] = []
-        let name: String
+        var described = ""
         switch access {
         case let .unique(attribute):
-            guard let index = table.unique[attribute.index] else { return nil }
+            guard let index = table.unique[attribute] else { return nil }
             rows = values.compactMap { index[$0] }
-            name = "unique index \(entity.name).\(attribute.name)"
+            if describes { described = "unique index \(name(attribute)) IN \(values.count) value(s)" }
         case let .secondary(attribute):
-            guard let index = table.secondary[attribute.index] else { return nil }
+            guard let index = table.secondary[attribute] else { return nil }
             rows = index.rows(for: values)
-            name = "index \(entity.name).\(attribute.name)"
+            if describes { described = "index \(name(attribute)) IN \(values.count) value(s)" }
         case let .inverseSet(relationship, target, attribute):
-            guard !hasPendingChanges(target.index) else { return nil }
+            guard !hasPendingChanges(target) else { return nil }
             for value in values {
-                guard let targetRow = view.row(entity: target.index, uniqueAttribute: attribute.index, value: value) else { continue }
-                rows.append(contentsOf: view.sources(of: relationship, pointingAt: targetRow, schema: schema))
+                guard let targetRow = view.row(entity: target, uniqueAttribute: attribute, value: value) else { continue }
+                rows.append(contentsOf: view.sources(of: entity.relationships[relationship], pointingAt: targetRow, schema: schema))
             }
-            name = "inverse set of \(target.name).\(attribute.name)"
+            if describes { described = "\(inverseSetName(relationship, target, attribute)) IN \(values.count) value(s)\(through(relationship))" }
         case .unindexed:
             return nil
         }
@@ -135,20 +135,30 @@ struct QueryExecutor {
             var seen = Set<UInt32>()
             rows = rows.filter { seen.insert($0).inserted }
         }
-        var plan = ""
-        if describes {
-            plan = "\(name) IN \(values.count) value(s)"
-            if case let .inverseSet(relationship, _, _) = access { plan += " through \(entity.name).\(relationship.name)" }
-            plan += ": \(rows.count) row(s)"
-        }
-        return Candidates(rows: rows[...], satisfied: [], link: nil, plan: plan)
+        return Candidates(rows: rows[...], satisfied: [], link: nil, plan: describes ? "\(described): \(rows.count) row(s)" : "")
     }
 
-    private func range(_ attribute: Schema.Attribute, _ op: PredicateExpressions.ComparisonOperator, slot: Int) -> Candidates? {
+    // MARK: Names, for `explain`
+
+    /// `Entity.attribute` of the fetched entity.
+    private func name(_ attribute: Int) -> String {
+        "\(entity.name).\(entity.attributes[attribute].name)"
+    }
+
+    private func inverseSetName(_ relationship: Int, _ target: Int, _ attribute: Int) -> String {
+        let targetEntity = schema.entities[target]
+        return "inverse set of \(targetEntity.name).\(targetEntity.attributes[attribute].name)"
+    }
+
+    private func through(_ relationship: Int) -> String {
+        " through \(entity.name).\(entity.relationships[relationship].name)"
+    }
+
+    private func range(_ attribute: Int, _ op: PredicateExpressions.ComparisonOperator, slot: Int) -> Candidates? {
         let table = view.table(entity.index)
-        guard let sorted = table.sorted[attribute.index], !sorted.isStale,
+        guard let sorted = table.sorted[attribute], !sorted.isStale,
               let value = stored[slot], value != .null else { return nil }
-        let column = table.columns[attribute.index]
+        let column = table.columns[attribute]
         let rows: ArraySlice<UInt32>
         let symbol: String
         switch op {
@@ -168,7 +178,7 @@ struct QueryExecutor {
             return nil
         }
         return Candidates(rows: rows, satisfied: [], link: nil,
-                          plan: describes ? "sorted index \(entity.name).\(attribute.name) \(symbol) \(value): \(rows.count) row(s)" : "")
+                          plan: describes ? "sorted index \(name(attribute)) \(symbol) \(value): \(rows.count) row(s)" : "")
     }
 
     // MARK: ANDs
@@ -177,7 +187,7 @@ struct QueryExecutor {
     /// member's key is the row its target's unique value names (none: no row can match).
     private func compound(_ matches: [QueryPlan.CompoundMatch]) -> Candidates? {
         let table = view.table(entity.index)
-        next: for match in matches where !table.compound[match.index.index].isStale {
+        next: for match in matches where !table.compound[match.index].isStale {
             var key: [Value] = []
             var targetMissing = false
             for number in match.members {
@@ -185,8 +195,8 @@ struct QueryExecutor {
                 guard let value = stored[equality.slot], value != .null else { continue next }
                 switch equality.access {
                 case let .inverseSet(_, target, attribute):
-                    guard !hasPendingChanges(target.index) else { continue next }
-                    if let row = view.row(entity: target.index, uniqueAttribute: attribute.index, value: value) {
+                    guard !hasPendingChanges(target) else { continue next }
+                    if let row = view.row(entity: target, uniqueAttribute: attribute, value: value) {
                         key.append(.int(Int64(row)))
                     } else {
                         targetMissing = true
@@ -195,11 +205,11 @@ struct QueryExecutor {
                     key.append(value)
                 }
             }
-            let rows = targetMissing ? [] : table.compound[match.index.index].rows(for: key)[...]
+            let rows = targetMissing ? [] : table.compound[match.index].rows(for: key)[...]
             var plan = ""
             if describes {
                 let values = match.members.compactMap { stored[self.plan.equalities[$0].slot]?.description }.joined(separator: ", ")
-                plan = "compound index \(entity.name)(\(match.index)) = (\(values)): \(rows.count) row(s)"
+                plan = "compound index \(entity.name)(\(entity.compoundIndexes[match.index])) = (\(values)): \(rows.count) row(s)"
             }
             return Candidates(rows: rows, satisfied: match.members, link: nil, plan: plan)
         }

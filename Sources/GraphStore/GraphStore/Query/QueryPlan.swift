@@ -6,17 +6,19 @@ import GraphStoreGraph
 /// `QueryExecutor` against the graph of the moment. A plan only ever narrows the rows the
 /// predicate is then checked on, never the answer; a part it cannot use is no part of it.
 struct QueryPlan {
-    /// Where an index finds the rows whose chain equals a value.
+    /// Where an index finds the rows whose chain equals a value. Positions only: a run reads
+    /// these for every equality, and schema descriptions (names, types) would be copied — each
+    /// a handful of retains and releases — every time.
     enum Access {
-        /// A unique attribute of the fetched entity: at most one row.
-        case unique(attribute: Schema.Attribute)
+        /// A unique attribute (by position) of the fetched entity: at most one row.
+        case unique(attribute: Int)
         /// An `.indexed` attribute's hash index.
-        case secondary(attribute: Schema.Attribute)
+        case secondary(attribute: Int)
         /// A to-one relationship's target found by a unique attribute of the target: the
         /// target's inverse set.
-        case inverseSet(relationship: Schema.Relationship, target: Schema.Entity, attribute: Schema.Attribute)
+        case inverseSet(relationship: Int, target: Int, attribute: Int)
         /// An attribute with no index of its own: it only counts towards a compound index.
-        case unindexed(attribute: Schema.Attribute)
+        case unindexed(attribute: Int)
 
         var isIndexed: Bool {
             if case .unindexed = self { return false }
@@ -33,7 +35,8 @@ struct QueryPlan {
 
     /// A compound index whose every member an AND's equalities name.
     struct CompoundMatch {
-        let index: Schema.CompoundIndex
+        /// The compound index's position among the entity's.
+        let index: Int
         /// Per member, in the index's order: the equality (by number) giving its key.
         let members: [Int]
     }
@@ -44,7 +47,7 @@ struct QueryPlan {
         /// `values.contains(chain)`: the rows listed for each of the slot's values.
         case oneOf(Access, slot: Int)
         /// `attribute <op> slot` (the operator turned so), through the attribute's sorted index.
-        case range(Schema.Attribute, PredicateExpressions.ComparisonOperator, slot: Int)
+        case range(attribute: Int, PredicateExpressions.ComparisonOperator, slot: Int)
         /// An AND: the first compound index whose key the values give (unique ones first),
         /// otherwise its sides combined, each narrowing the others.
         case and(compounds: [CompoundMatch], sides: [Step])

@@ -63,7 +63,7 @@ struct QueryPlanner {
             let slotOnRight: Bool
             if case .parameter = rhs { slotOnRight = true } else { slotOnRight = false }
             guard let op = slotOnRight ? op : Self.reversed(op) else { return nil }
-            return .range(attribute, op, slot: slot)
+            return .range(attribute: attribute.index, op, slot: slot)
         case let .sequenceContains(.parameter(slot), element):
             guard let chain = element.keyPathChain, let access = access(chain), access.isIndexed else { return nil }
             return .oneOf(access, slot: slot)
@@ -90,14 +90,14 @@ struct QueryPlanner {
     /// without an index only counts towards a compound index.
     private func access(_ chain: [AnyKeyPath]) -> QueryPlan.Access? {
         if chain.count == 1, case let .attribute(attribute)? = entity.property(for: chain[0]) {
-            if attribute.isUnique { return .unique(attribute: attribute) }
-            if attribute.isIndexed { return .secondary(attribute: attribute) }
-            return .unindexed(attribute: attribute)
+            if attribute.isUnique { return .unique(attribute: attribute.index) }
+            if attribute.isIndexed { return .secondary(attribute: attribute.index) }
+            return .unindexed(attribute: attribute.index)
         }
         if chain.count == 2, case let .relationship(relationship)? = entity.property(for: chain[0]), !relationship.isToMany {
             let target = schema.entities[relationship.targetIndex]
             guard case let .attribute(attribute)? = target.property(for: chain[1]), attribute.isUnique else { return nil }
-            return .inverseSet(relationship: relationship, target: target, attribute: attribute)
+            return .inverseSet(relationship: relationship.index, target: target.index, attribute: attribute.index)
         }
         return nil
     }
@@ -115,9 +115,9 @@ struct QueryPlanner {
                     switch (member, equalities[number].access) {
                     case let (.attribute(a), .unique(attribute)), let (.attribute(a), .secondary(attribute)),
                          let (.attribute(a), .unindexed(attribute)):
-                        return attribute.index == a
+                        return attribute == a
                     case let (.toOne(r), .inverseSet(relationship, _, _)):
-                        return relationship.index == r
+                        return relationship == r
                     default:
                         return false
                     }
@@ -125,7 +125,7 @@ struct QueryPlanner {
                 guard let found else { break }
                 members.append(found)
             }
-            if members.count == index.members.count { matches.append(QueryPlan.CompoundMatch(index: index, members: members)) }
+            if members.count == index.members.count { matches.append(QueryPlan.CompoundMatch(index: index.index, members: members)) }
         }
         return matches
     }
