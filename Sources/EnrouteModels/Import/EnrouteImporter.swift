@@ -116,23 +116,23 @@ public struct EnrouteImporter {
     }
 
     private func airport(_ code: String, report: inout Report, touched: inout Touched) throws -> Airport {
-        var created = false
-        let airport = try context.findOrInsert(\Airport.icao, equals: code) {
-            created = true
-            return Airport(icao: code)
-        }
-        if created, touched.note(airport, isNew: true) { report.airportsInserted += 1 }
-        return airport
+        try findOrInsert(\Airport.icao, code, counting: \.airportsInserted, report: &report, touched: &touched) { Airport(icao: code) }
     }
 
     private func airline(_ code: String, report: inout Report, touched: inout Touched) throws -> Airline {
+        try findOrInsert(\Airline.code, code, counting: \.airlinesInserted, report: &report, touched: &touched) { Airline(code: code) }
+    }
+
+    /// The object whose unique `key` is `code`, or a new one from `make`, counted in the report once.
+    private func findOrInsert<T: PersistentModel>(_ key: KeyPath<T, String>, _ code: String, counting counter: WritableKeyPath<Report, Int>,
+                                                  report: inout Report, touched: inout Touched, make: () -> T) throws -> T {
         var created = false
-        let airline = try context.findOrInsert(\Airline.code, equals: code) {
+        let object = try context.findOrInsert(key, equals: code) {
             created = true
-            return Airline(code: code)
+            return make()
         }
-        if created, touched.note(airline, isNew: true) { report.airlinesInserted += 1 }
-        return airline
+        if created, touched.note(object, isNew: true) { report[keyPath: counter] += 1 }
+        return object
     }
 
     private func apply(_ record: FlightAwareAirport, report: inout Report, touched: inout Touched) throws {
