@@ -183,7 +183,7 @@ extension ModelContext {
         let pendingEntities: Set<Int> = ignoringPendingChanges ? [] : Set(unsavedModels.compactMap { $0.persistentBacking.entity?.index })
         let (compiled, constants) = compiledQuery(PredicateNode(predicate.expression), entity: entity)
         return graph.read { view in
-            var executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
+            let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
                                          stored: constants.map(QueryPlanner.storedValue), given: constants)
             executor.hasPendingChanges = { pendingEntities.contains($0) }
             executor.marks = rowMarks
@@ -252,7 +252,7 @@ extension ModelContext {
         let pendingEntities: Set<Int> = pending.isEmpty ? [] : [entity.index]
         let (compiled, constants) = compiledQuery(PredicateNode(predicate.expression), entity: entity)
         let matchedRows: [UInt64]? = graph.read { view in
-            var executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
+            let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
                                          stored: constants.map(QueryPlanner.storedValue), given: constants)
             executor.hasPendingChanges = { pendingEntities.contains($0) }
             executor.marks = rowMarks

@@ -30,7 +30,7 @@ extension ModelContext {
         }
         guard compiled.compiles(for: stored) else { return try self.fetch(fetch.descriptor(parameters)) }
         let matched: (rows: [UInt64], sorted: Bool) = graph.read { view in
-            var executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view, stored: stored, given: given)
+            let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view, stored: stored, given: given)
             executor.marks = rowMarks
             var planned: QueryExecutor.Candidates?
             let matched = compiled.matches(in: executor, planned: &planned, warmedChecksum: &warmedChecksum) ?? []

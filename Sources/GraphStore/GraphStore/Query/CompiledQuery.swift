@@ -14,7 +14,7 @@ final class CompiledQuery {
     /// The column every candidate is checked on first (see ColumnWarming).
     let firstRead: RowCompiler.ColumnRead?
     /// Per equality of the plan, the condition's sites that test it (see ParameterSlots).
-    private let sitesOfEquality: [[Int]]
+    private let sitesOfEquality: [EqualitySet]
 
     init(_ node: PredicateNode, schema: Schema, entity: Schema.Entity) {
         var planner = QueryPlanner(schema: schema, entity: entity)
@@ -23,7 +23,7 @@ final class CompiledQuery {
         compiler.parameters = slots
         condition = compiler.condition(node)
         firstRead = compiler.reads.first
-        sitesOfEquality = plan.equalities.map { [slots] in slots.sites(chain: $0.chain, slot: $0.slot) }
+        sitesOfEquality = plan.equalities.map { [slots] in EqualitySet(slots.sites(chain: $0.chain, slot: $0.slot)) }
     }
 
     /// Whether the predicate can be decided on rows for these values: it compiles, and every
@@ -43,7 +43,9 @@ final class CompiledQuery {
             return nil
         }
         let view = executor.view
-        slots.resolve(in: view, satisfiedSites: candidates.map { $0.satisfied.flatMap { sitesOfEquality[$0] } } ?? [])
+        var satisfiedSites = EqualitySet()
+        candidates?.satisfied.forEach { satisfiedSites = satisfiedSites.union(sitesOfEquality[$0]) }
+        slots.resolve(in: view, satisfiedSites: satisfiedSites)
         let rows = candidates.map { $0.rows.map(UInt64.init) } ?? view.table(executor.entity.index).liveRows
         // The column every candidate is checked on first, read for all of them at once (see ColumnWarming).
         if rows.count >= 64, let first = firstRead { warmedChecksum &+= view.warm(first, rows: rows) }

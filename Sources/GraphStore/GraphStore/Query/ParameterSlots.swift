@@ -85,7 +85,7 @@ final class ParameterSlots {
 
     /// Decides each equality for this run, inside the read the run filters in, given the sites
     /// the plan's rows are known to satisfy.
-    func resolve(in view: GraphView, satisfiedSites: [Int]) {
+    func resolve(in view: GraphView, satisfiedSites: EqualitySet) {
         for i in sites.indices {
             if satisfiedSites.contains(i) {
                 decisions[i] = Decision(mode: .satisfied, target: 0)

@@ -4,15 +4,17 @@ import GraphStoreGraph
 
 /// Runs a `QueryPlan` for one fetch's slot values inside a read of the graph: the rows the
 /// plan's indexes list, kept as the graph lists them until the caller widens them. Ad-hoc and
-/// prepared fetches, `explain` and the committed-only fetch all run here.
-struct QueryExecutor {
+/// prepared fetches, `explain` and the committed-only fetch all run here. A class, made once
+/// per fetch: as a struct of this many references it was copied, reference by reference, at
+/// each call that took it.
+final class QueryExecutor {
     /// The rows a plan allows, each once, in no particular order (callers sort what survives
     /// the predicate, which is usually far less).
     struct Candidates {
         var rows: ArraySlice<UInt32>
-        /// The plan's equalities (by number) every one of `rows` meets and no other committed
-        /// row does: the compiled condition need not check them again (see ParameterSlots).
-        var satisfied: [Int]
+        /// The plan's equalities every one of `rows` meets and no other committed row does, as
+        /// bits by number (`EqualitySet`): the compiled condition need not check them again.
+        var satisfied: EqualitySet
         /// Set when `rows` are exactly the rows one to-one relationship links to one target:
         /// membership is then one read of the link column.
         var link: ToOneLink?
@@ -59,7 +61,7 @@ struct QueryExecutor {
         case let .and(compounds, sides): return compound(compounds) ?? conjunction(sides)
         case let .or(lhs, rhs):
             guard let left = run(lhs), let right = run(rhs) else { return nil }
-            return Candidates(rows: Array(Set(left.rows).union(right.rows))[...], satisfied: [], link: nil,
+            return Candidates(rows: Array(Set(left.rows).union(right.rows))[...], satisfied: EqualitySet(), link: nil,
                               plan: describes ? "union of (\(left.plan)) and (\(right.plan))" : "")
         case let .unlessSet(flag, rest):
             let isFalse = stored[flag].map { $0 == .bool(false) } ?? (flag < given.count && given[flag] as? Bool == false)
@@ -78,12 +80,12 @@ struct QueryExecutor {
         case let .unique(attribute):
             guard let index = table.unique[attribute] else { return nil }
             let rows: ArraySlice<UInt32> = index[value].map { [$0] } ?? []
-            return Candidates(rows: rows, satisfied: [number], link: nil,
+            return Candidates(rows: rows, satisfied: EqualitySet(number), link: nil,
                               plan: describes ? "unique index \(name(attribute)) = \(value): \(rows.count) row(s)" : "")
         case let .secondary(attribute):
             guard let index = table.secondary[attribute] else { return nil }
             let rows = index.rows(for: [value])[...]
-            return Candidates(rows: rows, satisfied: [number], link: nil,
+            return Candidates(rows: rows, satisfied: EqualitySet(number), link: nil,
                               plan: describes ? "index \(name(attribute)) = \(value): \(rows.count) row(s)" : "")
         case let .inverseSet(relationship, target, attribute):
             guard !hasPendingChanges(target) else { return nil }
@@ -93,7 +95,7 @@ struct QueryExecutor {
                 rows = view.sources(of: entity.relationships[relationship], pointingAt: targetRow, schema: schema)[...]
                 link = ToOneLink(relationship: relationship, target: UInt32(truncatingIfNeeded: targetRow))
             }
-            return Candidates(rows: rows, satisfied: [number], link: link,
+            return Candidates(rows: rows, satisfied: EqualitySet(number), link: link,
                               plan: describes ? "\(inverseSetName(relationship, target, attribute)) = \(value)\(through(relationship)): \(rows.count) row(s)" : "")
         case .unindexed:
             return nil
@@ -135,7 +137,7 @@ struct QueryExecutor {
             var seen = Set<UInt32>()
             rows = rows.filter { seen.insert($0).inserted }
         }
-        return Candidates(rows: rows[...], satisfied: [], link: nil, plan: describes ? "\(described): \(rows.count) row(s)" : "")
+        return Candidates(rows: rows[...], satisfied: EqualitySet(), link: nil, plan: describes ? "\(described): \(rows.count) row(s)" : "")
     }
 
     // MARK: Names, for `explain`
@@ -177,7 +179,7 @@ struct QueryExecutor {
         @unknown default:
             return nil
         }
-        return Candidates(rows: rows, satisfied: [], link: nil,
+        return Candidates(rows: rows, satisfied: EqualitySet(), link: nil,
                           plan: describes ? "sorted index \(name(attribute)) \(symbol) \(value): \(rows.count) row(s)" : "")
     }
 
@@ -211,7 +213,7 @@ struct QueryExecutor {
                 let values = match.members.compactMap { stored[self.plan.equalities[$0].slot]?.description }.joined(separator: ", ")
                 plan = "compound index \(entity.name)(\(entity.compoundIndexes[match.index])) = (\(values)): \(rows.count) row(s)"
             }
-            return Candidates(rows: rows, satisfied: match.members, link: nil, plan: plan)
+            return Candidates(rows: rows, satisfied: EqualitySet(match.members), link: nil, plan: plan)
         }
         return nil
     }
@@ -246,7 +248,7 @@ struct QueryExecutor {
                 } else {
                     rows = marks?.intersect(small.rows, large.rows, slots: table.slotCount) ?? large.rows.filter(Set(small.rows).contains)
                 }
-                best = Candidates(rows: rows[...], satisfied: small.satisfied + large.satisfied, link: nil,
+                best = Candidates(rows: rows[...], satisfied: small.satisfied.union(large.satisfied), link: nil,
                                   plan: describes ? "intersection of (\(small.plan)) and (\(large.plan))" : "")
             }
             if best?.rows.isEmpty == true { break }  // nothing can match
@@ -259,4 +261,44 @@ struct QueryExecutor {
 struct ToOneLink {
     let relationship: Int
     let target: UInt32
+}
+
+/// A set of a plan's equalities (or a compiled condition's sites) by number, as bits: the first
+/// 64 of them, which is every one a predicate has in practice. A number beyond is never in the
+/// set, which only means its equality is checked again.
+struct EqualitySet {
+    private(set) var bits: UInt64 = 0
+
+    init() {}
+
+    init(_ number: Int) {
+        insert(number)
+    }
+
+    init(_ numbers: [Int]) {
+        for number in numbers { insert(number) }
+    }
+
+    mutating func insert(_ number: Int) {
+        if number >= 0 && number < 64 { bits |= 1 << UInt64(number) }
+    }
+
+    func contains(_ number: Int) -> Bool {
+        number >= 0 && number < 64 && bits & (1 << UInt64(number)) != 0
+    }
+
+    func union(_ other: EqualitySet) -> EqualitySet {
+        var union = self
+        union.bits |= other.bits
+        return union
+    }
+
+    /// The numbers in the set, lowest first.
+    func forEach(_ body: (Int) -> Void) {
+        var remaining = bits
+        while remaining != 0 {
+            body(remaining.trailingZeroBitCount)
+            remaining &= remaining &- 1
+        }
+    }
 }
