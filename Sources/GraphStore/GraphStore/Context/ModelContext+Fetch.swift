@@ -155,7 +155,7 @@ extension ModelContext {
         var lines = [plan?.plan ?? "scan \(entity.name): \(rows.count) row(s)"]
         if let predicate = descriptor.predicate {
             let (compiled, constants) = compiledQuery(PredicateNode(predicate.expression), entity: entity)
-            let onRows = compiled.compiles(for: constants.map(QueryPlanner.storedValue))
+            let onRows = compiled.condition != nil && QueryPlanner.storedValues(constants).complete
             lines.append(onRows ? "filter by the predicate, compiled, on rows" : "filter by the predicate on objects")
         }
         if descriptor.includePendingChanges && hasChanges { lines.append("with this context's unsaved changes") }
@@ -184,10 +184,8 @@ extension ModelContext {
         let (compiled, constants) = compiledQuery(PredicateNode(predicate.expression), entity: entity)
         return graph.read { view in
             let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
-                                         stored: constants.map(QueryPlanner.storedValue), given: constants)
-            executor.hasPendingChanges = { pendingEntities.contains($0) }
-            executor.marks = rowMarks
-            executor.describes = describing
+                                         stored: QueryPlanner.storedValues(constants).stored, given: constants, marks: rowMarks,
+                                         hasPendingChanges: { pendingEntities.contains($0) }, describes: describing)
             guard let candidates = executor.candidates() else { return (nil, view.table(entity.index).liveRows) }
             return (candidates, candidates.rows.map(UInt64.init))
         }
@@ -251,13 +249,13 @@ extension ModelContext {
         let pendingRows = Set(pending.filter { $0.persistentBacking.state != .inserted }.map(\.persistentBacking.row))
         let pendingEntities: Set<Int> = pending.isEmpty ? [] : [entity.index]
         let (compiled, constants) = compiledQuery(PredicateNode(predicate.expression), entity: entity)
+        let (stored, complete) = QueryPlanner.storedValues(constants)
         let matchedRows: [UInt64]? = graph.read { view in
             let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
-                                         stored: constants.map(QueryPlanner.storedValue), given: constants)
-            executor.hasPendingChanges = { pendingEntities.contains($0) }
-            executor.marks = rowMarks
+                                         stored: stored, given: constants, marks: rowMarks,
+                                         hasPendingChanges: { pendingEntities.contains($0) })
             var found: QueryExecutor.Candidates?
-            if let rows = compiled.matches(in: executor, excluding: pendingRows, planned: &found, warmedChecksum: &warmedChecksum) {
+            if let rows = compiled.matches(in: executor, storedComplete: complete, excluding: pendingRows, planned: &found) {
                 return rows
             }
             planned = (found, found.map { $0.rows.map(UInt64.init) } ?? view.table(entity.index).liveRows)

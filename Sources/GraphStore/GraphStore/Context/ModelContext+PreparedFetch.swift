@@ -21,19 +21,19 @@ extension ModelContext {
         let compiled = compiledPreparedFetch(fetch.prepared, entity: entity)
         // Stored forms straight from the parameters when each slot has a typed reader;
         // otherwise converted from the values as given.
-        let stored: [Value?], given: [Any]
+        let stored: [Value], given: [Any], complete: Bool
         if let typed = fetch.storedSlotValues(parameters) {
-            (stored, given) = (typed, [])
+            (stored, given, complete) = (typed, [], true)
         } else {
             given = fetch.slotValues(parameters) + fetch.prepared.constants
-            stored = given.map(QueryPlanner.storedValue)
+            (stored, complete) = QueryPlanner.storedValues(given)
         }
-        guard compiled.compiles(for: stored) else { return try self.fetch(fetch.descriptor(parameters)) }
+        guard compiled.condition != nil, complete else { return try self.fetch(fetch.descriptor(parameters)) }
         let matched: (rows: [UInt64], sorted: Bool) = graph.read { view in
-            let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view, stored: stored, given: given)
-            executor.marks = rowMarks
+            let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view, stored: stored, given: given,
+                                         marks: rowMarks)
             var planned: QueryExecutor.Candidates?
-            let matched = compiled.matches(in: executor, planned: &planned, warmedChecksum: &warmedChecksum) ?? []
+            let matched = compiled.matches(in: executor, storedComplete: true, planned: &planned) ?? []
             guard matched.count > 1 else { return (matched, false) }
             if let inOrder = Self.rowsInOrder(matched, by: fetch.sortBy, entity: entity, in: view) { return (inOrder, true) }
             // Rows in row order, as a scan and `fetch` give them before sorting.

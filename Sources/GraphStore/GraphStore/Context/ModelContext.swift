@@ -104,8 +104,6 @@ public final class ModelContext {
     @exclusivity(unchecked) var uniqueKeys: [(identity: ObjectIdentifier, key: UniqueKey, keyPath: AnyKeyPath)] = []
     /// Scratch space the planner intersects rows in (RowMarks).
     let rowMarks = RowMarks()
-    /// What warming columns before a compiled predicate read (kept so the reads stay; ColumnWarming).
-    var warmedChecksum: UInt64 = 0
     /// Prepared fetches compiled for this context, by their predicate's identity (each entry
     /// keeps its predicate alive, so an identity is never reused while it is a key here).
     var compiledPreparedFetches: [ObjectIdentifier: CompiledQuery] = [:]

@@ -13,6 +13,8 @@ final class CompiledQuery {
     let condition: RowCondition?
     /// The column every candidate is checked on first (see ColumnWarming).
     let firstRead: RowCompiler.ColumnRead?
+    /// What warming columns read (kept so that the reads are not optimised away; ColumnWarming).
+    @exclusivity(unchecked) private var warmedChecksum: UInt64 = 0
     /// Per equality of the plan, the condition's sites that test it (see ParameterSlots).
     private let sitesOfEquality: [EqualitySet]
 
@@ -26,22 +28,19 @@ final class CompiledQuery {
         sitesOfEquality = plan.equalities.map { [slots] in EqualitySet(slots.sites(chain: $0.chain, slot: $0.slot)) }
     }
 
-    /// Whether the predicate can be decided on rows for these values: it compiles, and every
-    /// value has a stored form.
-    func compiles(for stored: [Value?]) -> Bool {
-        condition != nil && !stored.contains { $0 == nil }
-    }
 
     /// The committed rows the predicate matches for one run's values, inside the caller's read:
     /// the plan's rows (or every live row), less `excluding`, checked by the condition. Nil when
-    /// the condition cannot decide (see `compiles(for:)`); `planned` then holds the plan's rows.
-    func matches(in executor: QueryExecutor, excluding: Set<UInt64> = [],
-                 planned: inout QueryExecutor.Candidates?, warmedChecksum: inout UInt64) -> [UInt64]? {
+    /// the condition cannot decide — the predicate does not compile, or a value has no stored
+    /// form (`storedComplete` false) — and `planned` then holds the plan's rows.
+    func matches(in executor: QueryExecutor, storedComplete: Bool, excluding: Set<UInt64> = [],
+                 planned: inout QueryExecutor.Candidates?) -> [UInt64]? {
         let candidates = executor.candidates()
-        guard let condition, slots.bind(executor.stored) else {
+        guard let condition, storedComplete else {
             planned = candidates
             return nil
         }
+        slots.bind(stored: executor.stored)
         let view = executor.view
         var satisfiedSites = EqualitySet()
         candidates?.satisfied.forEach { satisfiedSites = satisfiedSites.union(sitesOfEquality[$0]) }

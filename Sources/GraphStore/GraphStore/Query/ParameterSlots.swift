@@ -52,19 +52,6 @@ final class ParameterSlots {
         return sites.count - 1
     }
 
-    /// One run's slot values in their stored form. False when one has none (a value the graph
-    /// cannot compare): then the run is evaluated on objects instead.
-    func bind(_ values: [Value?]) -> Bool {
-        var stored: [Value] = []
-        stored.reserveCapacity(values.count)
-        for value in values {
-            guard let value else { return false }
-            stored.append(value)
-        }
-        self.stored = stored
-        return true
-    }
-
     /// One run's slot values, already in their stored form.
     func bind(stored: [Value]) {
         self.stored = stored

@@ -55,10 +55,11 @@ public struct PreparedFetch<T: PersistentModel, Parameters> {
     }
 
     /// Every slot's stored value for `parameters` (the parameters' and then the constants'),
-    /// when every parameter slot has a typed reader.
-    func storedSlotValues(_ parameters: Parameters) -> [Value?]? {
-        withUnsafePointer(to: parameters) { address in
-            var values: [Value?] = []
+    /// when every parameter slot has a typed reader and every constant a stored form.
+    func storedSlotValues(_ parameters: Parameters) -> [Value]? {
+        guard prepared.constantsAreStored else { return nil }
+        return withUnsafePointer(to: parameters) { address in
+            var values: [Value] = []
             values.reserveCapacity(storedReaders.count + prepared.storedConstants.count)
             for reader in storedReaders {
                 guard let reader else { return nil }

@@ -12,9 +12,11 @@ final class PreparedPredicate: @unchecked Sendable {  // immutable after init
     /// `node` with its constants as slots too, after the parameters' (see `QueryShape`): what
     /// a context plans and compiles.
     let shape: PredicateNode
-    /// Those constants, as written and in their stored form (nil: none).
+    /// Those constants, as written and in their stored form (`.null` for one with none), and
+    /// whether every one has a stored form.
     let constants: [Any]
-    let storedConstants: [Value?]
+    let storedConstants: [Value]
+    let constantsAreStored: Bool
 
     init(expression: Any, parameters: PredicateExpressions.VariableID) {
         var paths: [[AnyKeyPath]] = []
@@ -28,7 +30,7 @@ final class PreparedPredicate: @unchecked Sendable {  // immutable after init
         let (shape, constants) = QueryShape.parameterizing(node, firstSlot: paths.count)
         self.shape = shape.node
         self.constants = constants
-        storedConstants = constants.map(QueryPlanner.storedValue)
+        (storedConstants, constantsAreStored) = QueryPlanner.storedValues(constants)
     }
 
     /// The parameter slots' values for one run.

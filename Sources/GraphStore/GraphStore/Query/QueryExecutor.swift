@@ -26,26 +26,32 @@ final class QueryExecutor {
     let entity: Schema.Entity
     let view: GraphView
     let plan: QueryPlan
-    /// Each slot's value as the graph stores it; nil where it has no stored form.
-    let stored: [Value?]
+    /// Each slot's value as the graph stores it; `.null` where it has none (no index looks
+    /// `.null` up, so either way the step scans).
+    let stored: [Value]
     /// Each slot's value as given, for IN's sequences and Bool flags; may be empty when every
     /// slot has a stored form.
     let given: [Any]
     /// Whether the fetching context has unsaved changes to objects of an entity: steps through
     /// a relationship read the committed target, so they stand down when it may have changed.
-    var hasPendingChanges: (Int) -> Bool = { _ in false }
+    let hasPendingChanges: (Int) -> Bool
     /// Scratch space for ANDs (the fetching context's); nil intersects by hashing.
-    var marks: RowMarks?
+    let marks: RowMarks?
     /// Whether to say how rows were found (`explain`): text no fetch needs otherwise.
-    var describes = false
+    let describes: Bool
 
-    init(plan: QueryPlan, schema: Schema, entity: Schema.Entity, view: GraphView, stored: [Value?], given: [Any]) {
+    // Constants, all of them: a class's `var` is checked for exclusive access at every read.
+    init(plan: QueryPlan, schema: Schema, entity: Schema.Entity, view: GraphView, stored: [Value], given: [Any],
+         marks: RowMarks?, hasPendingChanges: @escaping (Int) -> Bool = { _ in false }, describes: Bool = false) {
         self.plan = plan
         self.schema = schema
         self.entity = entity
         self.view = view
         self.stored = stored
         self.given = given
+        self.marks = marks
+        self.hasPendingChanges = hasPendingChanges
+        self.describes = describes
     }
 
     /// The plan's rows; nil: scan.
@@ -64,7 +70,7 @@ final class QueryExecutor {
             return Candidates(rows: Array(Set(left.rows).union(right.rows))[...], satisfied: EqualitySet(), link: nil,
                               plan: describes ? "union of (\(left.plan)) and (\(right.plan))" : "")
         case let .unlessSet(flag, rest):
-            let isFalse = stored[flag].map { $0 == .bool(false) } ?? (flag < given.count && given[flag] as? Bool == false)
+            let isFalse = stored[flag] == .bool(false)
             return isFalse ? run(rest) : nil
         }
     }
@@ -74,7 +80,8 @@ final class QueryExecutor {
     private func equal(_ number: Int) -> Candidates? {
         let equality = plan.equalities[number]
         // Nil is no key (indexes hold no nil, and "points at nothing" has no inverse set): scan.
-        guard let value = stored[equality.slot], value != .null else { return nil }
+        let value = stored[equality.slot]
+        guard value != .null else { return nil }
         let table = view.table(entity.index)
         switch equality.access {
         case let .unique(attribute):
@@ -159,7 +166,7 @@ final class QueryExecutor {
     private func range(_ attribute: Int, _ op: PredicateExpressions.ComparisonOperator, slot: Int) -> Candidates? {
         let table = view.table(entity.index)
         guard let sorted = table.sorted[attribute], !sorted.isStale,
-              let value = stored[slot], value != .null else { return nil }
+              case let value = stored[slot], value != .null else { return nil }
         let column = table.columns[attribute]
         let rows: ArraySlice<UInt32>
         let symbol: String
@@ -194,7 +201,8 @@ final class QueryExecutor {
             var targetMissing = false
             for number in match.members {
                 let equality = plan.equalities[number]
-                guard let value = stored[equality.slot], value != .null else { continue next }
+                let value = stored[equality.slot]
+                guard value != .null else { continue next }
                 switch equality.access {
                 case let .inverseSet(_, target, attribute):
                     guard !hasPendingChanges(target) else { continue next }
@@ -210,7 +218,7 @@ final class QueryExecutor {
             let rows = targetMissing ? [] : table.compound[match.index].rows(for: key)[...]
             var plan = ""
             if describes {
-                let values = match.members.compactMap { stored[self.plan.equalities[$0].slot]?.description }.joined(separator: ", ")
+                let values = match.members.map { stored[self.plan.equalities[$0].slot].description }.joined(separator: ", ")
                 plan = "compound index \(entity.name)(\(entity.compoundIndexes[match.index])) = (\(values)): \(rows.count) row(s)"
             }
             return Candidates(rows: rows, satisfied: EqualitySet(match.members), link: nil, plan: plan)

@@ -141,6 +141,18 @@ struct QueryPlanner {
         }
     }
 
+    /// Slot values as the graph stores them (`.null` for one with no stored form), and whether
+    /// every one has a stored form.
+    static func storedValues(_ values: [Any]) -> (stored: [Value], complete: Bool) {
+        var stored: [Value] = []
+        stored.reserveCapacity(values.count)
+        var complete = true
+        for value in values {
+            if let value = storedValue(value) { stored.append(value) } else { stored.append(.null); complete = false }
+        }
+        return (stored, complete)
+    }
+
     /// A predicate constant as the graph stores it, when it has a plain stored form.
     static func storedValue(_ constant: Any) -> Value? {
         // The usual constants first: a cast to a concrete type compares type metadata, where a
