@@ -25,7 +25,9 @@ final class CompiledQuery {
         compiler.parameters = slots
         condition = compiler.condition(node)
         firstRead = compiler.reads.first
-        sitesOfEquality = plan.equalities.map { [slots] in EqualitySet(slots.sites(chain: $0.chain, slot: $0.slot)) }
+        sitesOfEquality = zip(plan.equalities, plan.chains).map { [slots] equality, chain in
+            EqualitySet(slots.sites(chain: chain, slot: equality.slot))
+        }
     }
 
 

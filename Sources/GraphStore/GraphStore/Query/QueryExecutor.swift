@@ -99,11 +99,11 @@ final class QueryExecutor {
             var rows: ArraySlice<UInt32> = []
             var link: ToOneLink?
             if let targetRow = view.row(entity: target, uniqueAttribute: attribute, value: value) {
-                rows = view.sources(of: entity.relationships[relationship], pointingAt: targetRow, schema: schema)[...]
-                link = ToOneLink(relationship: relationship, target: UInt32(truncatingIfNeeded: targetRow))
+                rows = view.sources(of: relationship, pointingAt: targetRow)[...]
+                link = ToOneLink(relationship: relationship.relationship, target: UInt32(truncatingIfNeeded: targetRow))
             }
             return Candidates(rows: rows, satisfied: EqualitySet(number), link: link,
-                              plan: describes ? "\(inverseSetName(relationship, target, attribute)) = \(value)\(through(relationship)): \(rows.count) row(s)" : "")
+                              plan: describes ? "\(inverseSetName(target, attribute)) = \(value)\(through(relationship.relationship)): \(rows.count) row(s)" : "")
         case .unindexed:
             return nil
         }
@@ -134,9 +134,9 @@ final class QueryExecutor {
             guard !hasPendingChanges(target) else { return nil }
             for value in values {
                 guard let targetRow = view.row(entity: target, uniqueAttribute: attribute, value: value) else { continue }
-                rows.append(contentsOf: view.sources(of: entity.relationships[relationship], pointingAt: targetRow, schema: schema))
+                rows.append(contentsOf: view.sources(of: relationship, pointingAt: targetRow))
             }
-            if describes { described = "\(inverseSetName(relationship, target, attribute)) IN \(values.count) value(s)\(through(relationship))" }
+            if describes { described = "\(inverseSetName(target, attribute)) IN \(values.count) value(s)\(through(relationship.relationship))" }
         case .unindexed:
             return nil
         }
@@ -154,7 +154,7 @@ final class QueryExecutor {
         "\(entity.name).\(entity.attributes[attribute].name)"
     }
 
-    private func inverseSetName(_ relationship: Int, _ target: Int, _ attribute: Int) -> String {
+    private func inverseSetName(_ target: Int, _ attribute: Int) -> String {
         let targetEntity = schema.entities[target]
         return "inverse set of \(targetEntity.name).\(targetEntity.attributes[attribute].name)"
     }

@@ -16,7 +16,7 @@ struct QueryPlan {
         case secondary(attribute: Int)
         /// A to-one relationship's target found by a unique attribute of the target: the
         /// target's inverse set.
-        case inverseSet(relationship: Int, target: Int, attribute: Int)
+        case inverseSet(relationship: RelationshipPositions, target: Int, attribute: Int)
         /// An attribute with no index of its own: it only counts towards a compound index.
         case unindexed(attribute: Int)
 
@@ -26,10 +26,10 @@ struct QueryPlan {
         }
     }
 
-    /// `chain == slot` and where its rows are listed: its number is its place in `equalities`.
+    /// `chain == slot` and where its rows are listed: its number is its place in `equalities`
+    /// (and its chain's in `chains`, which only compiling reads).
     struct Equality {
         let access: Access
-        let chain: [AnyKeyPath]
         let slot: Int
     }
 
@@ -60,6 +60,7 @@ struct QueryPlan {
 
     /// The step to run; nil: scan.
     let root: Step?
-    /// Every equality the steps use, by number.
+    /// Every equality the steps use, by number, and each one's key path chain.
     let equalities: [Equality]
+    let chains: [[AnyKeyPath]]
 }

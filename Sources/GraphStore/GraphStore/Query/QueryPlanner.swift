@@ -12,6 +12,7 @@ struct QueryPlanner {
     let schema: Schema
     let entity: Schema.Entity
     private var equalities: [QueryPlan.Equality] = []
+    private var chains: [[AnyKeyPath]] = []
 
     init(schema: Schema, entity: Schema.Entity) {
         self.schema = schema
@@ -21,7 +22,7 @@ struct QueryPlanner {
     /// The plan for a shape's tree.
     mutating func plan(_ node: PredicateNode) -> QueryPlan {
         let root = step(node)
-        return QueryPlan(root: root, equalities: equalities)
+        return QueryPlan(root: root, equalities: equalities, chains: chains)
     }
 
     private mutating func step(_ node: PredicateNode) -> QueryPlan.Step? {
@@ -82,7 +83,8 @@ struct QueryPlanner {
     /// attribute or a to-one target's unique attribute.
     private mutating func equality(_ lhs: PredicateNode, _ rhs: PredicateNode) -> Int? {
         guard let (chain, slot) = PredicateNode.chainAndParameter(lhs, rhs), let access = access(chain) else { return nil }
-        equalities.append(QueryPlan.Equality(access: access, chain: chain, slot: slot))
+        equalities.append(QueryPlan.Equality(access: access, slot: slot))
+        chains.append(chain)
         return equalities.count - 1
     }
 
@@ -97,7 +99,7 @@ struct QueryPlanner {
         if chain.count == 2, case let .relationship(relationship)? = entity.property(for: chain[0]), !relationship.isToMany {
             let target = schema.entities[relationship.targetIndex]
             guard case let .attribute(attribute)? = target.property(for: chain[1]), attribute.isUnique else { return nil }
-            return .inverseSet(relationship: relationship.index, target: target.index, attribute: attribute.index)
+            return .inverseSet(relationship: RelationshipPositions(relationship, in: schema), target: target.index, attribute: attribute.index)
         }
         return nil
     }
@@ -117,7 +119,7 @@ struct QueryPlanner {
                          let (.attribute(a), .unindexed(attribute)):
                         return attribute == a
                     case let (.toOne(r), .inverseSet(relationship, _, _)):
-                        return relationship == r
+                        return relationship.relationship == r
                     default:
                         return false
                     }
