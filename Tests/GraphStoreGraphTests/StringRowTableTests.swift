@@ -48,6 +48,16 @@ import Testing
         #expect(table.row(for: "F99999") == 99_999)
     }
 
+    /// Emptied, a table holds nothing and takes keys again.
+    @Test func removeAllEmptiesTheTable() {
+        let table = StringRowTable()
+        for i in 1...100 { table.set(UInt32(i), for: "K\(i)") }
+        table.removeAll()
+        #expect(table.count == 0 && table.row(for: "K7") == nil)
+        table.set(3, for: "K7")
+        #expect(table.count == 1 && table.row(for: "K7") == 3 && table.row(for: "K8") == nil)
+    }
+
     /// The unique index routes strings to the table and other values to its dictionary.
     @Test func uniqueIndexKeepsStringsAndOtherValuesApart() {
         let index = UniqueIndex(attribute: 0, keysAreStrings: true)

@@ -9,7 +9,9 @@ package final class Graph: @unchecked Sendable {
     // `tables` and `lastTransaction` are guarded by `lock`; `schema` and the numbering never change.
     package let schema: Schema
     @usableFromInline let lock = ReadWriteLock()
-    @usableFromInline private(set) var tables: [EntityTable] {
+    // Replaced only under the write lock, and read under a lock: no run-time exclusivity checks
+    // (a dynamic check on every read showed in profiles of linking a large import).
+    @usableFromInline @exclusivity(unchecked) private(set) var tables: [EntityTable] {
         didSet { unretainedTables = tables.map(Unretained.init) }
     }
     /// The same tables unretained (`tables` keeps them), and every relationship's positions as

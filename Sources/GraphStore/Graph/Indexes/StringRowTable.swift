@@ -72,6 +72,15 @@ package final class StringRowTable {
         if count * 10 > (mask + 1) * 7 { resize(to: Self.size(for: count)) }
     }
 
+    /// Takes every key out, keeping the capacity.
+    package func removeAll() {
+        for i in 0...mask where entries[i].row != Self.empty {
+            (entries + i).deinitialize(count: 1)
+            (entries + i).initialize(to: Entry(key: "", hash: 0, row: Self.empty))
+        }
+        count = 0
+    }
+
     /// Takes `key` out, if present.
     package func remove(_ key: String) {
         let hash = hash(key)

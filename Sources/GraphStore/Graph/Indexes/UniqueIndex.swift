@@ -5,7 +5,7 @@ import GraphStoreCore
 /// the key inline beside its row, so a lookup in a large index touches one cache line where a
 /// `[Value: UInt32]` touches three.
 package final class UniqueIndex {
-    @exclusivity(unchecked) private var strings = StringRowTable()
+    private let strings = StringRowTable()
     // Read by every count and lookup (an import asks each row's claims), written under the
     // graph's write lock or by the one thread encoding a batch: no run-time exclusivity checks.
     @exclusivity(unchecked) private var others: [Value: UInt32] = [:]
@@ -70,7 +70,7 @@ extension UniqueIndex: TableIndex {
     package func refresh(in table: EntityTable) {
         guard needsRebuild else { return }
         needsRebuild = false
-        strings = StringRowTable()
+        strings.removeAll()
         others = [:]
         fill(from: table.columns[attribute], live: table.live, liveCount: table.liveCount)
     }
