@@ -328,21 +328,3 @@ package final class Graph: @unchecked Sendable {
         }
     }
 }
-
-/// A relationship as linking reads it: positions and flags, no class references.
-private struct RelationshipSide {
-    let entity: Int
-    let index: Int
-    let target: Int
-    let isToMany: Bool
-    /// The other side's entity and relationship positions, and whether it is a to-many.
-    let inverse: (entity: Int, index: Int, isToMany: Bool)?
-
-    init(_ relationship: Schema.Relationship, in schema: Schema) {
-        entity = relationship.entityIndex
-        index = relationship.index
-        target = relationship.targetIndex
-        isToMany = relationship.isToMany
-        inverse = relationship.inverse.map { ($0.entity, $0.relationship, schema.entities[$0.entity].relationships[$0.relationship].isToMany) }
-    }
-}

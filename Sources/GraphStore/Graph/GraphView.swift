@@ -35,39 +35,18 @@ package struct GraphView {
     }
 
     /// The rows whose `relationship` points at `target`, whichever side stores it.
-    package func sources(of relationship: Schema.Relationship, pointingAt target: UInt64, schema: Schema) -> [UInt32] {
-        sources(of: RelationshipPositions(relationship, in: schema), pointingAt: target)
-    }
-
-    /// The same, for a relationship given by positions (no schema description copied per call).
-    package func sources(of relationship: RelationshipPositions, pointingAt target: UInt64) -> [UInt32] {
+    package func sources(of relationship: RelationshipSide, pointingAt target: UInt64) -> [UInt32] {
         if let inverse = relationship.inverse {
             guard tables[inverse.entity].isLive(target) else { return [] }
-            if inverse.isToMany { return tables[inverse.entity].toMany[inverse.relationship][Int(target - 1)] }
-            let one = tables[inverse.entity].toOne[inverse.relationship][Int(target - 1)]
+            if inverse.isToMany { return tables[inverse.entity].toMany[inverse.index][Int(target - 1)] }
+            let one = tables[inverse.entity].toOne[inverse.index][Int(target - 1)]
             return one == 0 ? [] : [one]
         }
-        return tables[relationship.entity].reverse[relationship.relationship][UInt32(target)] ?? []
+        return tables[relationship.entity].reverse[relationship.index][UInt32(target)] ?? []
     }
 
     /// The row holding `value` in a unique attribute.
     package func row(entity: Int, uniqueAttribute: Int, value: Value) -> UInt64? {
         tables[entity].uniqueRow(attribute: uniqueAttribute, value: value)
     }
-}
-
-/// A relationship as plain positions: its entity and its own position, and its inverse's.
-package struct RelationshipPositions: Sendable {
-    package let entity: Int
-    package let relationship: Int
-    package let inverse: (entity: Int, relationship: Int, isToMany: Bool)?
-
-    package init(_ relationship: Schema.Relationship, in schema: Schema) {
-        entity = relationship.entityIndex
-        self.relationship = relationship.index
-        inverse = relationship.inverse.map { inverse in
-            (inverse.entity, inverse.relationship, schema.entities[inverse.entity].relationships[inverse.relationship].isToMany)
-        }
-    }
-
 }

@@ -78,15 +78,6 @@ indirect enum PredicateNode {
         }
     }
 
-    /// The value of a constant node, or of a parameter slot among `parameters`.
-    func constant(_ parameters: [Any] = []) -> Any? {
-        switch self {
-        case let .constant(value): return value
-        case let .parameter(slot) where slot < parameters.count: return parameters[slot]
-        default: return nil
-        }
-    }
-
     /// A Bool the node always has (`anyAirline`, `!enrouteOnly`: the shape of optional filters).
     var constantCondition: Bool? {
         switch self {
@@ -94,15 +85,6 @@ indirect enum PredicateNode {
         case let .not(wrapped): return wrapped.constantCondition.map { !$0 }
         default: return nil
         }
-    }
-
-    /// A chain on one side and a constant on the other, with whether the constant is on the right.
-    /// `parameters`: the values of a prepared fetch's parameter slots, which count as constants.
-    static func chainAndConstant(_ lhs: PredicateNode, _ rhs: PredicateNode,
-                                 parameters: [Any] = []) -> (chain: [AnyKeyPath], constant: Any, constantOnRight: Bool)? {
-        if let chain = lhs.keyPathChain, let constant = rhs.constant(parameters) { return (chain, constant, true) }
-        if let chain = rhs.keyPathChain, let constant = lhs.constant(parameters) { return (chain, constant, false) }
-        return nil
     }
 
     /// A chain on one side and a parameter slot on the other.

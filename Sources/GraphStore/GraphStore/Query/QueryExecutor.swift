@@ -100,10 +100,10 @@ final class QueryExecutor {
             var link: ToOneLink?
             if let targetRow = view.row(entity: target, uniqueAttribute: attribute, value: value) {
                 rows = view.sources(of: relationship, pointingAt: targetRow)[...]
-                link = ToOneLink(relationship: relationship.relationship, target: UInt32(truncatingIfNeeded: targetRow))
+                link = ToOneLink(relationship: relationship.index, target: UInt32(truncatingIfNeeded: targetRow))
             }
             return Candidates(rows: rows, satisfied: EqualitySet(number), link: link,
-                              plan: describes ? "\(inverseSetName(target, attribute)) = \(value)\(through(relationship.relationship)): \(rows.count) row(s)" : "")
+                              plan: describes ? "\(inverseSetName(target, attribute)) = \(value)\(through(relationship.index)): \(rows.count) row(s)" : "")
         case .unindexed:
             return nil
         }
@@ -136,7 +136,7 @@ final class QueryExecutor {
                 guard let targetRow = view.row(entity: target, uniqueAttribute: attribute, value: value) else { continue }
                 rows.append(contentsOf: view.sources(of: relationship, pointingAt: targetRow))
             }
-            if describes { described = "\(inverseSetName(target, attribute)) IN \(values.count) value(s)\(through(relationship.relationship))" }
+            if describes { described = "\(inverseSetName(target, attribute)) IN \(values.count) value(s)\(through(relationship.index))" }
         case .unindexed:
             return nil
         }

@@ -16,7 +16,7 @@ struct QueryPlan {
         case secondary(attribute: Int)
         /// A to-one relationship's target found by a unique attribute of the target: the
         /// target's inverse set.
-        case inverseSet(relationship: RelationshipPositions, target: Int, attribute: Int)
+        case inverseSet(relationship: RelationshipSide, target: Int, attribute: Int)
         /// An attribute with no index of its own: it only counts towards a compound index.
         case unindexed(attribute: Int)
 

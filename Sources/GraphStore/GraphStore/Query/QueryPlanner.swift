@@ -99,7 +99,7 @@ struct QueryPlanner {
         if chain.count == 2, case let .relationship(relationship)? = entity.property(for: chain[0]), !relationship.isToMany {
             let target = schema.entities[relationship.targetIndex]
             guard case let .attribute(attribute)? = target.property(for: chain[1]), attribute.isUnique else { return nil }
-            return .inverseSet(relationship: RelationshipPositions(relationship, in: schema), target: target.index, attribute: attribute.index)
+            return .inverseSet(relationship: RelationshipSide(relationship, in: schema), target: target.index, attribute: attribute.index)
         }
         return nil
     }
@@ -119,7 +119,7 @@ struct QueryPlanner {
                          let (.attribute(a), .unindexed(attribute)):
                         return attribute == a
                     case let (.toOne(r), .inverseSet(relationship, _, _)):
-                        return relationship.relationship == r
+                        return relationship.index == r
                     default:
                         return false
                     }
