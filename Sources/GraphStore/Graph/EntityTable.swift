@@ -10,7 +10,7 @@ import GraphStoreCore
 package final class EntityTable {
     package let entity: Schema.Entity
     @exclusivity(unchecked) package var live: [Bool] = []
-    package var liveCount = 0
+    @exclusivity(unchecked) package var liveCount = 0
     package let columns: [Column]
     /// The same columns, unretained (`columns` keeps them): writing a row's values through
     /// `columns[i]` retained and released a column per value, a seventh of a batch import.
@@ -20,7 +20,7 @@ package final class EntityTable {
     /// By relationship position: the ordered target rows of a to-many; empty for to-one.
     @exclusivity(unchecked) package var toMany: [[[UInt32]]]
     /// For relationships without an inverse: target row → source rows (the "inverse set").
-    package var reverse: [[UInt32: [UInt32]]]
+    @exclusivity(unchecked) package var reverse: [[UInt32: [UInt32]]]
     // By attribute position, nil where the attribute has no such index: lookups reach an
     // attribute's index without hashing the position. The same objects are in `indexes`.
     /// Unique attributes: value → row.
@@ -41,7 +41,7 @@ package final class EntityTable {
     /// The positions of the to-one and of the to-many relationships.
     private let toOnePositions: [Int], toManyPositions: [Int]
     /// The highest row number ever applied.
-    package var highestRow: UInt64 = 0
+    @exclusivity(unchecked) package var highestRow: UInt64 = 0
 
     package init(entity: Schema.Entity) {
         self.entity = entity

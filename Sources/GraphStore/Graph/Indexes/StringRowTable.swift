@@ -21,7 +21,9 @@ package final class StringRowTable {
 
     private var entries: UnsafeMutablePointer<Entry>
     private var mask: Int
-    package private(set) var count = 0
+    // Read by every unique index's count (an import asks it per row) from other files: the
+    // index's owner serialises writers, so no run-time exclusivity checks.
+    @exclusivity(unchecked) package private(set) var count = 0
     /// Per table, so that no one set of keys collides in every process (see StringKeyHash).
     private let seed = UInt64.random(in: .min ... .max)
 
