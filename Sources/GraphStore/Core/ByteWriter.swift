@@ -85,6 +85,14 @@ package struct ByteWriter: ~Copyable, @unchecked Sendable {
     /// Zig-zag maps small negative numbers to small varints.
     @inlinable package mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
 
+    /// `n` zero bytes (a header filled in later). Not `raw(repeatElement(0, …))`: from another
+    /// module that generic runs unspecialised, looking up type metadata at every byte.
+    @inlinable package mutating func zeros(_ n: Int) {
+        reserve(n)
+        (base + count).initialize(repeating: 0, count: n)
+        count += n
+    }
+
     @inlinable package mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
         reserve(data.count)
         for byte in data {

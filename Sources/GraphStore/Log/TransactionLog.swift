@@ -3,82 +3,27 @@ import GraphStoreCore
 import Synchronization
 
 /// The append-only transaction log of one store directory: recovery at open, appends with the
-/// chosen durability, segment rolling, and (for read-only opens) refresh.
+/// chosen durability, and (for read-only opens) refresh.
 ///
 /// One commit is one record; a transaction is on disk entirely or, after recovery, not at all.
-/// A failed write or sync *poisons* the log: that append and every later one throw until the
-/// store is reopened (retrying a failed fsync and carrying on can silently lose data).
+/// Appending is `reserve` (a number, a place in the log, the encoded record) then `write`. The
+/// log keeps what is its own — the open, the writer lock, transaction numbers, reading — and
+/// hands the rest to two parts beside it: `SegmentWriter` puts records into segment files and
+/// rolls them; `GroupCommit` orders the writes and shares the syncs, and holds the poison a
+/// failed write or sync leaves (every later append throws until the store is reopened).
 package final class TransactionLog: @unchecked Sendable {
-    // All mutable state below is guarded by `condition` (its lock), which also wakes group-commit waiters.
-    private let condition = NSCondition()
-
     package let directory: String
     package let options: LogOptions
     /// What the open found (torn tail cut, salvage drops).
     package let report: OpenReport
     private let fileIO: any FileIO
+    private let writer: SegmentWriter
+    private let commits: GroupCommit
+    // The mutable state below is guarded by the group commit's lock.
+    private var condition: NSCondition { commits.condition }
     private var lock: FileLock?
-
     private var lastNumber: UInt64
     private var lastCommitMicros: Int64?
-    private var closed = false
-    private var poison: StorageError?
-
-    // Writer state.
-    private var active: (any FileHandleIO)?
-    private var activeSegment: UInt64 = 0
-    private var writeOffset: UInt64 = 0
-    /// How far the active segment is preallocated: space is reserved a step ahead of the
-    /// writes (not the whole segment at once), so a small store takes little disk while most
-    /// commits still sync without changing the file's size.
-    private var preallocatedEnd: UInt64 = 0
-    /// Bytes appended since open, and how many of them a completed sync covers (group commit).
-    private var appendedBytes: UInt64 = 0
-    private var syncedBytes: UInt64 = 0
-    private var syncInProgress = false
-    /// Commits written so far, and how many the last group sync covered: when syncs have been
-    /// shared lately, a new leader waits a moment for the commits on their way to be handed in
-    /// (see waitForSync).
-    private var appendedCommits: UInt64 = 0
-    private var syncedCommits: UInt64 = 0
-    private var lastBatchCommits: UInt64 = 0
-    /// Commits handed in but not covered when the last sync ended (they wait for the next).
-    private var pendingAtLastSync: UInt64 = 0
-    /// Reservations handed out and written (see `reserve`); `writeOffset` is where the next
-    /// reservation goes, `appendedBytes` counts only written ones.
-    private var ticketsIssued: UInt64 = 0
-    private var ticketsWritten: UInt64 = 0
-    /// Bytes of the records reserved so far (a reservation's `end` is this after it).
-    private var reservedBytes: UInt64 = 0
-    /// Records handed to `write` and not written yet, by ticket. Whoever writes next — the sync
-    /// leader, or a writer that must see its record written before it returns — writes the run
-    /// of them that follows the last one written, in ticket order, in one go. (Each writer
-    /// writing its own record in turn had later ones spin, yielding, until the one before was
-    /// written.)
-    private var handedIn: [UInt64: Reservation] = [:]
-    /// Commits handed in so far, written or not (what a sync leader waits for).
-    private var handedInCommits: UInt64 = 0
-    /// A thread is writing handed-in records (outside the lock).
-    private var writingHandedIn = false
-    /// Threads waiting for a record to be handed in or written (not those waiting for a sync):
-    /// only then do hand-ins and writes wake anyone (waking every waiting writer at each of
-    /// them had 16 writers on 2 cores spend their time waking up).
-    private var handInWaiters = 0
-    /// The tickets of the write that failed: records before them were written, records after
-    /// them were given up.
-    private var failedTickets: Range<UInt64>?
-    /// Tickets below this were written (in order: nothing is written after a failure).
-    private var ticketsWrittenWhole: UInt64 = 0
-    /// Threads waiting for every reservation to be written (a roll, a seal, a sync, close).
-    private var drainWaiters = 0
-    /// Threads waiting for a group sync to cover their commits (see `wakeSyncWaiters`).
-    private var syncWaiters: [SyncWaiter] = []
-    /// How long group syncs have taken lately (a moving average, nanoseconds): how long a
-    /// waiter yields before it sleeps.
-    private var recentSyncNanoseconds: UInt64 = 0
-    /// How waits for another thread's sync ended: woken while still yielding, or after sleeping.
-    private let waitsWokenYielding = Atomic<Int>(0)
-    private let waitsWokenSleeping = Atomic<Int>(0)
 
     // Reader state: where refresh continues.
     private var readSegment: UInt64 = 1
@@ -92,6 +37,8 @@ package final class TransactionLog: @unchecked Sendable {
         self.lock = lock
         self.lastNumber = report.lastTransaction
         self.lastCommitMicros = report.lastCommitMicros
+        writer = SegmentWriter(directory: directory, fileIO: options.fileIO, options: options)
+        commits = GroupCommit(writer: writer, options: options, directory: directory)
     }
 
     /// Opens (a writer creates) the store at `directory`, handing every recovered transaction to `body`
@@ -167,16 +114,13 @@ package final class TransactionLog: @unchecked Sendable {
         do {
             try pending.recovery.apply(pending.repairs)
             if let end = pending.end {
-                active = try fileIO.open(segmentPath(end.segment), mode: .readWrite)
-                activeSegment = end.segment
-                writeOffset = end.offset
-                preallocatedEnd = try active!.size()
+                try writer.resume(segment: end.segment, at: end.offset)
             } else {
-                try createSegment(1)
+                try writer.start(segment: 1, previousTransaction: lastNumber)
             }
             try lock?.recordHolder()
         } catch {
-            throw poisonWith(error)
+            throw commits.poisonWith(error)
         }
         pendingOpen = nil
     }
@@ -188,14 +132,13 @@ package final class TransactionLog: @unchecked Sendable {
         defer { condition.unlock() }
         guard pendingOpen != nil else { return }
         pendingOpen = nil
-        closed = true
+        commits.closed = true
         lock?.abandon()
         lock = nil
         if createdDirectory { try? fileIO.removeDirectoryIfEmpty(directory) }
     }
 
     deinit {
-        active?.close()
         if pendingOpen != nil { lock?.abandon() } else { lock?.release() }
     }
 
@@ -217,11 +160,11 @@ package final class TransactionLog: @unchecked Sendable {
     package var poisonedBy: StorageError? {
         condition.lock()
         defer { condition.unlock() }
-        return poison
+        return commits.poison
     }
 
     package func segmentPath(_ number: UInt64) -> String {
-        joinPath(directory, SegmentFormat.fileName(segment: number))
+        writer.path(ofSegment: number)
     }
 
     // MARK: Appending
@@ -260,12 +203,12 @@ package final class TransactionLog: @unchecked Sendable {
     /// be written (`write(_:waitForDurability:)`).
     package struct Reservation: @unchecked Sendable {
         package let receipt: Receipt
-        fileprivate let record: WrittenBytes
-        fileprivate let offset: UInt64
-        fileprivate let ticket: UInt64
-        fileprivate let handle: any FileHandleIO
-        /// `appendedBytes` once this record is written.
-        fileprivate let end: UInt64
+        let record: WrittenBytes
+        let offset: UInt64
+        let ticket: UInt64
+        let handle: any FileHandleIO
+        /// The group commit's appended bytes once this record is written.
+        let end: UInt64
     }
 
     /// Gives a transaction its number and its place in the log (in the order of the calls),
@@ -283,10 +226,10 @@ package final class TransactionLog: @unchecked Sendable {
         // block's row takes a few bytes a value, any other operation under 48. Pages never
         // written are never touched, so erring high costs little.
         let estimate = changes.blocks.reduce(64 + changes.operations.count * 48) { $0 + $1.count * (16 + 16 * $1.properties.count) }
-        var writer = ByteWriter(capacity: estimate)
-        writer.raw(repeatElement(0, count: RecordFormat.headerSize))
-        TransactionCodec.encode(changes, author: author, timestampMicros: time, into: &writer)
-        let payloadLength = writer.count - RecordFormat.headerSize
+        var bytes = ByteWriter(capacity: estimate)
+        bytes.zeros(RecordFormat.headerSize)
+        TransactionCodec.encode(changes, author: author, timestampMicros: time, into: &bytes)
+        let payloadLength = bytes.count - RecordFormat.headerSize
         guard payloadLength <= RecordFormat.maximumPayload else {
             throw StorageError.transactionTooLarge(bytes: payloadLength, limit: RecordFormat.maximumPayload)
         }
@@ -295,38 +238,35 @@ package final class TransactionLog: @unchecked Sendable {
         defer { condition.unlock() }
         try checkWritable()
         // Whoever waits for the log to be quiet (a seal, a sync, close) goes first.
-        while drainWaiters > 0 {
-            condition.wait()
-            try checkWritable()
-        }
+        try commits.waitForQuietSeekers(checkWritable)
         // A record that starts a new segment waits for a running group sync (the leader syncs
         // the active segment's file outside the lock, and rolling closes that file) and for the
         // records reserved before it (their writes go to that file).
-        if writeOffset + UInt64(writer.count) > options.segmentSize {
-            waitUntilQuiet()
+        if writer.startsNewSegment(bytes.count) {
+            commits.waitUntilQuiet()
             try checkWritable()
         }
         let number = lastNumber + 1
-        writer.patchU64(number, at: RecordFormat.headerSize + TransactionCodec.numberOffset)
-        writer.patchU32(UInt32(payloadLength), at: 0)
-        let record = writer.finish()
+        bytes.patchU64(number, at: RecordFormat.headerSize + TransactionCodec.numberOffset)
+        bytes.patchU32(UInt32(payloadLength), at: 0)
+        let record = bytes.finish()
         record[8] = RecordFormat.Kind.transaction.rawValue
         let crc = RecordFormat.checksum(kind: record[8], payload: UnsafeRawBufferPointer(rebasing: record.buffer[RecordFormat.headerSize...]))
         withUnsafeBytes(of: crc.littleEndian) { for i in 0..<4 { record[4 + i] = $0[i] } }
 
+        let place: (handle: any FileHandleIO, offset: UInt64)
         do {
-            if writeOffset + UInt64(record.count) > options.segmentSize && writeOffset > UInt64(SegmentFormat.headerSize) {
-                try rollSegment()
+            if writer.startsNewSegment(record.count) {
+                try writer.roll(previousTransaction: lastNumber)
+                commits.noteEverythingSynced()
             }
-            try reserveSpace(through: writeOffset + UInt64(record.count))
+            place = try writer.place(record.count)
         } catch {
-            throw poisonWith(error)
+            throw commits.poisonWith(error)
         }
-        reservedBytes += UInt64(record.count)
+        let ticket = commits.issueTicket(bytes: record.count)
         let reservation = Reservation(receipt: Receipt(number: number, timestampMicros: time, recordBytes: record.count),
-                                      record: record, offset: writeOffset, ticket: ticketsIssued, handle: active!, end: reservedBytes)
-        ticketsIssued += 1
-        writeOffset += UInt64(record.count)
+                                      record: record, offset: place.offset, ticket: ticket.ticket, handle: place.handle, end: ticket.end)
         lastNumber = number
         lastCommitMicros = time
         return reservation
@@ -336,305 +276,28 @@ package final class TransactionLog: @unchecked Sendable {
     /// is as durable as `options.durability` asks; see `append` for `waitForDurability`. A
     /// failed write poisons the log, and every reservation after it then throws.
     ///
-    /// The record is handed in; with `.grouped` durability the sync leader writes it together
-    /// with the others handed in meanwhile, just before its sync. Otherwise this writer writes
-    /// the handed-in run up to its own record itself.
+    /// The record is handed in to the group commit; with `.grouped` durability the sync leader
+    /// writes it together with the others handed in meanwhile, just before its sync. Otherwise
+    /// this writer writes the handed-in run up to its own record itself.
     @discardableResult
     package func write(_ reservation: Reservation, waitForDurability: Bool = true) throws -> Receipt {
-        condition.lock()
-        var locked = true
-        defer { if locked { condition.unlock() } }
-        handedIn[reservation.ticket] = reservation
-        handedInCommits += 1
-        if handInWaiters > 0 { condition.broadcast() }  // a leader or a writer may wait for it
-        if options.durability == .grouped && waitForDurability {
-            locked = false
-            try waitForSync(covering: reservation.end, ticket: reservation.ticket)
-            return reservation.receipt
-        }
-        while ticketsWritten <= reservation.ticket {
-            if !writeHandedIn() { waitForHandIn() }  // one before it is not handed in yet
-        }
-        if let failure = writeFailure(ofTicket: reservation.ticket) { throw failure }
-        let receipt = reservation.receipt
-        switch options.durability {
-        case .none:
-            return receipt
-        case .full:
-            // Another writer's sync since covered it; or a sync failed since it was written, and
-            // the file is never synced again (its pages may be lost: this commit is not durable).
-            if syncedBytes >= reservation.end { return receipt }
-            if let poison { throw StorageError.writerPoisoned(cause: poison.description) }
-            do { try active!.sync() } catch { throw poisonWith(error) }
-            syncedBytes = appendedBytes
-            return receipt
-        case .grouped:
-            var pending = receipt
-            pending.pendingSyncTarget = reservation.end
-            return pending
-        }
-    }
-
-    /// Writes the handed-in records that follow the last one written, in ticket order, with
-    /// the lock released; a run of them going to one file one after another is one write.
-    /// After a failure nothing more is written: later records are given up (their writers
-    /// throw). Called with the lock held, returns with it held; false when there was nothing
-    /// to write (the next record is not handed in yet).
-    @discardableResult
-    private func writeHandedIn() -> Bool {
-        if writingHandedIn {
-            waitForHandIn()  // another thread is writing: look again after
-            return true
-        }
-        var batch: [Reservation] = []
-        while let next = handedIn.removeValue(forKey: ticketsWritten + UInt64(batch.count)) { batch.append(next) }
-        guard !batch.isEmpty else { return false }
-        if poison == nil {
-            writingHandedIn = true
-            condition.unlock()
-            var failure: (any Error)?
-            do { try Self.writeRuns(batch) } catch { failure = error }
-            condition.lock()
-            writingHandedIn = false
-            if let failure {
-                failedTickets = batch[0].ticket..<(batch[0].ticket + UInt64(batch.count))
-                _ = poisonWith(failure)
-            } else {
-                appendedBytes = batch[batch.count - 1].end
-                appendedCommits += UInt64(batch.count)
-                ticketsWrittenWhole = batch[batch.count - 1].ticket + 1
-            }
-        }
-        // After a failure (a write, a sync, or another commit's reservation) the batch is given
-        // up unwritten: its writers throw (writeFailure).
-        ticketsWritten += UInt64(batch.count)
-        // Their writers waiting to see them written, whoever waits for the log to be quiet.
-        if handInWaiters > 0 || drainWaiters > 0 { condition.broadcast() }
-        return true
-    }
-
-    /// Waits for a record to be handed in or written. Called with the lock held.
-    private func waitForHandIn() {
-        handInWaiters += 1
-        condition.wait()
-        handInWaiters -= 1
-    }
-
-    /// What the writer of `ticket` throws once the log is poisoned: the failure itself when its
-    /// own record was in the failed write (as if it had written it), the poisoning when its
-    /// record was given up; nil when its record was written (whether it is durable is the
-    /// caller's question: see `write`).
-    private func writeFailure(ofTicket ticket: UInt64) -> (any Error)? {
-        guard let poison, ticket >= ticketsWrittenWhole else { return nil }
-        if let failedTickets, failedTickets.contains(ticket) { return poison }
-        return StorageError.writerPoisoned(cause: poison.description)
-    }
-
-    /// Writes records in order, each run of them contiguous in one file as one write.
-    private static func writeRuns(_ records: [Reservation]) throws {
-        var start = 0
-        while start < records.count {
-            var end = start + 1
-            while end < records.count, records[end].handle === records[start].handle,
-                  records[end].offset == records[end - 1].offset + UInt64(records[end - 1].record.count) { end += 1 }
-            if end - start == 1 {
-                try records[start].handle.writeAll(records[start].record.buffer, at: records[start].offset)
-            } else {
-                var joined: [UInt8] = []
-                joined.reserveCapacity(records[start..<end].reduce(0) { $0 + $1.record.count })
-                for record in records[start..<end] { joined.append(contentsOf: record.record.buffer) }
-                try records[start].handle.writeAll(joined, at: records[start].offset)
-            }
-            start = end
-        }
-    }
-
-    /// Waits until no group sync runs and every reserved record is written; reservations wait
-    /// meanwhile, so a steady stream of commits cannot keep it waiting. Called with the lock held.
-    private func waitUntilQuiet() {
-        drainWaiters += 1
-        while syncInProgress || ticketsWritten < ticketsIssued {
-            if !syncInProgress, writeHandedIn() { continue }
-            condition.wait()
-        }
-        drainWaiters -= 1
-        if drainWaiters == 0 { condition.broadcast() }  // the reservations held back
+        try commits.write(reservation, waitForDurability: waitForDurability)
     }
 
     /// Returns once the commit of `receipt` is durable (a group sync covers it); throws the
     /// writer's poison if that sync failed.
     package func waitUntilDurable(_ receipt: Receipt) throws {
-        guard let target = receipt.pendingSyncTarget else { return }
-        condition.lock()
-        try waitForSync(covering: target)
-    }
-
-    /// Group commit: the first waiter to find no sync running becomes the leader and syncs
-    /// everything appended so far; the others wait for a sync that covers them.
-    private func waitForSync(covering target: UInt64, ticket: UInt64? = nil) throws {
-        // Called with the lock held; returns or throws with it released.
-        var locked = true
-        defer { if locked { condition.unlock() } }
-        while syncedBytes < target {
-            if let poison {
-                if let ticket, let failure = writeFailure(ofTicket: ticket) { throw failure }
-                throw StorageError.writerPoisoned(cause: poison.description)
-            }
-            if syncInProgress {
-                let waiter = SyncWaiter(target: target)
-                syncWaiters.append(waiter)
-                // Long enough for the rest of the running sync, the leader's turn-over and the
-                // next sync (a commit handed in during a sync waits for the next one), so that
-                // hardly any waiter sleeps: with twice a sync, one wait in six to ten with 16
-                // writers still slept and had the leader wake it, one system call after another.
-                let limit = options.groupCommitYieldLimitNanoseconds
-                let patience = limit == 0 ? 0 : min(4 * recentSyncNanoseconds + 20_000, limit)
-                condition.unlock()
-                let slept = waiter.waitUntilWoken(yieldingForNanoseconds: patience)
-                if slept { waitsWokenSleeping.add(1, ordering: .relaxed) } else { waitsWokenYielding.add(1, ordering: .relaxed) }
-                if waiter.covered {
-                    locked = false
-                    return
-                }
-                condition.lock()
-                continue
-            }
-            if closed { throw StorageError.closed }
-            syncInProgress = true
-            // When the last syncs were shared, other writers are committing: give the ones on
-            // their way a moment to append, so this sync covers them too (one writer alone never
-            // waits: its batches are of one). It waits until the commits it expects are in —
-            // the writers the last sync released, and those already waiting then — or for
-            // `groupCommitDelayMicroseconds` at most, yielding the processor rather than
-            // sleeping: a timed sleep lasts at least the kernel's timer slack and ends with a
-            // wake-up, where yielding runs the very writers it waits for and stops as soon as
-            // they are in.
-            if lastBatchCommits > 1 && options.groupCommitDelayNanoseconds > 0 {
-                let expected = syncedCommits + lastBatchCommits + pendingAtLastSync
-                condition.unlock()
-                _ = yieldProcessor(forNanoseconds: options.groupCommitDelayNanoseconds) {
-                    self.condition.withLock { self.handedInCommits >= expected }
-                }
-                condition.lock()
-            }
-            // The records handed in so far go out first, in one go.
-            while writeHandedIn() {}
-            if appendedBytes == syncedBytes || poison != nil {
-                // Nothing new to sync (a record before this one is not handed in yet), or a
-                // write failed: let others lead, and look again when something changes.
-                syncInProgress = false
-                condition.broadcast()
-                if poison == nil {
-                    waitForHandIn()
-                } else {
-                    wakeSyncWaiters(all: true)
-                }
-                continue
-            }
-            let upTo = appendedBytes
-            let upToCommits = appendedCommits
-            let handle = active!
-            condition.unlock()
-            var failure: (any Error)?
-            let syncStart = DispatchTime.now().uptimeNanoseconds
-            do { try handle.sync() } catch { failure = error }
-            let syncTime = DispatchTime.now().uptimeNanoseconds - syncStart
-            condition.lock()
-            recentSyncNanoseconds = (recentSyncNanoseconds * 7 + syncTime) / 8
-            lastBatchCommits = upToCommits - syncedCommits
-            syncedCommits = max(syncedCommits, upToCommits)
-            pendingAtLastSync = handedInCommits - syncedCommits
-            syncInProgress = false
-            if drainWaiters > 0 || handInWaiters > 0 { condition.broadcast() }
-            if let failure {
-                let error = poisonWith(failure)
-                wakeSyncWaiters(all: true)
-                throw error
-            }
-            syncedBytes = max(syncedBytes, upTo)
-            wakeSyncWaiters(all: false)
-        }
-    }
-
-    /// A thread waiting for a group sync to cover its commit: it yields its thread for a while,
-    /// watching `woken`, then parks on its own semaphore.
-    private final class SyncWaiter {
-        package let target: UInt64
-        private let semaphore = DispatchSemaphore(value: 0)
-        private let woken = Atomic<Bool>(false)
-        /// Set before the wake-up when a sync covered the commit: the waiter returns without
-        /// taking the lock again.
-        package var covered = false
-        package init(target: UInt64) { self.target = target }
-
-        /// Called by the leader (after setting `covered`). Waking a waiter that is still
-        /// yielding makes no system call: the semaphore has no sleeper to wake.
-        package func wake() {
-            woken.store(true, ordering: .releasing)
-            semaphore.signal()
-        }
-
-        /// Returns once `wake` was called: yields the processor for up to `nanoseconds` first,
-        /// then sleeps. Returns whether it slept. (A semaphore signalled but never waited on is
-        /// simply freed.)
-        package func waitUntilWoken(yieldingForNanoseconds nanoseconds: UInt64) -> Bool {
-            if nanoseconds > 0, yieldProcessor(forNanoseconds: nanoseconds, until: { woken.load(ordering: .acquiring) }) { return false }
-            if woken.load(ordering: .acquiring) { return false }
-            semaphore.wait()
-            return true
-        }
+        try commits.waitUntilDurable(receipt)
     }
 
     /// How this log's waits for another thread's group sync ended so far (tests and probes).
-    package var groupSyncWaits: (wokenYielding: Int, wokenSleeping: Int) {
-        (waitsWokenYielding.load(ordering: .relaxed), waitsWokenSleeping.load(ordering: .relaxed))
-    }
-
-    /// After a sync (called with the lock held, returns with it held): wakes the waiters it
-    /// covered, which return at once, and one it did not, to lead the next sync; with `all`,
-    /// every waiter, to look again (a failure, a close). Waking every waiter on the condition
-    /// had them queue for its lock one after another after each sync, a lock hand-over each.
-    private func wakeSyncWaiters(all: Bool) {
-        guard !syncWaiters.isEmpty else { return }
-        var woken: [SyncWaiter] = []
-        var waiting: [SyncWaiter] = []
-        for waiter in syncWaiters {
-            if syncedBytes >= waiter.target {
-                waiter.covered = true
-                woken.append(waiter)
-            } else if all {
-                woken.append(waiter)
-            } else {
-                waiting.append(waiter)
-            }
-        }
-        if !all, !waiting.isEmpty { woken.append(waiting.removeFirst()) }
-        syncWaiters = waiting
-        condition.unlock()
-        for waiter in woken { waiter.wake() }
-        condition.lock()
-    }
+    package var groupSyncWaits: (wokenYielding: Int, wokenSleeping: Int) { commits.groupSyncWaits }
 
     private func checkWritable() throws {
-        if closed { throw StorageError.closed }
+        if commits.closed { throw StorageError.closed }
         if options.readOnly { throw StorageError.readOnly }
         precondition(pendingOpen == nil, "a writer's open must be completed (completeOpen) before it writes")
-        if let poison { throw StorageError.writerPoisoned(cause: poison.description) }
-    }
-
-    /// Records the first failure and returns the error to throw for this commit.
-    private func poisonWith(_ error: any Error) -> any Error {
-        let storageError = (error as? StorageError) ?? .io(operation: "\(error)", path: directory, errno: 5)
-        if poison == nil { poison = storageError }
-        return storageError
-    }
-
-    /// Preallocates the active segment up to past `end`, a step at a time.
-    private func reserveSpace(through end: UInt64) throws {
-        guard end > preallocatedEnd else { return }
-        let step = options.preallocationStep
-        preallocatedEnd = max(end, min(options.segmentSize, (end / step + 1) * step))
-        try active!.preallocate(to: preallocatedEnd)
+        if let poison = commits.poison { throw StorageError.writerPoisoned(cause: poison.description) }
     }
 
     /// Starts a new segment unless the active one is still empty, so that everything committed
@@ -645,11 +308,12 @@ package final class TransactionLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         try checkWritable()
-        waitUntilQuiet()
-        if writeOffset > UInt64(SegmentFormat.headerSize) {
-            do { try rollSegment() } catch { throw poisonWith(error) }
+        commits.waitUntilQuiet()
+        if !writer.isEmpty {
+            do { try writer.roll(previousTransaction: lastNumber) } catch { throw commits.poisonWith(error) }
+            commits.noteEverythingSynced()
         }
-        return activeSegment
+        return writer.segment
     }
 
     /// The segments on disk with the transaction each starts after, ascending.
@@ -663,7 +327,7 @@ package final class TransactionLog: @unchecked Sendable {
     package var activeSegmentNumber: UInt64 {
         condition.lock()
         defer { condition.unlock() }
-        return activeSegment
+        return writer.segment
     }
 
     /// Bytes of records in the log: sealed segments whole, the active one up to its end.
@@ -672,42 +336,13 @@ package final class TransactionLog: @unchecked Sendable {
         defer { condition.unlock() }
         var total: UInt64 = 0
         for number in try listSegments(fileIO: fileIO, directory: directory) {
-            if number == activeSegment && !options.readOnly {
-                total += writeOffset
+            if number == writer.segment && !options.readOnly {
+                total += writer.offset
                 continue
             }
             total += try fileIO.fileSize(segmentPath(number))
         }
         return total
-    }
-
-    /// Seals the active segment (synced, so later segments never follow unsynced data) and starts the next.
-    private func rollSegment() throws {
-        // A sealed segment keeps only its records: the preallocated rest is given back.
-        try active!.truncate(to: writeOffset)
-        if options.durability != .none { try active!.sync() }
-        syncedBytes = appendedBytes
-        active!.close()
-        try createSegment(activeSegment + 1)
-    }
-
-    private func createSegment(_ number: UInt64) throws {
-        let handle = try fileIO.open(segmentPath(number), mode: .create)
-        do {
-            try handle.writeAll(SegmentFormat.encodeHeader(.init(segment: number, previousTransaction: lastNumber)), at: 0)
-            try handle.preallocate(to: min(options.segmentSize, options.preallocationStep))
-            if options.durability != .none {
-                try handle.sync()
-                try fileIO.syncDirectory(directory)
-            }
-        } catch {
-            handle.close()
-            throw error
-        }
-        active = handle
-        activeSegment = number
-        writeOffset = UInt64(SegmentFormat.headerSize)
-        preallocatedEnd = min(options.segmentSize, options.preallocationStep)
     }
 
     /// Makes the whole log durable, whatever the durability it was written with: every segment
@@ -717,18 +352,18 @@ package final class TransactionLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         try checkWritable()
-        waitUntilQuiet()
+        commits.waitUntilQuiet()
         do {
-            for number in try listSegments(fileIO: fileIO, directory: directory) where number != activeSegment {
+            for number in try listSegments(fileIO: fileIO, directory: directory) where number != writer.segment {
                 let sealed = try fileIO.open(segmentPath(number), mode: .readOnly)
                 defer { sealed.close() }
                 try sealed.sync()
             }
-            try active!.sync()
-            syncedBytes = appendedBytes
+            try writer.handle!.sync()
+            commits.noteEverythingSynced()
             try fileIO.syncDirectory(directory)
         } catch {
-            throw poisonWith(error)
+            throw commits.poisonWith(error)
         }
     }
 
@@ -737,9 +372,9 @@ package final class TransactionLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         try checkWritable()
-        waitUntilQuiet()
-        do { try active!.sync() } catch { throw poisonWith(error) }
-        syncedBytes = appendedBytes
+        commits.waitUntilQuiet()
+        do { try writer.handle!.sync() } catch { throw commits.poisonWith(error) }
+        commits.noteEverythingSynced()
     }
 
     // MARK: Reading newer commits (read-only opens)
@@ -751,7 +386,7 @@ package final class TransactionLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         guard options.readOnly else { return 0 }
-        if closed { throw StorageError.closed }
+        if commits.closed { throw StorageError.closed }
         var count = 0
         while true {
             let path = segmentPath(readSegment)
@@ -800,33 +435,13 @@ package final class TransactionLog: @unchecked Sendable {
             return abandonOpen()
         }
         defer { condition.unlock() }
-        waitUntilQuiet()
-        guard !closed else { return }
-        // Commits still waiting for their group sync are synced here, so that their waiters
-        // return (a waiter finding the log closed would otherwise have no file to sync).
-        if syncedBytes < appendedBytes, poison == nil, let active {
-            do {
-                try active.sync()
-                syncedBytes = appendedBytes
-            } catch { _ = poisonWith(error) }
-            condition.broadcast()
-        }
-        closed = true
-        active?.close()
-        active = nil
+        commits.waitUntilQuiet()
+        guard !commits.closed else { return }
+        commits.syncOutstanding()
+        commits.closed = true
+        writer.close()
         lock?.release()
         lock = nil
-        wakeSyncWaiters(all: true)
+        commits.wakeSyncWaiters(all: true)
     }
-}
-
-/// Gives the processor to other threads until `done` (true) or until `nanoseconds` have passed
-/// (false). The thread stays runnable: it needs no wake-up to go on.
-private func yieldProcessor(forNanoseconds nanoseconds: UInt64, until done: () -> Bool) -> Bool {
-    let end = DispatchTime.now().uptimeNanoseconds + nanoseconds
-    repeat {
-        sched_yield()
-        if done() { return true }
-    } while DispatchTime.now().uptimeNanoseconds < end
-    return false
 }
