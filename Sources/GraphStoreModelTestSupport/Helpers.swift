@@ -1,6 +1,8 @@
 import Foundation
 import GraphStore
 import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A store directory under the temporary directory, removed when the test is done.
 package final class TemporaryStore {

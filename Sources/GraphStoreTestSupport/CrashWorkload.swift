@@ -1,5 +1,5 @@
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// The transactions the crash-test child commits. Each is derived from (writer, sequence) alone,
 /// and names them in its row number, so a checker can tell whether a recovered transaction is

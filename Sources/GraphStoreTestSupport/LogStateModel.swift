@@ -1,4 +1,4 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// The state a sequence of operations describes, computed the simplest possible way: the
 /// reference the property tests compare the store against.

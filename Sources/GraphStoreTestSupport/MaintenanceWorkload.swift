@@ -1,6 +1,6 @@
 import Foundation
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// The maintenance crash test's workload: a chain of `Item` rows, one per commit, each with an
 /// external-storage payload, committed while another thread checkpoints and compacts. Every

@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Random but valid transactions over a small schema, for property tests: every storable value
 /// shape, inserts, updates and deletes of live rows, links and unlinks.

@@ -1,3 +1,4 @@
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import Foundation
 import Testing
 @testable import GraphStore

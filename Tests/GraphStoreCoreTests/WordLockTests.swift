@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import Testing
 
 /// The identity map's mutex: mutual exclusion under contention (threads that must sleep

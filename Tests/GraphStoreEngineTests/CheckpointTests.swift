@@ -4,6 +4,8 @@ import GraphStoreTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// The whole committed state of a test-model store, as text: equal text, equal stores.
 func describeState(_ container: ModelContainer) throws -> String {

@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 final class Pair: Model {
     @Attribute(.indexed) var a: Int = 0

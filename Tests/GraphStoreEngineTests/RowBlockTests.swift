@@ -3,6 +3,8 @@ import GraphStoreModelTestSupport
 import GraphStoreTestSupport
 import Testing
 @testable import GraphStore
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A block of rows kept by column is the operations it expands to: the same record bytes, the
 /// same graph (values and indexes) once applied, the same change summary. Random blocks, with

@@ -1,7 +1,8 @@
 import Foundation
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import Synchronization
 import Testing
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// The graph's readers-writer lock: readers hold it side by side, a writer alone, a writer is
 /// not starved by readers that keep coming, and threads that sleep on it are woken.

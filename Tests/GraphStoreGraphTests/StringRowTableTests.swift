@@ -1,4 +1,4 @@
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import GraphStoreTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// ModelContext as SwiftData has it: model(for:), batched fetches, an UndoManager of the app's.
 @Suite struct ContextPortTests {

@@ -83,7 +83,7 @@ import Foundation
     }
 
     /// `row`'s value; nil when the row left it unset.
-    package subscript(row: Int) -> Value? {
+    @usableFromInline package subscript(row: Int) -> Value? {
         guard row < states.count else { return nil }
         switch states[row] {
         case Self.unset: return nil

@@ -4,7 +4,7 @@
 /// Noncopyable, so that it owns its buffer alone and writes go straight to memory: through an
 /// array, every byte appended paid a copy-on-write uniqueness check (a runtime call) and a
 /// capacity test, most of encoding a transaction.
-package struct ByteWriter: ~Copyable, @unchecked Sendable {
+@_spi(GraphStoreInternals) public struct ByteWriter: ~Copyable, @unchecked Sendable {
     @usableFromInline var base: UnsafeMutablePointer<UInt8>
     @usableFromInline var capacity: Int
     @usableFromInline package internal(set) var count: Int
@@ -48,27 +48,27 @@ package struct ByteWriter: ~Copyable, @unchecked Sendable {
         count += buffer.count
     }
 
-    @inlinable package mutating func u8(_ v: UInt8) {
+    @inlinable @_spi(GraphStoreInternals) public mutating func u8(_ v: UInt8) {
         reserve(1)
         base[count] = v
         count += 1
     }
 
-    @inlinable package mutating func u16(_ v: UInt16) {
+    @inlinable @_spi(GraphStoreInternals) public mutating func u16(_ v: UInt16) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
-    @inlinable package mutating func u32(_ v: UInt32) {
+    @inlinable @_spi(GraphStoreInternals) public mutating func u32(_ v: UInt32) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
-    @inlinable package mutating func u64(_ v: UInt64) {
+    @inlinable @_spi(GraphStoreInternals) public mutating func u64(_ v: UInt64) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
     // Always inlined: the encoders' loops write several per operation, and a call each was a
     // measurable share of encoding a large transaction.
-    @inlinable @inline(__always) package mutating func varint(_ v: UInt64) {
+    @inlinable @inline(__always) @_spi(GraphStoreInternals) public mutating func varint(_ v: UInt64) {
         reserve(10)
         var v = v, end = base + count
         while v >= 0x80 {
@@ -80,20 +80,20 @@ package struct ByteWriter: ~Copyable, @unchecked Sendable {
         count = end + 1 - base
     }
 
-    @inlinable package mutating func varint(_ v: Int) { varint(UInt64(v)) }
+    @inlinable @_spi(GraphStoreInternals) public mutating func varint(_ v: Int) { varint(UInt64(v)) }
 
     /// Zig-zag maps small negative numbers to small varints.
-    @inlinable package mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+    @inlinable @_spi(GraphStoreInternals) public mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
 
     /// `n` zero bytes (a header filled in later). Not `raw(repeatElement(0, …))`: from another
     /// module that generic runs unspecialised, looking up type metadata at every byte.
-    @inlinable package mutating func zeros(_ n: Int) {
+    @inlinable @_spi(GraphStoreInternals) public mutating func zeros(_ n: Int) {
         reserve(n)
         (base + count).initialize(repeating: 0, count: n)
         count += n
     }
 
-    @inlinable package mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
+    @inlinable @_spi(GraphStoreInternals) public mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
         reserve(data.count)
         for byte in data {
             base[count] = byte
@@ -112,7 +112,7 @@ package struct ByteWriter: ~Copyable, @unchecked Sendable {
         data.withUnsafeBytes { append($0) }
     }
 
-    @inlinable package mutating func string(_ s: String) {
+    @inlinable @_spi(GraphStoreInternals) public mutating func string(_ s: String) {
         // A small ASCII string (an ident, a code) is copied from its own two words: its length
         // is one varint byte, and all 16 bytes are stored, the count advanced past its own.
         if let (low, high, length) = s.smallASCIIWords {
@@ -156,7 +156,7 @@ package struct ByteWriter: ~Copyable, @unchecked Sendable {
 
     /// The elements' bytes as they lie in memory: little-endian on every platform GraphStore
     /// builds for (see the check in ByteReader). For checkpoint columns: one copy, no per-element work.
-    @inlinable package mutating func elements<T: BitwiseCopyable>(_ values: [T]) {
+    @inlinable @_spi(GraphStoreInternals) public mutating func elements<T: BitwiseCopyable>(_ values: [T]) {
         values.withUnsafeBytes { append($0) }
     }
 

@@ -5,28 +5,28 @@
 /// import touched. A block is encoded into
 /// the log as exactly those operations (the same bytes: FILE-FORMAT.md knows no blocks) and
 /// applied to the graph straight from its columns. Recovery reads the operations back.
-package final class RowBlock: Sendable {
-    package enum Kind: Sendable {
+@_spi(GraphStoreInternals) public final class RowBlock: Sendable {
+    @usableFromInline package enum Kind: Sendable {
         /// New rows: a column a row leaves unset takes its default.
         case insert
         /// Existing rows: only what a row sets is written.
         case update
     }
 
-    package let kind: Kind
+    @usableFromInline package let kind: Kind
     package let entity: EntityNumber
     /// Each column's property number.
     package let properties: [PropertyNumber]
     /// The rows written, in order.
     package let rows: [UInt64]
     /// By column, each source row's value (nil: unset).
-    package let columns: [BatchColumn]
+    @usableFromInline package let columns: [BatchColumn]
     /// Each row's source row in `columns`.
-    package let sources: [Int]
+    @usableFromInline package let sources: [Int]
     /// By column, for inserts: what an unset slot takes.
-    package let defaults: [Value]
+    @usableFromInline package let defaults: [Value]
     /// The columns some source row sets (an update writes only these).
-    package let setColumns: [Int]
+    @usableFromInline package let setColumns: [Int]
 
     /// `defaults` has a value per column for inserts (it is not read for updates).
     package init(kind: Kind, entity: EntityNumber, properties: [PropertyNumber], columns: [BatchColumn],
@@ -59,7 +59,7 @@ package final class RowBlock: Sendable {
     /// The `index`th row's values, column by column: every column for an insert (defaults for
     /// what it leaves unset), the columns it sets for an update.
     @inlinable
-    package func forEachValue(ofRow index: Int, _ body: (_ column: Int, _ value: Value) -> Void) {
+    @_spi(GraphStoreInternals) public func forEachValue(ofRow index: Int, _ body: (_ column: Int, _ value: Value) -> Void) {
         let source = sources[index]
         switch kind {
         case .insert:

@@ -1,5 +1,5 @@
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import GraphStoreLog
 
 /// The one way a transaction is committed, wherever it goes: a store's log, an in-memory

@@ -1,4 +1,6 @@
 import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Copies a store's state as of a given transaction into a new store, with the original
 /// transaction numbers, times and authors (`graphstore replay`). Where compaction dropped the

@@ -1,6 +1,7 @@
 import Foundation
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 extension Store {
     /// Writes a checkpoint of the committed graph as of the newest transaction.

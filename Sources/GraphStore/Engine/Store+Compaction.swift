@@ -1,6 +1,7 @@
 import Foundation
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 extension Store {
     /// Rewrites the live data as a checkpoint and drops what it makes dead: sealed segments the

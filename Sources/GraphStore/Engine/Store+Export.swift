@@ -1,5 +1,6 @@
 import Foundation
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 extension Store {
     /// Every live row (of one entity, or all), one JSON object per line:

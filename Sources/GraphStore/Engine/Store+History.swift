@@ -1,6 +1,6 @@
 import Foundation
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import GraphStoreLog
 
 /// A committed transaction as the store reads it from its log, without model types (the

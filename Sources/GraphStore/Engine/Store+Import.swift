@@ -1,6 +1,6 @@
 import Foundation
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import GraphStoreLog
 
 extension Store {

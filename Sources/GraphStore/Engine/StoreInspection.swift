@@ -1,5 +1,6 @@
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// A read-only look at a store: what `graphstore info` and `verify` print.
 package struct StoreInspection: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import GraphStoreLog
 
 /// The JSON form of a store's rows, shared by `graphstore dump`, `export` and `import`

@@ -1,6 +1,6 @@
 import CSwiftRuntime
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// One attribute's values for every row slot of an entity, stored by kind so that a million
 /// doubles take 8 MB, not a million boxed values. Optional attributes keep a null flag per slot.

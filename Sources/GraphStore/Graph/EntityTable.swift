@@ -1,5 +1,5 @@
 import Dispatch
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// The committed rows of one entity: a column per attribute, relationship targets by row, and
 /// the indexes. Row `r` lives in slot `r - 1`. Mutated only under the graph's write lock.
@@ -7,7 +7,7 @@ import GraphStoreCore
 /// The hot columns skip Swift's run-time exclusivity checks (`@exclusivity(unchecked)`): the
 /// graph's read–write lock already keeps writers apart from readers, and the checks update a
 /// thread-local access set on every read.
-package final class EntityTable {
+@_spi(GraphStoreInternals) public final class EntityTable {
     package let entity: Schema.Entity
     @exclusivity(unchecked) package var live: [Bool] = []
     @exclusivity(unchecked) package var liveCount = 0

@@ -1,11 +1,11 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import GraphStoreLog
 import Synchronization
 
 /// The committed object graph in memory: every entity's rows, relationships both ways, and the
 /// indexes. A transaction is applied under the write lock, so readers (any number, side by side)
 /// see it entirely or not at all.
-package final class Graph: @unchecked Sendable {
+@_spi(GraphStoreInternals) public final class Graph: @unchecked Sendable {
     // `tables` and `lastTransaction` are guarded by `lock`; `schema` and the numbering never change.
     package let schema: Schema
     @usableFromInline let lock = ReadWriteLock()
@@ -75,7 +75,7 @@ package final class Graph: @unchecked Sendable {
     }
 
     /// Reads the graph under the read lock.
-    @inlinable package func read<R>(_ body: (GraphView) throws -> R) rethrows -> R {
+    @inlinable @_spi(GraphStoreInternals) public func read<R>(_ body: (GraphView) throws -> R) rethrows -> R {
         try lock.withReadLock { try body(GraphView(tables: tables, lastTransaction: committed)) }
     }
 

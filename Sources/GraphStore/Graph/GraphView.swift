@@ -1,8 +1,8 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// A consistent view of the committed graph, valid only inside `Graph.read`.
-package struct GraphView {
-    package let tables: [EntityTable]
+@_spi(GraphStoreInternals) public struct GraphView {
+    @usableFromInline package let tables: [EntityTable]
     package let lastTransaction: UInt64
 
     @usableFromInline init(tables: [EntityTable], lastTransaction: UInt64) {
@@ -10,7 +10,7 @@ package struct GraphView {
         self.lastTransaction = lastTransaction
     }
 
-    @inlinable package func table(_ entity: Int) -> EntityTable { tables[entity] }
+    @inlinable @_spi(GraphStoreInternals) public func table(_ entity: Int) -> EntityTable { tables[entity] }
 
     package func isLive(entity: Int, row: UInt64) -> Bool { tables[entity].isLive(row) }
 

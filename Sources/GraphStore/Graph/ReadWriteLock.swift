@@ -4,7 +4,7 @@ import CSwiftRuntime
 /// transaction half applied. Writers are preferred, so a stream of readers cannot starve a save.
 /// Not recursive. The lock is `graphstore_rwlock` (CSwiftRuntime.h), whose uncontended read
 /// lock and unlock are one atomic instruction each, inline.
-package final class ReadWriteLock: @unchecked Sendable {
+@_spi(GraphStoreInternals) public final class ReadWriteLock: @unchecked Sendable {
     @usableFromInline let lock: UnsafeMutablePointer<graphstore_rwlock>
 
     package init() {
@@ -15,14 +15,14 @@ package final class ReadWriteLock: @unchecked Sendable {
     deinit { lock.deallocate() }
 
     @inlinable
-    package func withReadLock<R>(_ body: () throws -> R) rethrows -> R {
+    @_spi(GraphStoreInternals) public func withReadLock<R>(_ body: () throws -> R) rethrows -> R {
         graphstore_rwlock_read_lock(lock)
         defer { graphstore_rwlock_read_unlock(lock) }
         return try body()
     }
 
     @inlinable
-    package func withWriteLock<R>(_ body: () throws -> R) rethrows -> R {
+    @_spi(GraphStoreInternals) public func withWriteLock<R>(_ body: () throws -> R) rethrows -> R {
         graphstore_rwlock_write_lock(lock)
         defer { graphstore_rwlock_write_unlock(lock) }
         return try body()

@@ -1,4 +1,4 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 extension RowBlock {
     /// Sets a column into the graph's `target` column at the slot of each row, or of the rows

@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import Synchronization
 
 /// How far a row number may reach. A table keeps a slot for every row number up to its highest

@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import Synchronization
 
 /// Blob files of `.externalStorage` attributes, in the store's `blobs/` directory

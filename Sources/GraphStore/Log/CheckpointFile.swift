@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// A checkpoint file: the committed graph as of one transaction, so that open reads it and
 /// replays only the log after it (Docs/FILE-FORMAT.md, "Checkpoint files").

@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// What a `FaultInjectingFileIO` does wrong. Counters are zero-based and count every call of that
 /// kind through this file system, on any file.

@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Reads a store's segments in order at open, hands every good transaction to the caller, and
 /// decides what a damaged spot is:

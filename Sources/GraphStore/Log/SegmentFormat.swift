@@ -1,4 +1,4 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// The layout of a store directory and of a segment file's header (Docs/FILE-FORMAT.md).
 ///

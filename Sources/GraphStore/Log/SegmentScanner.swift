@@ -1,4 +1,4 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Reads the records of one segment's bytes, in order, and says exactly where and why it stopped.
 ///

@@ -1,4 +1,4 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// The versioned binary encoding of a transaction: the payload of a transaction record.
 ///

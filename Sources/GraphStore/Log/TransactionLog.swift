@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import Synchronization
 
 /// The append-only transaction log of one store directory: recovery at open, appends with the

@@ -3,6 +3,8 @@ import GraphStoreModelTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A to-many with counts, and its to-one inverse: a batch cannot keep the counts.
 final class BatchLeg: Model {

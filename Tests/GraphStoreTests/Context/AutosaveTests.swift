@@ -3,6 +3,8 @@ import GraphStoreModelTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 @Suite struct AutosaveTests {
     func countElsewhere(_ container: ModelContainer) throws -> Int {

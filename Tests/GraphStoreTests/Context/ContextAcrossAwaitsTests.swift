@@ -3,6 +3,8 @@ import GraphStoreModelTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Contexts follow Swift concurrency: a context belongs to the task (or actor) that holds it,
 /// which may resume on any thread after an `await`. Every write made that way is stored.

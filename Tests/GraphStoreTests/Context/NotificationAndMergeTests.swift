@@ -4,6 +4,8 @@ import Observation
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 @Suite struct NotificationAndMergeTests {
     func memory() throws -> ModelContainer {

@@ -1,6 +1,7 @@
 import EnrouteModels
 import Foundation
 import GraphStore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// `durable_commit`: one small transaction per save (one flight's progress and status) with
 /// full durability — GraphStore's `context.save()` on a `.full` container, SQLite's

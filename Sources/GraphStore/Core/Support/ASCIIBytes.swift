@@ -2,7 +2,7 @@ extension UnsafeBufferPointer<UInt8> {
     /// Whether every byte is ASCII (below 0x80): such bytes are valid UTF-8 and their own
     /// normal form. One OR over all of them, one test at the end, so the loop has no branch.
     /// What the unique index's string hash and the log's string decoder both ask first.
-    @inlinable package var isASCII: Bool {
+    @inlinable @_spi(GraphStoreInternals) public var isASCII: Bool {
         var high: UInt8 = 0
         for byte in self { high |= byte }
         return high < 0x80
@@ -17,7 +17,7 @@ extension String {
     /// its bytes. Copying a small string's bytes out was most of hashing a unique key, and of
     /// writing an ident into the log.
     @inlinable @inline(__always)
-    package var smallASCIIWords: (low: UInt64, high: UInt64, count: Int)? {
+    @_spi(GraphStoreInternals) public var smallASCIIWords: (low: UInt64, high: UInt64, count: Int)? {
         #if _endian(little) && _pointerBitWidth(_64)
         let (low, high) = unsafeBitCast(self, to: (UInt64, UInt64).self)
         guard high >> 60 == 0xE else { return nil }

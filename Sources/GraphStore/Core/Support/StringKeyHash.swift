@@ -12,8 +12,8 @@
 /// non-ASCII scalar), and is hashed by `hashValue`, as every string equal to it is. A string
 /// whose only non-ASCII characters are those three is hashed as the ASCII string it equals.
 /// (Unicode's stability policy keeps these decompositions as they are.)
-package enum StringKeyHash {
-    @inlinable package static func hash(_ key: String, seed: UInt64) -> UInt64 {
+@_spi(GraphStoreInternals) public enum StringKeyHash {
+    @inlinable @_spi(GraphStoreInternals) public static func hash(_ key: String, seed: UInt64) -> UInt64 {
         if let (low, high, count) = key.smallASCIIWords {
             // The same as hashing its bytes below: the unused bytes are zero.
             var state = initialState(count: count, seed: seed)

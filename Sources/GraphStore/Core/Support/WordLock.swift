@@ -2,7 +2,7 @@ import CSwiftRuntime
 
 /// The identity map's lock (ObjectRegistry): every object a context makes or frees takes it, so
 /// it is a two-word mutex locked and unlocked inline (see `graphstore_mutex`), not an NSLock.
-package final class WordLock: @unchecked Sendable {
+@_spi(GraphStoreInternals) public final class WordLock: @unchecked Sendable {
     @usableFromInline let word: UnsafeMutablePointer<graphstore_mutex>
 
     package init() {
@@ -12,11 +12,11 @@ package final class WordLock: @unchecked Sendable {
 
     deinit { word.deallocate() }
 
-    @inlinable package func lock() { graphstore_mutex_lock(word) }
+    @inlinable @_spi(GraphStoreInternals) public func lock() { graphstore_mutex_lock(word) }
 
-    @inlinable package func unlock() { graphstore_mutex_unlock(word) }
+    @inlinable @_spi(GraphStoreInternals) public func unlock() { graphstore_mutex_unlock(word) }
 
-    @inlinable package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    @inlinable @_spi(GraphStoreInternals) public func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
         defer { unlock() }
         return try body()

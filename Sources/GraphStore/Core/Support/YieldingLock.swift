@@ -10,7 +10,7 @@ import Foundation
 /// while the yield lets the holder (or another thread with work) have the processor. A lock
 /// held long (a checkpoint, a large batch) still puts its waiters to sleep after
 /// `yieldsBeforeSleeping` tries.
-package final class YieldingLock: @unchecked Sendable {
+@_spi(GraphStoreInternals) public final class YieldingLock: @unchecked Sendable {
     private let mutex = NSLock()
     private let yieldsBeforeSleeping: Int
 
@@ -18,7 +18,7 @@ package final class YieldingLock: @unchecked Sendable {
         self.yieldsBeforeSleeping = yieldsBeforeSleeping
     }
 
-    package func lock() {
+    @usableFromInline package func lock() {
         if mutex.try() { return }
         for _ in 0..<yieldsBeforeSleeping {
             sched_yield()
@@ -27,9 +27,9 @@ package final class YieldingLock: @unchecked Sendable {
         mutex.lock()
     }
 
-    package func unlock() { mutex.unlock() }
+    @usableFromInline package func unlock() { mutex.unlock() }
 
-    @inlinable package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    @inlinable @_spi(GraphStoreInternals) public func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
         defer { unlock() }
         return try body()

@@ -6,7 +6,7 @@
 extension UnsafeRawBufferPointer {
     /// The little-endian `T` at `offset`.
     @inlinable
-    package func littleEndian<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
+    @_spi(GraphStoreInternals) public func littleEndian<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
         precondition(offset >= 0 && offset <= count - MemoryLayout<T>.size,
                      "a \(T.self) read at offset \(offset) of \(count) bytes")
         return T(littleEndian: loadUnaligned(fromByteOffset: offset, as: T.self))

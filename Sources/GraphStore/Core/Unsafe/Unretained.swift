@@ -37,19 +37,19 @@ extension Unretained {
     /// The reference as a plain address, for the C shim (`CSwiftRuntime`), which holds it
     /// without a reference count too.
     @inlinable
-    package var address: UnsafeMutableRawPointer {
+    @_spi(GraphStoreInternals) public var address: UnsafeMutableRawPointer {
         reference.toOpaque()
     }
 
     /// The reference an `address` (or the C shim) gave.
     @inlinable
-    package init(address: UnsafeRawPointer) {
+    @_spi(GraphStoreInternals) public init(address: UnsafeRawPointer) {
         reference = .fromOpaque(address)
     }
 
     /// Gives back one retain taken outside Swift (the C shim's `graphstore_try_retain`).
     @inlinable
-    package func releaseRetainTakenOutsideSwift() {
+    @_spi(GraphStoreInternals) public func releaseRetainTakenOutsideSwift() {
         reference.release()
     }
 }

@@ -1,4 +1,4 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import GraphStoreLog
 
 /// Turns a graph image into checkpoint records and back (Docs/FILE-FORMAT.md, "Checkpoint files").

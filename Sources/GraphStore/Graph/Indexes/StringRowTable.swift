@@ -1,5 +1,5 @@
 import CSwiftRuntime
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// String → row, the unique index of a string attribute: open addressing with linear probing,
 /// each entry holding its key, the key's hash and its row side by side.

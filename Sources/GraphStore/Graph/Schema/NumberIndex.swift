@@ -2,13 +2,13 @@
 /// from 1 upward, so an array answers without hashing (applying a transaction looks one up per
 /// stored value); a schema with numbers too sparse for an array (never written by this
 /// package) is looked up in a dictionary instead.
-package struct NumberIndex<Element: Sendable>: Sendable {
-    private enum Storage {
+@_spi(GraphStoreInternals) public struct NumberIndex<Element: Sendable>: Sendable {
+    @usableFromInline enum Storage: Sendable {
         case dense([Element?])
         case sparse([UInt32: Element])
     }
 
-    private let storage: Storage
+    @usableFromInline let storage: Storage
     private static var denseLimit: Int { 1 << 16 }
 
     /// The first element given for a number wins.
@@ -27,7 +27,7 @@ package struct NumberIndex<Element: Sendable>: Sendable {
         }
     }
 
-    package subscript(number: UInt32) -> Element? {
+    @inlinable @_spi(GraphStoreInternals) public subscript(number: UInt32) -> Element? {
         switch storage {
         case let .dense(slots): return Int(number) < slots.count ? slots[Int(number)] : nil
         case let .sparse(elements): return elements[number]

@@ -1,4 +1,4 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// A schema rebuilt from the record a store keeps in its log, for tools that open a store
 /// without its model classes (`graphstore dump`, `export`, `compact`). Entities have no type,

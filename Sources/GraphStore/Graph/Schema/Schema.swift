@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// The resolved schema of a container: every entity with its attributes and relationships,
 /// inverses paired, and the numbers the store's log uses for each. Immutable once built.

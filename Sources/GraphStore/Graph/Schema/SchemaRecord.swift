@@ -1,4 +1,4 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// The schema as the store records it: the payload of a `.schema` log operation. It carries the
 /// numbers the log uses for entities and properties, so a reopened store maps its data to the

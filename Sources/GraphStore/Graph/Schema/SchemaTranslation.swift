@@ -1,4 +1,4 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Maps the numbers of a recorded schema (a `.schema` operation in the log) onto the running
 /// schema's numbers, by entity and property name (or `originalName`). Data written under an older

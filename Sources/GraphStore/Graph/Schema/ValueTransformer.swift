@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 #if !canImport(Darwin)
 /// Foundation's ValueTransformer, for platforms whose Foundation has none (Linux): what a

@@ -1,5 +1,5 @@
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Turns batches into one transaction's changes, under the container's commit lock and
 /// against the graph as committed (see `BatchInsert` for what a row does).

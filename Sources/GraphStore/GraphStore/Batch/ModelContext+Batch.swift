@@ -1,4 +1,5 @@
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 extension ModelContext {
     /// Writes the batches' rows in one transaction (see `BatchInsert`), in the order given: a

@@ -1,6 +1,8 @@
 import CSwiftRuntime
 import Foundation
 import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Runs a ModelActor's jobs, and owns its context. SwiftData's protocol of the same name.
 public protocol ModelExecutor: AnyObject, Sendable {

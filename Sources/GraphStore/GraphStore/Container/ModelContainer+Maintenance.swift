@@ -1,5 +1,6 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Maintenance (Docs/guides/recovery.md). With several stores, each call runs on every store in
 /// turn and returns the last one's summary.

@@ -1,6 +1,6 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import GraphStoreEngine
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Which properties of which rows a committed transaction changed, derived from its operations:
 /// what other contexts need to tell the observers of their registered objects.

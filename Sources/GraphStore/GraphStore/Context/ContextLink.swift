@@ -1,6 +1,7 @@
 import Foundation
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import Synchronization
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Where work for a context that arrives from elsewhere (a due autosave, other contexts' saves
 /// for its live queries) is run: the main queue for `mainContext` (the main actor's), the model

@@ -1,6 +1,8 @@
 import CSwiftRuntime
 import Foundation
 import Synchronization
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// One thread at a time inside a context.
 ///

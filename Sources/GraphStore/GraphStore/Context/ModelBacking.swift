@@ -1,6 +1,6 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import GraphStoreEngine
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// The engine's state for one model object: which context manages it, its row, and its unsaved
 /// changes. The declaring layer reads and writes properties only through these methods, by

@@ -1,6 +1,7 @@
 import Foundation
 import GraphStoreEngine
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Fetching: every live row of the entity (with this context's unsaved changes, unless the
 /// descriptor says otherwise), filtered by the predicate and sorted by the sort descriptors.

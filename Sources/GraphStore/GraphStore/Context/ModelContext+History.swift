@@ -1,6 +1,7 @@
 import Foundation
 import GraphStoreEngine
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// SwiftData's history API (iOS 18) on GraphStore: every committed transaction of the store, with
 /// what it inserted, updated and deleted (Docs/guides/history.md).

@@ -1,6 +1,7 @@
 import Foundation
 import GraphStoreEngine
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Running prepared fetches: the predicate is planned and compiled on the context's first run
 /// (see CompiledQuery); each run binds the values, runs the plan and filters its rows with the

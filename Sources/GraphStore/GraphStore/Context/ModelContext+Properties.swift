@@ -1,5 +1,5 @@
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Reading committed values, writing changes, and keeping inverse relationships in step in
 /// memory, at once, on both sides.

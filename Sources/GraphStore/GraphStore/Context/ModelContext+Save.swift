@@ -1,5 +1,5 @@
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Saving: validate, encode the unsaved work as one transaction, commit it through the
 /// container (log append, then graph apply), and mark everything clean.

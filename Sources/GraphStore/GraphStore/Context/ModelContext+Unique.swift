@@ -1,4 +1,5 @@
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Lookups by unique value in O(1): the graph's unique index for committed rows, and this
 /// context's map of unsaved inserts. Importers use `findOrInsert` to upsert without fetching.

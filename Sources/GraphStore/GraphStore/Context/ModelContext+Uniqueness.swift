@@ -1,5 +1,5 @@
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A uniqueness rule of an entity as a save keeps it: one `@Attribute(.unique)` attribute, or a
 /// `Schema.Unique` over several properties (a to-one member's value is its target's row). Both

@@ -1,7 +1,7 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import GraphStoreEngine
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// SwiftData's ModelContext on GraphStore: hands out model objects backed by committed rows
 /// (one object per identifier), tracks their changes, keeps inverses in step at once, and saves

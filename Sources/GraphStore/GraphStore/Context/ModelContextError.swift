@@ -1,4 +1,6 @@
 import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Why a context operation failed, naming the model and property involved.
 public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,7 +1,8 @@
 import CSwiftRuntime
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import Synchronization
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A context's identity map: the one object it has handed out for each (entity, row).
 ///

@@ -1,3 +1,5 @@
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 /// An object's unsaved attribute values or relationship changes, by property index: a flat
 /// array of optionals (one allocation, reserved when the object is inserted; no hashing). A
 /// dictionary here was reallocated and rehashed as an insert's values arrived, and freeing it

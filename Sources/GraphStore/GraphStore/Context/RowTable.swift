@@ -1,4 +1,5 @@
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Row number → element, for a context's identity map: open addressing with linear probing
 /// and a multiplicative hash of the row, each slot holding its row and element together.

@@ -1,4 +1,5 @@
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Reading one column of many candidate rows in a tight loop before a compiled predicate runs
 /// on them: the rows are scattered over a column too large for the cache, and loads that do not

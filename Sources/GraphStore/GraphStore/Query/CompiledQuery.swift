@@ -1,6 +1,6 @@
 import Foundation
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A predicate's shape (see `QueryShape`) planned and compiled for one context: its plan, its
 /// condition on committed rows (nil: the predicate runs on objects), and the slots that

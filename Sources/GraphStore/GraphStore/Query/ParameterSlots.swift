@@ -1,6 +1,6 @@
 import Foundation
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A compiled query's slot values for the run under way, which its compiled closures read (see
 /// `RowCompiler.parameters`). A query is compiled once per shape and context and run many

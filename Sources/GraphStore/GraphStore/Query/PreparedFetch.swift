@@ -1,5 +1,6 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A fetch written once with parameters and run with their values, as a prepared statement is:
 ///

@@ -1,6 +1,6 @@
 import Foundation
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Runs a `QueryPlan` for one fetch's slot values inside a read of the graph: the rows the
 /// plan's indexes list, kept as the graph lists them until the caller widens them. Ad-hoc and

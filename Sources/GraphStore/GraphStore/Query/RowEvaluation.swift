@@ -1,6 +1,6 @@
 import Foundation
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A predicate compiled to run on committed rows instead of model objects: each node of the
 /// expression tree becomes a closure over the graph's columns. Only shapes whose meaning on

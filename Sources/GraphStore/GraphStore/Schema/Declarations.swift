@@ -1,5 +1,5 @@
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// An attribute as a model type declares it; the declaring layer (GraphStoreMacrosFree) produces these.
 public struct AttributeDeclaration: Sendable {

@@ -1,5 +1,5 @@
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Builds the resolved `Schema` from the models' declarations: collects the types reachable
 /// through relationships, pairs inverses (declared, or inferred where unambiguous), and numbers

@@ -1,6 +1,6 @@
 import Foundation
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Converts one Swift type to and from `Value`: chosen once per property from what the type
 /// offers — `Storable` (native), `RawRepresentable` (its raw value), or `Codable` (JSON bytes).

@@ -1,5 +1,5 @@
-import GraphStoreCore
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// What the context registers with its undo manager: before each change to an object's unsaved
 /// state (an attribute, one side of a relationship — including the inverse side kept in step —

@@ -1,6 +1,7 @@
 import Foundation
 import GraphStoreEngine
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Runs a migration plan's stages on a store before its container opens it.
 struct Migrator {

@@ -1,4 +1,5 @@
-import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// One version of an app's models, as SwiftData declares it:
 ///

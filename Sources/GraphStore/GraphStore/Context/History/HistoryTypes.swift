@@ -1,6 +1,7 @@
 import Foundation
-import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreCore
 import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 // SwiftData's history types (iOS 18), on GraphStore's log: every committed transaction of a
 // store, with what it inserted, updated and deleted (Docs/guides/history.md).
