@@ -1,21 +1,21 @@
 /// Reads what `ByteWriter` wrote, checking every bound: any byte sequence yields values or a
 /// `ByteReader.Error`, never a trap. Counts read from the input are checked against the bytes
 /// left before anything is allocated for them.
-package struct ByteReader {
-    package struct Error: Swift.Error, Equatable, Sendable, CustomStringConvertible {
+@_spi(GraphStoreInternals) public struct ByteReader {
+    @usableFromInline package struct Error: Swift.Error, Equatable, Sendable, CustomStringConvertible {
         /// Offset within the buffer being decoded.
         package var offset: Int
         package var reason: String
-        package var description: String { "\(reason) at byte \(offset)" }
+        @usableFromInline package var description: String { "\(reason) at byte \(offset)" }
 
-        package init(offset: Int, reason: String) {
+        @usableFromInline package init(offset: Int, reason: String) {
             self.offset = offset
             self.reason = reason
         }
     }
 
-    private let base: UnsafeRawBufferPointer
-    package private(set) var offset: Int
+    @usableFromInline let base: UnsafeRawBufferPointer
+    @usableFromInline package internal(set) var offset: Int
 
     /// The buffer must outlive the reader (use inside `withUnsafeBytes`).
     package init(_ base: UnsafeRawBufferPointer, offset: Int = 0) {
@@ -23,33 +23,33 @@ package struct ByteReader {
         self.offset = offset
     }
 
-    package var remaining: Int { base.count - offset }
+    @inlinable @_spi(GraphStoreInternals) public var remaining: Int { base.count - offset }
     package var isAtEnd: Bool { offset >= base.count }
 
-    package func fail(_ reason: String) -> Error { Error(offset: offset, reason: reason) }
+    @usableFromInline package func fail(_ reason: String) -> Error { Error(offset: offset, reason: reason) }
 
-    private mutating func take(_ n: Int) throws -> UnsafeRawBufferPointer {
+    @inlinable mutating func take(_ n: Int) throws -> UnsafeRawBufferPointer {
         guard n >= 0, n <= remaining else { throw fail("needs \(n) bytes, \(remaining) left") }
         defer { offset += n }
         return UnsafeRawBufferPointer(rebasing: base[offset..<(offset + n)])
     }
 
-    package mutating func u8() throws -> UInt8 { try take(1)[0] }
+    @inlinable @_spi(GraphStoreInternals) public mutating func u8() throws -> UInt8 { try take(1)[0] }
 
-    package mutating func u16() throws -> UInt16 {
+    @inlinable @_spi(GraphStoreInternals) public mutating func u16() throws -> UInt16 {
         let b = try take(2)
         return UInt16(b[0]) | UInt16(b[1]) << 8
     }
 
-    package mutating func u32() throws -> UInt32 {
+    @inlinable @_spi(GraphStoreInternals) public mutating func u32() throws -> UInt32 {
         UInt32(littleEndian: try take(4).loadUnaligned(as: UInt32.self))
     }
 
-    package mutating func u64() throws -> UInt64 {
+    @inlinable @_spi(GraphStoreInternals) public mutating func u64() throws -> UInt64 {
         UInt64(littleEndian: try take(8).loadUnaligned(as: UInt64.self))
     }
 
-    package mutating func varint() throws -> UInt64 {
+    @inlinable @_spi(GraphStoreInternals) public mutating func varint() throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -63,19 +63,19 @@ package struct ByteReader {
     }
 
     /// A varint that must fit in Int and be at most `limit`.
-    package mutating func count(limit: Int) throws -> Int {
+    @inlinable @_spi(GraphStoreInternals) public mutating func count(limit: Int) throws -> Int {
         let v = try varint()
         guard v <= UInt64(limit) else { throw fail("count \(v) exceeds \(limit)") }
         return Int(v)
     }
 
-    package mutating func varintUInt32() throws -> UInt32 {
+    @inlinable @_spi(GraphStoreInternals) public mutating func varintUInt32() throws -> UInt32 {
         let v = try varint()
         guard v <= UInt64(UInt32.max) else { throw fail("value \(v) exceeds 32 bits") }
         return UInt32(v)
     }
 
-    package mutating func zigzag() throws -> Int64 {
+    @inlinable @_spi(GraphStoreInternals) public mutating func zigzag() throws -> Int64 {
         let v = try varint()
         return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
     }
@@ -86,7 +86,7 @@ package struct ByteReader {
         try bytes(try count(limit: remaining))
     }
 
-    package mutating func string() throws -> String {
+    @inlinable @_spi(GraphStoreInternals) public mutating func string() throws -> String {
         let raw = try take(try count(limit: remaining))
         // ASCII (nearly every stored key and name) is valid UTF-8 as it stands, and decoding a
         // typed buffer is a direct copy; `String(validating:as:)` on a raw buffer goes through
