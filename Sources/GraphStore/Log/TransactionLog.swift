@@ -1,6 +1,5 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreCore
-import Synchronization
 
 /// The append-only transaction log of one store directory: recovery at open, appends with the
 /// chosen durability, and (for read-only opens) refresh.
