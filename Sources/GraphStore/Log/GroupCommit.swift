@@ -25,7 +25,7 @@ final class GroupCommit: @unchecked Sendable {
     private let directory: String
     /// The first write or sync failure.
     private(set) var poison: StorageError?
-    /// Set by the log's close: a sync leader finding it set throws.
+    /// Set when the log closes or gives up its open: a sync leader finding it set throws.
     var closed = false
 
     /// Bytes appended since open, and how many of them a completed sync covers.

@@ -3,8 +3,9 @@
 /// Writes records into a store's segment files: the active segment, the offset its next record
 /// goes to, space preallocated a step ahead, and rolling to a new segment when a record would
 /// not fit (a record is never split). It knows nothing of transactions, threads or durability
-/// policy beyond syncing what it seals: `TransactionLog` calls it under its lock, and
-/// `GroupCommit` decides when the active segment is synced.
+/// policy beyond syncing a segment's header when it starts one and the segment when it seals
+/// it: `TransactionLog` calls it under its lock, and `GroupCommit` decides when the active
+/// segment's records are synced.
 final class SegmentWriter {
     private let directory: String
     private let fileIO: any FileIO
