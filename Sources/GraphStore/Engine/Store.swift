@@ -52,7 +52,6 @@ package final class Store: @unchecked Sendable {
         externalAttributes = Store.externalAttributes(of: schema)
         self.blobs = BlobStore(storeDirectory: directory, fileIO: options.log.fileIO, syncs: options.log.durability != .none)
         self.state = Locked(State(schemaHistory: history))
-        graph.blobs = blobs
         pipeline = CommitPipeline(store: self)
     }
 

@@ -1,5 +1,4 @@
 @_spi(GraphStoreInternals) import GraphStoreCore
-import GraphStoreLog
 import Synchronization
 
 /// The committed object graph in memory: every entity's rows, relationships both ways, and the
@@ -23,9 +22,6 @@ import Synchronization
     private let nextRows: Locked<[UInt64]>
     /// While loading a whole log at open, sorted indexes are merged once at the end.
     private var loading = false
-    /// Where external-storage values live (set once by the store that opened the graph, before
-    /// any reader sees it); nil for in-memory graphs, which keep such values inline.
-    package var blobs: BlobStore?
 
     package init(schema: Schema) {
         self.schema = schema
@@ -103,18 +99,6 @@ import Synchronization
         // Keep row reservation ahead of every applied row.
         nextRows.withLock { rows in
             for (i, table) in tables.enumerated() { rows[i] = max(rows[i], table.highestRow + 1) }
-        }
-    }
-
-    /// The bytes of an external-storage value. A missing or damaged blob file reads as nil (the
-    /// property's initial value) and is recorded in `blobFailures`; `graphstore verify` reports it.
-    package func resolveBlob(_ reference: BlobReference, entity: Schema.Entity, attribute: Int, row: UInt64) -> Value? {
-        guard let blobs else { return nil }
-        do {
-            return .data(try blobs.read(reference))
-        } catch {
-            blobs.recordFailure("\(entity.name)/\(row).\(entity.attributes[attribute].name): \(error)")
-            return nil
         }
     }
 

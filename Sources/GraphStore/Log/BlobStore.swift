@@ -75,6 +75,18 @@ package final class BlobStore: Sendable {
         if syncs, fileIO.isDirectory(directory) { try fileIO.syncDirectory(directory) }
     }
 
+    /// The bytes of a blob for a read of `object`'s value: a missing or damaged file reads as
+    /// nil (the property's initial value) and is recorded in `readFailures`, naming `object`,
+    /// for `graphstore verify` and `ModelContainer.blobReadFailures`.
+    package func value(of reference: BlobReference, readFor object: @autoclosure () -> String) -> Data? {
+        do {
+            return try read(reference)
+        } catch {
+            recordFailure("\(object()): \(error)")
+            return nil
+        }
+    }
+
     /// The bytes of a blob, checked against the file's header and the reference.
     package func read(_ reference: BlobReference) throws -> Data {
         let path = path(of: reference.id)

@@ -17,6 +17,9 @@ public final class ModelContainer: @unchecked Sendable {
     let graph: Graph
     /// The open store; nil in memory.
     package let store: Store?
+    /// Where external-storage values are read from: the store's blob files (a migration's
+    /// staging containers read the migrated store's); nil in memory.
+    let blobs: BlobStore?
     /// What recovery found when the store was opened.
     public var openReport: OpenReport? { store?.report }
     /// How saves commit: to the store's log, or (in memory, staging) to the graph alone.
@@ -89,6 +92,7 @@ public final class ModelContainer: @unchecked Sendable {
         guard !configuration.isStoredInMemoryOnly, let url = configuration.url else {
             graph = Graph(schema: schema)
             store = nil
+            blobs = nil
             pipeline = CommitPipeline(graph: graph, destination: .memory)
             return
         }
@@ -97,18 +101,20 @@ public final class ModelContainer: @unchecked Sendable {
         }
         let store = try Store.open(directory: url.path, schema: schema, options: configuration.storeOptions)
         self.store = store
+        blobs = store.blobs
         graph = store.graph
         pipeline = store.pipeline
     }
 
     /// A container over a graph that commits nowhere: what its contexts save is applied to the
     /// graph and kept for `takeCapturedOperations()` (a migration stage's old or new side).
-    init(staging schema: Schema, graph: Graph, configuration: ModelConfiguration) {
+    init(staging schema: Schema, graph: Graph, blobs: BlobStore?, configuration: ModelConfiguration) {
         self.schema = schema
         var configuration = configuration
         configuration.autosaveEnabled = false
         self.configuration = configuration
         self.graph = graph
+        self.blobs = blobs
         store = nil
         let captured = Locked<[LogOperation]>([])
         self.captured = captured
@@ -122,6 +128,7 @@ public final class ModelContainer: @unchecked Sendable {
         self.configuration = configuration
         graph = Graph(schema: schema)
         store = nil
+        blobs = nil
         pipeline = CommitPipeline(graph: graph, destination: .memory)
         captured = nil
         partitions = ContainerPartitions(containers: containers, indexByEntity: indexByEntity)

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreGraph
+import GraphStoreLog
 import Synchronization
 @_spi(GraphStoreInternals) import GraphStoreCore
 
@@ -48,6 +49,8 @@ final class ContextLink: @unchecked Sendable {
     /// their link: one reference per object to keep, not three (ModelBacking).
     let schema: Schema
     let graph: Graph
+    /// Where the store keeps external-storage values; nil in memory, where they stay inline.
+    let blobs: BlobStore?
     /// Which attributes the context's objects are read for, so that lookups load them early.
     let readAhead: AttributeReadAhead
     // The live queries and the inbox are reached only under the registry's lock, each access
@@ -67,10 +70,11 @@ final class ContextLink: @unchecked Sendable {
     @exclusivity(unchecked) private var inbox: [ChangeSummary] = []
     @exclusivity(unchecked) private var inboxWanted = false
 
-    init(registry: ObjectRegistry, schema: Schema, graph: Graph) {
+    init(registry: ObjectRegistry, schema: Schema, graph: Graph, blobs: BlobStore?) {
         self.registry = registry
         self.schema = schema
         self.graph = graph
+        self.blobs = blobs
         readAhead = AttributeReadAhead(entityCount: schema.entities.count)
     }
 

@@ -184,8 +184,10 @@ open class ModelBacking {
             link.readAhead.noteRead(entity: entityIndex, attribute: index)
             return link.graph.liveValue(entity: entityIndex, row: row, attribute: index)
         }
-        guard case let .blob(reference)? = stored, let graph, let entity else { return stored }
-        return graph.resolveBlob(reference, entity: entity, attribute: index, row: row)
+        guard case let .blob(reference)? = stored, let entity else { return stored }
+        // External storage: the value is read from its blob file, which only a store has.
+        guard let blobs = unretainedLink.with(\.blobs) else { return nil }
+        return blobs.value(of: reference, readFor: "\(entity.name)/\(row).\(entity.attributes[index].name)").map(Value.data)
     }
 
     /// Sets attribute `index` (its position in the entity) of `model` to `value`: through the

@@ -121,7 +121,7 @@ public final class ModelContext {
         uniqueness = container.schema.entities.map(EntityUniqueness.init)
         modelTypes = container.schema.entities.map(\.type)
         autosaveEnabled = false
-        link = ContextLink(registry: registry, schema: container.schema, graph: container.graph)
+        link = ContextLink(registry: registry, schema: container.schema, graph: container.graph, blobs: container.blobs)
         link.attach(self)
         container.register(link)
         if let containerPartitions = container.partitions { partitions = ContextPartitions(containerPartitions, facade: self) }

@@ -58,7 +58,7 @@ struct Migrator {
         let store = try Store.open(directory: directory, schema: try SchemaBuilder.build(types: from.entities.compactMap(\.type)),
                                    options: options)
         defer { store.close() }
-        let old = ModelContainer(staging: from, graph: store.graph, configuration: configuration)
+        let old = ModelContainer(staging: from, graph: store.graph, blobs: store.blobs, configuration: configuration)
         if let willMigrate {
             let context = ModelContext(old)
             try willMigrate(context)
@@ -69,7 +69,7 @@ struct Migrator {
         let translation = SchemaTranslation(record: SchemaRecord(schema: from), schema: to)
         let violations = uniqueViolations(translation.newlyUnique, in: graph, schema: to)
         if !violations.isEmpty { throw SchemaError.incompatible(differences: violations) }
-        let new = ModelContainer(staging: to, graph: graph, configuration: configuration)
+        let new = ModelContainer(staging: to, graph: graph, blobs: store.blobs, configuration: configuration)
         if let didMigrate {
             let context = ModelContext(new)
             try didMigrate(context)
