@@ -1,4 +1,8 @@
 import GraphStore
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// Makes a mutated segment or checkpoint's checksums right again, so that the fuzzer's changes
 /// reach the decoders behind them (a random change almost never keeps a CRC-32C, and the

@@ -1,6 +1,10 @@
 import EnrouteModels
 import Foundation
 import GraphStore
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// Well-formed inputs for each target, made by the code that writes them (so they follow the
 /// formats as they are now): the fuzzer starts from them, and the regression tests replay them.

@@ -1,6 +1,10 @@
 import EnrouteModels
 import Foundation
 import GraphStore
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreLog
 import ToolSupport
 
 /// Every reader of outside bytes, as a function that takes any bytes at all: what the fuzzer

@@ -1,20 +1,20 @@
 /// A small command-line parser shared by the `enroute` and `graphstore` tools (the root package
 /// takes no dependencies, so no ArgumentParser): flags, options with values, positionals.
-package struct Arguments {
-    package struct UsageError: Error, CustomStringConvertible {
-        package var message: String
-        package init(_ message: String) { self.message = message }
-        package var description: String { message }
+public struct Arguments {
+    public struct UsageError: Error, CustomStringConvertible {
+        public var message: String
+        public init(_ message: String) { self.message = message }
+        public var description: String { message }
     }
 
-    package private(set) var positionals: [String] = []
+    public private(set) var positionals: [String] = []
     private var flags: Set<String> = []
     private var values: [String: [String]] = [:]
 
     /// Parses `arguments`; `flags` take no value, `options` take one ("--to 5" or "--to=5").
     /// Anything starting with "--" that is neither is a usage error, and so is an option given
     /// twice (which one was meant cannot be told).
-    package init(_ arguments: [String], flags allowedFlags: Set<String> = [], options allowedOptions: Set<String> = []) throws {
+    public init(_ arguments: [String], flags allowedFlags: Set<String> = [], options allowedOptions: Set<String> = []) throws {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -51,12 +51,12 @@ package struct Arguments {
         }
     }
 
-    package func flag(_ name: String) -> Bool { flags.contains(name) }
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
 
     /// The value given for an option.
-    package func value(_ name: String) -> String? { values[name]?.last }
+    public func value(_ name: String) -> String? { values[name]?.last }
 
-    package func integer(_ name: String) throws -> Int? {
+    public func integer(_ name: String) throws -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text) else { throw UsageError("\(name) needs a whole number, not \(String(reflecting: text))") }
         return number

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// Exit codes shared by the tools (documented in Docs/guides/recovery.md).
-package enum ExitCode: Int32 {
+public enum ExitCode: Int32 {
     case success = 0
     /// The command ran and found a problem (a damaged store, a refused input).
     case failure = 1
@@ -16,19 +16,19 @@ package enum ExitCode: Int32 {
     case usage = 2
 }
 
-package func printError(_ message: String) {
+public func printError(_ message: String) {
     var line = message
     if !line.hasSuffix("\n") { line += "\n" }
     FileHandle.standardError.write(Data(line.utf8))
 }
 
-package func exit(_ code: ExitCode) -> Never {
+public func exit(_ code: ExitCode) -> Never {
     fflush(nil)
     Glibc.exit(code.rawValue)
 }
 
 /// Formats a byte count for people: 1.5 MiB.
-package func formatBytes(_ bytes: UInt64) -> String {
+public func formatBytes(_ bytes: UInt64) -> String {
     let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
     var value = Double(bytes)
     var unit = 0

@@ -4,18 +4,18 @@ import Glibc
 #endif
 
 /// A progress bar on standard error, drawn only when it is a terminal (so logs and pipes stay clean).
-package final class ProgressBar {
+public final class ProgressBar {
     private let label: String
     private let enabled: Bool
     private var lastDrawn = -1
 
-    package init(_ label: String, enabled: Bool = isatty(2) != 0) {
+    public init(_ label: String, enabled: Bool = isatty(2) != 0) {
         self.label = label
         self.enabled = enabled
     }
 
     /// Draws `fraction` (0...1) done.
-    package func update(_ fraction: Double) {
+    public func update(_ fraction: Double) {
         guard enabled else { return }
         let percent = Int((min(max(fraction, 0), 1) * 100).rounded(.down))
         guard percent != lastDrawn else { return }
@@ -26,7 +26,7 @@ package final class ProgressBar {
         FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(percent)%".utf8))
     }
 
-    package func finish() {
+    public func finish() {
         guard enabled, lastDrawn >= 0 else { return }
         FileHandle.standardError.write(Data("\r\(String(repeating: " ", count: label.count + 40))\r".utf8))
     }

@@ -1,17 +1,17 @@
 /// A plain text table: columns padded to their widest cell, numbers right-aligned.
-package struct Table {
-    package var headers: [String]
-    package var rows: [[String]]
+public struct Table {
+    public var headers: [String]
+    public var rows: [[String]]
     /// Columns to right-align (numbers).
-    package var rightAligned: Set<Int>
+    public var rightAligned: Set<Int>
 
-    package init(headers: [String], rows: [[String]], rightAligned: Set<Int> = []) {
+    public init(headers: [String], rows: [[String]], rightAligned: Set<Int> = []) {
         self.headers = headers
         self.rows = rows
         self.rightAligned = rightAligned
     }
 
-    package var rendered: String {
+    public var rendered: String {
         var widths = headers.map(\.count)
         for row in rows {
             for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }

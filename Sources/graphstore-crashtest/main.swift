@@ -1,5 +1,9 @@
 import Foundation
 import GraphStore
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreLog
 import GraphStoreTestSupport
 
 // The crash tests' child: opens STORE and commits CrashWorkload transactions in a loop, printing

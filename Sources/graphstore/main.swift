@@ -1,5 +1,9 @@
 import Foundation
 import GraphStore
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreLog
 import ToolSupport
 
 // graphstore: operations on a GraphStore store directory, without the app's model classes

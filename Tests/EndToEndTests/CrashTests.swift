@@ -2,6 +2,9 @@ import Foundation
 import Testing
 import GraphStore
 import GraphStoreTestSupport
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// A child process commits in a loop and is SIGKILLed at random moments. After each kill the
 /// reopened store holds exactly a prefix of each writer's commits, including every commit the

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 import GraphStore
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// The maintenance subcommands end to end on a real Enroute store (the demo's sample load).
 @Suite struct GraphstoreMaintenanceToolTests {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 import GraphStore
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 @Suite struct GraphstoreToolTests {
     /// The schema of the stores these tests write by hand: entity 1, `Flight`, with one string

@@ -3,6 +3,9 @@ import Foundation
 import Testing
 @testable import GraphStore
 import GraphStoreTestSupport
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// A child commits items (each with a blob file) while another of its threads checkpoints and
 /// compacts in a loop, and is SIGKILLed at random moments — inside checkpoint writes, segment

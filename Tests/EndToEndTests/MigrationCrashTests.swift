@@ -3,6 +3,9 @@ import Foundation
 import Testing
 @testable import GraphStore
 import GraphStoreTestSupport
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// A child migrates a store (a custom stage that fills a new attribute item by item) and is
 /// SIGKILLed at a random moment. After each kill the store is complete in the old version or

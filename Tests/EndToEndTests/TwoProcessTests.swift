@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 import GraphStore
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 @Suite struct TwoProcessTests {
     /// While one process writes: a second writer (process or in-process open) is refused by

@@ -6,6 +6,8 @@ import Testing
 @testable import GraphStoreMacrosFree
 @_spi(GraphStoreInternals) import GraphStoreCore
 @_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// The whole committed state of a test-model store, as text: equal text, equal stores.
 func describeState(_ container: ModelContainer) throws -> String {
@@ -133,7 +135,7 @@ func maintainedConfiguration(_ url: URL, _ policy: MaintenancePolicy = .manual, 
     @Test func compactionDropsCoveredSegmentsAndKeepsEveryRow() throws {
         let store = TemporaryStore()
         var expected = ""
-        var summary: Store.CompactionSummary?
+        var summary: CompactionSummary?
         do {
             let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
             try commitRandomChanges(container, count: 150, seed: 6)

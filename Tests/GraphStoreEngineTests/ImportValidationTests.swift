@@ -3,6 +3,10 @@ import GraphStoreModelTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A hostile or damaged export is refused whole, naming the JSON path of its first problem, and
 /// nothing is written: no store, no directory. Rows the graph could not hold never reach it.

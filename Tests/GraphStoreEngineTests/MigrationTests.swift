@@ -3,6 +3,10 @@ import GraphStoreModelTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 // Versions of small models, one family per kind of change. Entity names come from the class
 // name, so each version's class is the same entity.

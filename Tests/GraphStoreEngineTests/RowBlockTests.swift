@@ -5,6 +5,8 @@ import Testing
 @testable import GraphStore
 @_spi(GraphStoreInternals) import GraphStoreCore
 @_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// A block of rows kept by column is the operations it expands to: the same record bytes, the
 /// same graph (values and indexes) once applied, the same change summary. Random blocks, with

@@ -1,6 +1,6 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreCore
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 import GraphStoreTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreCore
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 import GraphStoreTestSupport
 
 /// A fresh directory under the system temporary directory, removed when the test is done.

@@ -1,7 +1,7 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreCore
-import GraphStoreEngine
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
 import GraphStoreTestSupport
 import Testing
 

@@ -5,7 +5,7 @@ import CSwiftRuntime
 ///
 /// Stored checksums are *masked* as LevelDB does, so that the CRC of data that itself contains
 /// CRCs does not degenerate: `masked = ((crc >> 15) | (crc << 17)) &+ 0xa282ead8`.
-package enum CRC32C {
+@_spi(GraphStoreInternals) public enum CRC32C {
     private static let polynomial: UInt32 = 0x82F6_3B78
 
     /// tables[k][b]: the CRC contribution of byte b seen k positions before the end of an 8-byte block.
@@ -66,15 +66,15 @@ package enum CRC32C {
         return ~crc
     }
 
-    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 { update(0, bytes) }
+    @_spi(GraphStoreInternals) public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 { update(0, bytes) }
 
-    package static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    @_spi(GraphStoreInternals) public static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }
     }
 
     private static let maskDelta: UInt32 = 0xA282_EAD8
 
-    package static func mask(_ crc: UInt32) -> UInt32 { ((crc >> 15) | (crc << 17)) &+ maskDelta }
+    @_spi(GraphStoreInternals) public static func mask(_ crc: UInt32) -> UInt32 { ((crc >> 15) | (crc << 17)) &+ maskDelta }
 
     package static func unmask(_ masked: UInt32) -> UInt32 {
         let rotated = masked &- maskDelta

@@ -1,12 +1,12 @@
 /// The numbers the log uses for schema elements. The schema layer assigns them and records the
 /// mapping in schema operations; the log only carries them.
-package typealias EntityNumber = UInt32
-package typealias PropertyNumber = UInt32
+@_spi(GraphStoreInternals) public typealias EntityNumber = UInt32
+@_spi(GraphStoreInternals) public typealias PropertyNumber = UInt32
 /// A row's number, unique within its store across all entities, never reused.
-package typealias RowNumber = UInt64
+@_spi(GraphStoreInternals) public typealias RowNumber = UInt64
 
 /// One change inside a transaction.
-package enum LogOperation: Hashable, Sendable {
+@_spi(GraphStoreInternals) public enum LogOperation: Hashable, Sendable {
     /// A new row with its initial attribute values.
     case insert(entity: EntityNumber, row: RowNumber, values: [PropertyValue])
     /// New values for some attributes of an existing row.
@@ -19,25 +19,25 @@ package enum LogOperation: Hashable, Sendable {
     case schema(payload: [UInt8])
 }
 
-package struct PropertyValue: Hashable, Sendable {
-    package var property: PropertyNumber
-    package var value: Value
+@_spi(GraphStoreInternals) public struct PropertyValue: Hashable, Sendable {
+    @_spi(GraphStoreInternals) public var property: PropertyNumber
+    @_spi(GraphStoreInternals) public var value: Value
 
-    package init(_ property: PropertyNumber, _ value: Value) {
+    @_spi(GraphStoreInternals) public init(_ property: PropertyNumber, _ value: Value) {
         self.property = property
         self.value = value
     }
 }
 
 /// A committed transaction as it is in the log.
-package struct LogTransaction: Hashable, Sendable {
+@_spi(GraphStoreInternals) public struct LogTransaction: Hashable, Sendable {
     /// Monotonic from 1, without gaps, for the life of the store.
-    package var number: UInt64
+    @_spi(GraphStoreInternals) public var number: UInt64
     /// Commit time, microseconds since 1970 (UTC).
-    package var timestampMicros: Int64
+    @_spi(GraphStoreInternals) public var timestampMicros: Int64
     /// Who committed it (a context's name), empty when unnamed.
-    package var author: String
-    package var operations: [LogOperation]
+    @_spi(GraphStoreInternals) public var author: String
+    @_spi(GraphStoreInternals) public var operations: [LogOperation]
 
     package init(number: UInt64, timestampMicros: Int64, author: String = "", operations: [LogOperation]) {
         self.number = number

@@ -1,6 +1,6 @@
 @_spi(GraphStoreInternals) import GraphStoreCore
 @_spi(GraphStoreInternals) import GraphStoreGraph
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// The one way a transaction is committed, wherever it goes: a store's log, an in-memory
 /// container's graph alone, or a migration stage that keeps its operations.

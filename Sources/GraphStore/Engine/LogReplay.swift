@@ -1,4 +1,4 @@
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 @_spi(GraphStoreInternals) import GraphStoreCore
 @_spi(GraphStoreInternals) import GraphStoreGraph
 
@@ -6,7 +6,7 @@ import GraphStoreLog
 /// transaction numbers, times and authors (`graphstore replay`). Where compaction dropped the
 /// log's beginning, the new store starts from the newest sound checkpoint at or before that
 /// transaction and replays the log after it. Blob files are copied along.
-package enum LogReplay {
+@_spi(GraphStoreInternals) public enum LogReplay {
     package enum Failure: Error, Equatable, CustomStringConvertible {
         case destinationNotEmpty(String)
         case transactionNotInLog(requested: UInt64, last: UInt64)
@@ -21,7 +21,7 @@ package enum LogReplay {
 
     /// Returns the number of transactions written. `progress` is called after each one.
     @discardableResult
-    package static func replay(
+    @_spi(GraphStoreInternals) public static func replay(
         from source: String,
         to lastWanted: UInt64,
         into destination: String,

@@ -41,7 +41,3 @@ public struct CompactionSummary: Sendable, Equatable {
     }
 }
 
-extension Store {
-    package typealias CheckpointSummary = GraphStoreEngine.CheckpointSummary
-    package typealias CompactionSummary = GraphStoreEngine.CompactionSummary
-}

@@ -1,6 +1,6 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreGraph
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 @_spi(GraphStoreInternals) import GraphStoreCore
 
 extension Store {
@@ -11,7 +11,7 @@ extension Store {
     /// The log is synced first, so it always reaches the checkpoint's transaction. Keeps the two
     /// newest checkpoints (the older one is the fallback should the newer be damaged).
     @discardableResult
-    package func checkpoint(progress: (Int, Int) -> Void = { _, _ in }) throws -> CheckpointSummary {
+    @_spi(GraphStoreInternals) public func checkpoint(progress: (Int, Int) -> Void = { _, _ in }) throws -> CheckpointSummary {
         maintenanceLock.lock()
         defer { maintenanceLock.unlock() }
         return try writeCheckpoint(progress: progress)

@@ -1,6 +1,6 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreGraph
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 @_spi(GraphStoreInternals) import GraphStoreCore
 
 extension Store {
@@ -12,7 +12,7 @@ extension Store {
     /// removed, and segments go oldest first, so a kill at any moment leaves a store whose log
     /// continues from a checkpoint it still has.
     @discardableResult
-    package func compact(retention: HistoryRetention, progress: (String) -> Void = { _ in }) throws -> CompactionSummary {
+    @_spi(GraphStoreInternals) public func compact(retention: HistoryRetention, progress: (String) -> Void = { _ in }) throws -> CompactionSummary {
         maintenanceLock.lock()
         defer { maintenanceLock.unlock() }
         return try compactWithLock(retention: retention, progress: progress)

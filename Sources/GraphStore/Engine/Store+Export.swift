@@ -5,7 +5,7 @@ import Foundation
 extension Store {
     /// Every live row (of one entity, or all), one JSON object per line:
     /// `{"entity": "Flight", "row": 7, "attributes": {…}, "relationships": {…}}`.
-    package func dump(entity name: String? = nil, write: (String) throws -> Void,
+    @_spi(GraphStoreInternals) public func dump(entity name: String? = nil, write: (String) throws -> Void,
                      progress: (Int, Int) -> Void = { _, _ in }) throws {
         let entities = try selectEntities(name)
         try graph.read { view in
@@ -39,7 +39,7 @@ extension Store {
     /// The whole store as one JSON document, written in pieces:
     /// `{"format": "graphstore-export", "version": 1, "transaction": N, "schema": {…}, "entities": {"Flight": [rows…], …}}`.
     /// External-storage bytes are included (base64), so an export is self-contained.
-    package func export(write: (String) throws -> Void, progress: (Int, Int) -> Void = { _, _ in }) throws {
+    @_spi(GraphStoreInternals) public func export(write: (String) throws -> Void, progress: (Int, Int) -> Void = { _, _ in }) throws {
         let record = SchemaRecord(schema: schema)
         try graph.read { view in
             let total = schema.entities.reduce(0) { $0 + view.table($1.index).liveCount }

@@ -1,7 +1,7 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreCore
 @_spi(GraphStoreInternals) import GraphStoreGraph
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// A committed transaction as the store reads it from its log, without model types (the
 /// container turns it into a `DefaultHistoryTransaction`; tools use it as it is).

@@ -1,14 +1,14 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreCore
 @_spi(GraphStoreInternals) import GraphStoreGraph
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 extension Store {
     /// What an import wrote.
-    package struct ImportSummary: Sendable, Equatable {
-        package var rows: Int
-        package var links: Int
-        package var transactions: Int
+    @_spi(GraphStoreInternals) public struct ImportSummary: Sendable, Equatable {
+        @_spi(GraphStoreInternals) public var rows: Int
+        @_spi(GraphStoreInternals) public var links: Int
+        @_spi(GraphStoreInternals) public var transactions: Int
     }
 
     /// Creates a new store at `directory` (absent or empty) from an export: the same schema
@@ -16,7 +16,7 @@ extension Store {
     /// (from the to-many side, so to-many order is kept). The whole document is checked first
     /// (`ExportDocument`): a document with anything wrong is refused naming the JSON path of the
     /// first problem, and nothing is written. A failure while writing removes the new store.
-    package static func importExport(_ data: Data, into directory: String, fileIO: any FileIO = PosixFileIO(), batchSize: Int = 5_000,
+    @_spi(GraphStoreInternals) public static func importExport(_ data: Data, into directory: String, fileIO: any FileIO = PosixFileIO(), batchSize: Int = 5_000,
                                     progress: (Int, Int) -> Void = { _, _ in }) throws -> ImportSummary {
         if fileIO.isDirectory(directory), try !fileIO.listDirectory(directory).isEmpty {
             throw LogReplay.Failure.destinationNotEmpty(directory)

@@ -1,19 +1,19 @@
 @_spi(GraphStoreInternals) import GraphStoreCore
 @_spi(GraphStoreInternals) import GraphStoreGraph
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 extension Store {
     /// What `graphstore verify` found: the inspection, and the state a read-only open loaded.
-    package struct Verification: Sendable {
-        package var inspection: StoreInspection
+    @_spi(GraphStoreInternals) public struct Verification: Sendable {
+        @_spi(GraphStoreInternals) public var inspection: StoreInspection
         /// The transaction the loaded state is as of, and the checkpoint it loaded from.
-        package var loadedTransaction: UInt64
-        package var loadedCheckpoint: UInt64?
+        @_spi(GraphStoreInternals) public var loadedTransaction: UInt64
+        @_spi(GraphStoreInternals) public var loadedCheckpoint: UInt64?
         /// What an open would pass over or cut (a torn tail, damaged checkpoints it can do
         /// without): the store is sound, these are said.
-        package var notes: [String]
+        @_spi(GraphStoreInternals) public var notes: [String]
         /// Blob files the graph names that are missing or damaged (verify fails on any).
-        package var blobProblems: [String]
+        @_spi(GraphStoreInternals) public var blobProblems: [String]
     }
 
     /// Checks a store as hard as an open does, and more, without changing a byte: every record
@@ -23,7 +23,7 @@ extension Store {
     /// fails where any open would — and every blob file the state names. Throws what the
     /// first failing step threw; a store that holds data but no schema record (no open can
     /// read it) throws `StorageError.corruption`.
-    package static func verify(directory: String, fileIO: any FileIO = PosixFileIO(),
+    @_spi(GraphStoreInternals) public static func verify(directory: String, fileIO: any FileIO = PosixFileIO(),
                               blobProgress: (Int, Int) -> Void = { _, _ in }) throws -> Verification {
         let inspection = try StoreInspection.inspect(directory: directory, fileIO: fileIO)
         var notes: [String] = []

@@ -1,13 +1,13 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreCore
 @_spi(GraphStoreInternals) import GraphStoreGraph
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 import Synchronization
 
 /// One open store directory: its transaction log, the committed graph (loaded from the newest
 /// usable checkpoint, then the log after it), the schema history and the blob files.
 /// `ModelContainer` owns one; the `graphstore` tool opens one without any model classes.
-package final class Store: @unchecked Sendable {
+@_spi(GraphStoreInternals) public final class Store: @unchecked Sendable {
     // Immutable after open except `state` (its mutex) and the locks' critical sections.
     package let directory: String
     /// The schema the graph is in: the models' (a container) or the newest recorded one (a tool).
@@ -63,7 +63,7 @@ package final class Store: @unchecked Sendable {
     ///
     /// Throws `StorageError` for damage, a held lock, I/O failure or compacted history, and
     /// `SchemaError.incompatible` when stored data cannot follow the declared schema.
-    package static func open(directory: String, schema declared: Schema? = nil, options: StoreOptions = StoreOptions()) throws -> Store {
+    @_spi(GraphStoreInternals) public static func open(directory: String, schema declared: Schema? = nil, options: StoreOptions = StoreOptions()) throws -> Store {
         guard options.log.readOnly else { return try openOnce(directory: directory, schema: declared, options: options) }
         return try readingBesideAWriter(directory: directory, fileIO: options.log.fileIO) {
             try openOnce(directory: directory, schema: declared, options: options)
@@ -136,7 +136,7 @@ package final class Store: @unchecked Sendable {
 
     /// Commits one transaction through the pipeline (open's schema record, import, tools).
     @discardableResult
-    package func commit(_ operations: [LogOperation], author: String) throws -> UInt64 {
+    @_spi(GraphStoreInternals) public func commit(_ operations: [LogOperation], author: String) throws -> UInt64 {
         try commit(TransactionChanges(operations: operations), author: author)
     }
 
@@ -212,7 +212,7 @@ package final class Store: @unchecked Sendable {
     }
 
     /// Waits for running maintenance, then closes the log and releases the writer lock.
-    package func close() {
+    @_spi(GraphStoreInternals) public func close() {
         state.withLock { $0.closed = true }
         maintenanceLock.lock()
         log.close()

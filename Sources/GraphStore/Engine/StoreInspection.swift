@@ -1,48 +1,48 @@
 @_spi(GraphStoreInternals) import GraphStoreGraph
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 @_spi(GraphStoreInternals) import GraphStoreCore
 
 /// A read-only look at a store: what `graphstore info` and `verify` print.
-package struct StoreInspection: Sendable {
-    package struct Segment: Sendable, Equatable {
-        package var number: UInt64
+@_spi(GraphStoreInternals) public struct StoreInspection: Sendable {
+    @_spi(GraphStoreInternals) public struct Segment: Sendable, Equatable {
+        @_spi(GraphStoreInternals) public var number: UInt64
         /// Size of the file, preallocated space included.
-        package var fileBytes: UInt64
+        @_spi(GraphStoreInternals) public var fileBytes: UInt64
     }
 
-    package struct Checkpoint: Sendable, Equatable {
-        package var transaction: UInt64
-        package var fileBytes: UInt64
+    @_spi(GraphStoreInternals) public struct Checkpoint: Sendable, Equatable {
+        @_spi(GraphStoreInternals) public var transaction: UInt64
+        @_spi(GraphStoreInternals) public var fileBytes: UInt64
         /// Why it cannot be used, or nil when every checksum holds.
-        package var problem: String?
+        @_spi(GraphStoreInternals) public var problem: String?
     }
 
-    package var formatVersion: UInt16
-    package var segments: [Segment]
+    @_spi(GraphStoreInternals) public var formatVersion: UInt16
+    @_spi(GraphStoreInternals) public var segments: [Segment]
     /// The kept log starts after this transaction (0: the whole history is kept).
-    package var logStart: UInt64
-    package var checkpoints: [Checkpoint]
+    @_spi(GraphStoreInternals) public var logStart: UInt64
+    @_spi(GraphStoreInternals) public var checkpoints: [Checkpoint]
     /// Every record of the kept log was read and decoded; torn tails are in `report.tornTail`.
-    package var report: OpenReport
+    @_spi(GraphStoreInternals) public var report: OpenReport
     /// Transactions and operations in the kept log.
-    package var transactionCount: Int
-    package var operationCount: Int
+    @_spi(GraphStoreInternals) public var transactionCount: Int
+    @_spi(GraphStoreInternals) public var operationCount: Int
     /// Bytes of records (headers included) in the log.
-    package var recordBytes: UInt64
-    package var blobCount: Int
-    package var blobBytes: UInt64
+    @_spi(GraphStoreInternals) public var recordBytes: UInt64
+    @_spi(GraphStoreInternals) public var blobCount: Int
+    @_spi(GraphStoreInternals) public var blobBytes: UInt64
     /// Every schema the store recorded, oldest first (from the newest sound checkpoint and the log).
-    package var schemaHistory: [SchemaHistoryEntry]
+    @_spi(GraphStoreInternals) public var schemaHistory: [SchemaHistoryEntry]
 
-    package var lastTransaction: UInt64 { report.lastTransaction }
-    package var fileBytes: UInt64 {
+    @_spi(GraphStoreInternals) public var lastTransaction: UInt64 { report.lastTransaction }
+    @_spi(GraphStoreInternals) public var fileBytes: UInt64 {
         segments.reduce(0) { $0 + $1.fileBytes } + checkpoints.reduce(0) { $0 + $1.fileBytes } + blobBytes
     }
 
     /// Reads every record of the kept log and checks every checkpoint of the store at
     /// `directory`, without changing a byte. Throws what a writer's open would throw for damage
     /// before the last good commit.
-    package static func inspect(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> StoreInspection {
+    @_spi(GraphStoreInternals) public static func inspect(directory: String, fileIO: any FileIO = PosixFileIO()) throws -> StoreInspection {
         guard fileIO.isDirectory(directory) else { throw StorageError.noStore(path: directory) }
         return try readingBesideAWriter(directory: directory, fileIO: fileIO) { try inspectOnce(directory: directory, fileIO: fileIO) }
     }

@@ -9,12 +9,12 @@ import Synchronization
 /// the slots of its entity that fit in half the physical memory (a store that needs more could
 /// not be held in memory anyway). What is read from disk or an import is checked against these
 /// before the graph grows; GraphStore's own writer never comes near them.
-package enum RowLimits {
+@_spi(GraphStoreInternals) public enum RowLimits {
     /// The largest row number any store holds.
     package static let largestRow = RowNumber(UInt32.max)
 
     /// Bytes the slots of one entity may take; half the physical memory (tests and fuzzing lower it).
-    package static let memoryBudget = Atomic<UInt64>(ProcessInfo.processInfo.physicalMemory / 2)
+    @_spi(GraphStoreInternals) public static let memoryBudget = Atomic<UInt64>(ProcessInfo.processInfo.physicalMemory / 2)
 
     /// What one slot of `entity` costs at least: its live flag, a value per attribute, a target
     /// per relationship.

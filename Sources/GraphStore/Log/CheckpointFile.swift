@@ -20,16 +20,16 @@ import Foundation
 /// A file is written under a `.tmp` name, synced, renamed and its directory synced, so a
 /// checkpoint either exists whole or not at all; a crash leaves at most a `.tmp` file, which
 /// the next writer removes.
-package enum CheckpointFile {
+@_spi(GraphStoreInternals) public enum CheckpointFile {
     package static let magic: [UInt8] = Array("GSCKPT\r\n".utf8)
     package static let formatVersion: UInt16 = 1
-    package static let headerSize = 40
+    @_spi(GraphStoreInternals) public static let headerSize = 40
     package static let fileExtension = ".gsckpt"
     package static let temporarySuffix = ".tmp"
 
     package static let names = NumberedFileName(prefix: "checkpoint-", fileExtension: fileExtension)
 
-    package static func fileName(transaction: UInt64) -> String { names.name(transaction) }
+    @_spi(GraphStoreInternals) public static func fileName(transaction: UInt64) -> String { names.name(transaction) }
 
     /// The transaction in a checkpoint file name, or nil for any other file.
     package static func transaction(fileName: String) -> UInt64? { names.number(in: fileName) }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// An in-memory file system: fast, isolated stores for tests (every-offset damage runs thousands
 /// of opens) and the backing of in-memory fault injection. Files live as long as the instance.
-package final class MemoryFileIO: FileIO, Sendable {
+@_spi(GraphStoreInternals) public final class MemoryFileIO: FileIO, Sendable {
     private struct State {
         package var files: [String: [UInt8]] = [:]
         package var directories: Set<String> = ["/"]
@@ -12,20 +12,20 @@ package final class MemoryFileIO: FileIO, Sendable {
 
     private let state = Mutex(State())
 
-    package init() {}
+    @_spi(GraphStoreInternals) public init() {}
 
     /// The current bytes of a file (for tests that damage or inspect files).
-    package func contents(of path: String) -> [UInt8]? {
+    @_spi(GraphStoreInternals) public func contents(of path: String) -> [UInt8]? {
         state.withLock { $0.files[path] }
     }
 
     /// Replaces a file's bytes (for tests that damage files).
-    package func setContents(of path: String, to bytes: [UInt8]) {
+    @_spi(GraphStoreInternals) public func setContents(of path: String, to bytes: [UInt8]) {
         state.withLock { $0.files[path] = bytes }
     }
 
     /// A deep copy, for running many damaged variants of one store.
-    package func copy() -> MemoryFileIO {
+    @_spi(GraphStoreInternals) public func copy() -> MemoryFileIO {
         let clone = MemoryFileIO()
         let snapshot = state.withLock { ($0.files, $0.directories) }
         clone.state.withLock {
@@ -35,7 +35,7 @@ package final class MemoryFileIO: FileIO, Sendable {
         return clone
     }
 
-    package func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
+    public func open(_ path: String, mode: FileOpenMode) throws -> any FileHandleIO {
         try state.withLock { state in
             if state.files[path] == nil {
                 guard mode == .create else { throw StorageError.io(operation: "open", path: path, errno: 2) }
@@ -48,15 +48,15 @@ package final class MemoryFileIO: FileIO, Sendable {
         return MemoryFileHandle(fileSystem: self, path: path, writable: mode != .readOnly)
     }
 
-    package func fileExists(_ path: String) -> Bool {
+    public func fileExists(_ path: String) -> Bool {
         state.withLock { $0.files[path] != nil || $0.directories.contains(path) }
     }
 
-    package func isDirectory(_ path: String) -> Bool {
+    public func isDirectory(_ path: String) -> Bool {
         state.withLock { $0.directories.contains(path) }
     }
 
-    package func listDirectory(_ path: String) throws -> [String] {
+    public func listDirectory(_ path: String) throws -> [String] {
         try state.withLock { state in
             guard state.directories.contains(path) else {
                 throw StorageError.io(operation: "opendir", path: path, errno: 2)
@@ -71,7 +71,7 @@ package final class MemoryFileIO: FileIO, Sendable {
         }
     }
 
-    package func createDirectory(_ path: String) throws {
+    public func createDirectory(_ path: String) throws {
         state.withLock { state in
             var current = path
             while !current.isEmpty && current != "/" {
@@ -81,11 +81,11 @@ package final class MemoryFileIO: FileIO, Sendable {
         }
     }
 
-    package func removeFile(_ path: String) throws {
+    public func removeFile(_ path: String) throws {
         _ = state.withLock { $0.files.removeValue(forKey: path) }
     }
 
-    package func removeDirectory(_ path: String) throws {
+    public func removeDirectory(_ path: String) throws {
         try state.withLock { state in
             let prefix = path.hasSuffix("/") ? path : path + "/"
             guard !state.files.keys.contains(where: { $0.hasPrefix(prefix) }),
@@ -96,7 +96,7 @@ package final class MemoryFileIO: FileIO, Sendable {
         }
     }
 
-    package func rename(_ from: String, to: String) throws {
+    public func rename(_ from: String, to: String) throws {
         try state.withLock { state in
             guard let bytes = state.files.removeValue(forKey: from) else {
                 throw StorageError.io(operation: "rename", path: from, errno: 2)
@@ -105,7 +105,7 @@ package final class MemoryFileIO: FileIO, Sendable {
         }
     }
 
-    package func syncDirectory(_ path: String) throws {}
+    public func syncDirectory(_ path: String) throws {}
 
     fileprivate func withFile<R>(_ path: String, _ body: (inout [UInt8]) throws -> R) throws -> R {
         try state.withLock { state in

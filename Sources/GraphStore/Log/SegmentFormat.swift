@@ -11,31 +11,31 @@
 ///     12  8  segment number (u64 LE)
 ///     20  8  number of the last transaction before this segment (u64 LE)
 ///     28  4  masked CRC-32C of bytes 0..<28 (u32 LE)
-package enum SegmentFormat {
+@_spi(GraphStoreInternals) public enum SegmentFormat {
     package static let magic: [UInt8] = Array("GSLOG\r\n".utf8) + [0x1A]
     package static let formatVersion: UInt16 = 1
-    package static let headerSize = 32
+    @_spi(GraphStoreInternals) public static let headerSize = 32
     package static let fileExtension = ".gslog"
     package static let lockFileName = "LOCK"
 
     package static let names = NumberedFileName(prefix: "log-", fileExtension: fileExtension)
 
-    package static func fileName(segment: UInt64) -> String { names.name(segment) }
+    @_spi(GraphStoreInternals) public static func fileName(segment: UInt64) -> String { names.name(segment) }
 
     /// The segment number in a segment file name, or nil for any other file.
     package static func segmentNumber(fileName: String) -> UInt64? { names.number(in: fileName) }
 
-    package struct Header: Equatable, Sendable {
+    @_spi(GraphStoreInternals) public struct Header: Equatable, Sendable {
         package var segment: UInt64
         package var previousTransaction: UInt64
 
-        package init(segment: UInt64, previousTransaction: UInt64) {
+        @_spi(GraphStoreInternals) public init(segment: UInt64, previousTransaction: UInt64) {
             self.segment = segment
             self.previousTransaction = previousTransaction
         }
     }
 
-    package static func encodeHeader(_ header: Header) -> [UInt8] {
+    @_spi(GraphStoreInternals) public static func encodeHeader(_ header: Header) -> [UInt8] {
         var w = ByteWriter(capacity: headerSize)
         w.raw(magic)
         w.u16(formatVersion)
@@ -83,8 +83,8 @@ package enum SegmentFormat {
 ///     9  n  payload
 ///
 /// A header of nine zero bytes marks the unwritten (preallocated) end of a segment.
-package enum RecordFormat {
-    package static let headerSize = 9
+@_spi(GraphStoreInternals) public enum RecordFormat {
+    @_spi(GraphStoreInternals) public static let headerSize = 9
     /// The largest payload a record may carry.
     package static let maximumPayload = Int(UInt32.max) - 64
 
@@ -103,7 +103,7 @@ package enum RecordFormat {
     package static let logKinds: ClosedRange<UInt8> = 1...1
     package static let checkpointKinds: ClosedRange<UInt8> = 2...5
 
-    package static func checksum(kind: UInt8, payload: UnsafeRawBufferPointer) -> UInt32 {
+    @_spi(GraphStoreInternals) public static func checksum(kind: UInt8, payload: UnsafeRawBufferPointer) -> UInt32 {
         var crc = withUnsafeBytes(of: kind) { CRC32C.update(0, $0) }
         crc = CRC32C.update(crc, payload)
         return CRC32C.mask(crc)

@@ -13,7 +13,7 @@
 /// The end mark is how recovery tells a record whose write never reached its end (torn, cut
 /// off) from a complete record that was damaged afterwards (reported, never dropped silently):
 /// a payload may end in zero bytes, the end mark never does.
-package enum TransactionCodec {
+@_spi(GraphStoreInternals) public enum TransactionCodec {
     package static let payloadVersion: UInt8 = 2
     /// Version 1 payloads (no end mark) are still read.
     package static let readableVersions: ClosedRange<UInt8> = 1...2
@@ -34,7 +34,7 @@ package enum TransactionCodec {
         w.u8(endMark)
     }
 
-    package static func encode(_ transaction: LogTransaction) -> [UInt8] {
+    @_spi(GraphStoreInternals) public static func encode(_ transaction: LogTransaction) -> [UInt8] {
         var w = ByteWriter()
         encode(TransactionChanges(operations: transaction.operations), author: transaction.author,
                timestampMicros: transaction.timestampMicros, into: &w)

@@ -10,7 +10,7 @@ import Foundation
 /// hands the rest to two parts beside it: `SegmentWriter` puts records into segment files and
 /// rolls them; `GroupCommit` orders the writes and shares the syncs, and holds the poison a
 /// failed write or sync leaves (every later append throws until the store is reopened).
-package final class TransactionLog: @unchecked Sendable {
+@_spi(GraphStoreInternals) public final class TransactionLog: @unchecked Sendable {
     package let directory: String
     package let options: LogOptions
     /// What the open found (torn tail cut, salvage drops).
@@ -51,7 +51,7 @@ package final class TransactionLog: @unchecked Sendable {
     /// quarantine, the first segment of a new store) are made before this returns — or, with
     /// `completing: false`, by `completeOpen()`, which the caller calls once its own part of the
     /// open has succeeded: an open that fails anywhere leaves every byte as it was.
-    package static func open(
+    @_spi(GraphStoreInternals) public static func open(
         directory: String,
         options: LogOptions = LogOptions(),
         completing: Bool = true,
@@ -169,7 +169,7 @@ package final class TransactionLog: @unchecked Sendable {
     // MARK: Appending
 
     /// The number and time a commit was given.
-    package struct Receipt: Sendable, Equatable {
+    @_spi(GraphStoreInternals) public struct Receipt: Sendable, Equatable {
         package var number: UInt64
         package var timestampMicros: Int64
         /// Bytes the commit's record took in the log.
@@ -186,7 +186,7 @@ package final class TransactionLog: @unchecked Sendable {
     /// waited for: call `waitUntilDurable(_:)` with the receipt (outside any lock the caller
     /// holds, so that other commits can join the same sync).
     @discardableResult
-    package func append(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil,
+    @_spi(GraphStoreInternals) public func append(_ operations: [LogOperation], author: String = "", timestampMicros: Int64? = nil,
                        waitForDurability: Bool = true) throws -> Receipt {
         try append(TransactionChanges(operations: operations), author: author, timestampMicros: timestampMicros,
                    waitForDurability: waitForDurability)
@@ -427,7 +427,7 @@ package final class TransactionLog: @unchecked Sendable {
 
     /// Waits for a running group sync, closes the files and releases the writer lock. Later
     /// appends throw `StorageError.closed`.
-    package func close() {
+    @_spi(GraphStoreInternals) public func close() {
         condition.lock()
         if pendingOpen != nil {
             condition.unlock()

@@ -3,6 +3,9 @@ import GraphStoreModelTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 @Suite struct ContainerTests {
     @Test func inMemoryStoresWriteNothingAndForgetOnRelease() throws {

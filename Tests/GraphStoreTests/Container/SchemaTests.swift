@@ -4,6 +4,10 @@ import Observation
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 final class Unstorable {}
 

@@ -1,5 +1,5 @@
 @_spi(GraphStoreInternals) import GraphStoreCore
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// Turns a graph image into checkpoint records and back (Docs/FILE-FORMAT.md, "Checkpoint files").
 ///

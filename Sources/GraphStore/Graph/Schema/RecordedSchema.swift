@@ -4,7 +4,7 @@
 /// without its model classes (`graphstore dump`, `export`, `compact`). Entities have no type,
 /// so no context can make objects of them; the graph, checkpoints and history work as usual.
 extension Schema {
-    package convenience init(record: SchemaRecord) throws {
+    @_spi(GraphStoreInternals) public convenience init(record: SchemaRecord) throws {
         try record.validate()
         let indexByName = Dictionary(record.entities.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         var entities: [Schema.Entity] = []

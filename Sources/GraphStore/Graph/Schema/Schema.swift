@@ -132,7 +132,7 @@ extension Schema {
         /// Position among the entity's attributes (declaration order).
         public let index: Int
         /// The number the log uses for this attribute.
-        package let number: PropertyNumber
+        @_spi(GraphStoreInternals) public let number: PropertyNumber
         /// Its stored type, and whether it may be nil.
         public let type: AttributeType
         /// The options it was declared with (`@Attribute(.unique)`).
@@ -184,7 +184,7 @@ extension Schema {
         public let name: String
         /// Position among the entity's relationships (declaration order).
         public let index: Int
-        package let number: PropertyNumber
+        @_spi(GraphStoreInternals) public let number: PropertyNumber
         /// Position of the owning entity and of the target entity in the schema.
         public let entityIndex: Int
         /// The target entity's position in `Schema.entities`.
@@ -255,7 +255,7 @@ extension Schema {
         public let name: String
         /// Position in `Schema.entities`.
         public let index: Int
-        package let number: EntityNumber
+        @_spi(GraphStoreInternals) public let number: EntityNumber
         /// The model class (a `PersistentModel` type); nil in a schema read back from a store
         /// without its models (`Schema(record:)`). The layers that know models read it as `type`.
         package let declaredType: Any.Type?

@@ -2,10 +2,10 @@
 /// A store keeps every one it ever had (in its log, and carried in each checkpoint so that
 /// compaction never loses them): `graphstore info` lists them, history and time-travel opens read
 /// old transactions through the schema that was current when they were written.
-package struct SchemaHistoryEntry: Equatable, Sendable {
-    package var transaction: UInt64
-    package var timestampMicros: Int64
-    package var record: SchemaRecord
+@_spi(GraphStoreInternals) public struct SchemaHistoryEntry: Equatable, Sendable {
+    @_spi(GraphStoreInternals) public var transaction: UInt64
+    @_spi(GraphStoreInternals) public var timestampMicros: Int64
+    @_spi(GraphStoreInternals) public var record: SchemaRecord
 
     package init(transaction: UInt64, timestampMicros: Int64, record: SchemaRecord) {
         self.transaction = transaction

@@ -13,18 +13,18 @@
 ///       varint relationship count, then per relationship: string name, varint number, string target,
 ///              u8 to-many, string delete rule, string inverse name (empty for none)
 ///     string  version identifier ("1.2.0" of a VersionedSchema; empty for none) — version 2 only
-package struct SchemaRecord: Equatable, Sendable {
-    package struct Property: Equatable, Sendable {
-        package var name: String
-        package var number: PropertyNumber
+@_spi(GraphStoreInternals) public struct SchemaRecord: Equatable, Sendable {
+    @_spi(GraphStoreInternals) public struct Property: Equatable, Sendable {
+        @_spi(GraphStoreInternals) public var name: String
+        @_spi(GraphStoreInternals) public var number: PropertyNumber
         /// For attributes the type ("String?"); for relationships the target entity name.
-        package var type: String
-        package var options: UInt8
-        package var isToMany: Bool
-        package var deleteRule: String
-        package var inverseName: String
+        @_spi(GraphStoreInternals) public var type: String
+        @_spi(GraphStoreInternals) public var options: UInt8
+        @_spi(GraphStoreInternals) public var isToMany: Bool
+        @_spi(GraphStoreInternals) public var deleteRule: String
+        @_spi(GraphStoreInternals) public var inverseName: String
 
-        package init(name: String, number: PropertyNumber, type: String, options: UInt8 = 0, isToMany: Bool = false,
+        @_spi(GraphStoreInternals) public init(name: String, number: PropertyNumber, type: String, options: UInt8 = 0, isToMany: Bool = false,
                     deleteRule: String = "", inverseName: String = "") {
             self.name = name
             self.number = number
@@ -36,13 +36,13 @@ package struct SchemaRecord: Equatable, Sendable {
         }
     }
 
-    package struct EntityRecord: Equatable, Sendable {
-        package var name: String
-        package var number: EntityNumber
-        package var attributes: [Property]
-        package var relationships: [Property]
+    @_spi(GraphStoreInternals) public struct EntityRecord: Equatable, Sendable {
+        @_spi(GraphStoreInternals) public var name: String
+        @_spi(GraphStoreInternals) public var number: EntityNumber
+        @_spi(GraphStoreInternals) public var attributes: [Property]
+        @_spi(GraphStoreInternals) public var relationships: [Property]
 
-        package init(name: String, number: EntityNumber, attributes: [Property], relationships: [Property]) {
+        @_spi(GraphStoreInternals) public init(name: String, number: EntityNumber, attributes: [Property], relationships: [Property]) {
             self.name = name
             self.number = number
             self.attributes = attributes
@@ -51,12 +51,12 @@ package struct SchemaRecord: Equatable, Sendable {
     }
 
     package static let version: UInt8 = 2
-    package var fingerprint: String
+    @_spi(GraphStoreInternals) public var fingerprint: String
     /// The `VersionedSchema.versionIdentifier` the models declared ("" when none).
-    package var versionIdentifier: String = ""
-    package var nextEntityNumber: EntityNumber
-    package var nextPropertyNumber: PropertyNumber
-    package var entities: [EntityRecord]
+    @_spi(GraphStoreInternals) public var versionIdentifier: String = ""
+    @_spi(GraphStoreInternals) public var nextEntityNumber: EntityNumber
+    @_spi(GraphStoreInternals) public var nextPropertyNumber: PropertyNumber
+    @_spi(GraphStoreInternals) public var entities: [EntityRecord]
 
     package init(schema: Schema) {
         fingerprint = schema.fingerprint
@@ -149,7 +149,7 @@ package struct SchemaRecord: Equatable, Sendable {
         return a == b
     }
 
-    package init(fingerprint: String, nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, entities: [EntityRecord]) {
+    @_spi(GraphStoreInternals) public init(fingerprint: String, nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, entities: [EntityRecord]) {
         self.fingerprint = fingerprint
         self.nextEntityNumber = nextEntityNumber
         self.nextPropertyNumber = nextPropertyNumber

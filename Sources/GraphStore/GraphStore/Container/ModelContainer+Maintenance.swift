@@ -1,5 +1,5 @@
 @_spi(GraphStoreInternals) import GraphStoreCore
-import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreEngine
 @_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Maintenance (Docs/guides/recovery.md). With several stores, each call runs on every store in

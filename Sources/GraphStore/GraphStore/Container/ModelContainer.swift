@@ -1,8 +1,8 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreCore
-import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreEngine
 @_spi(GraphStoreInternals) import GraphStoreGraph
-import GraphStoreLog
+@_spi(GraphStoreInternals) import GraphStoreLog
 import Synchronization
 
 /// SwiftData's ModelContainer on GraphStore: discovers the schema once, opens the store

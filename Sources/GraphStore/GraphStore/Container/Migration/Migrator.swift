@@ -1,5 +1,5 @@
 import Foundation
-import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreEngine
 @_spi(GraphStoreInternals) import GraphStoreGraph
 @_spi(GraphStoreInternals) import GraphStoreCore
 

@@ -1,6 +1,6 @@
 import Foundation
 @_spi(GraphStoreInternals) import GraphStoreCore
-import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreEngine
 @_spi(GraphStoreInternals) import GraphStoreGraph
 
 // SwiftData's history types (iOS 18), on GraphStore's log: every committed transaction of a
