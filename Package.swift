@@ -57,7 +57,8 @@ let package = Package(
         .testTarget(name: "GraphStoreMacrosFreeTests", dependencies: ["GraphStoreMacrosFree", "GraphStore", "GraphStoreModelTestSupport"]),
         .testTarget(name: "EnrouteModelsTests", dependencies: ["EnrouteModels"]),
         // SwiftData code from the seeds and Apple's sessions, ported with only the model
-        // declarations changed: public API only, no @testable.
+        // declarations changed: public API only, no @testable (one check reads the stores' recorded
+        // schemas through the tools' SPI).
         .testTarget(name: "SwiftDataPortTests", dependencies: ["GraphStoreMacrosFree"]),
         // Crashers/ holds inputs the tests read by path (not resources to bundle).
         .testTarget(name: "FuzzRegressionTests", dependencies: ["GraphStoreFuzzTargets"], exclude: ["Crashers"]),

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import GraphStore
 import GraphStoreMacrosFree
+// Only to read each store's recorded schema (`Store.recordedSchema`), which no public API shows.
+@_spi(GraphStoreInternals) import GraphStoreEngine
 
 /// SwiftData's container and configuration code, as SwiftData users write it (only the model
 /// declarations differ: TripModels.swift).
