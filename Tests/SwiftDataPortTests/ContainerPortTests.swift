@@ -4,6 +4,7 @@ import GraphStore
 import GraphStoreMacrosFree
 // Only to read each store's recorded schema (`Store.recordedSchema`), which no public API shows.
 @_spi(GraphStoreInternals) import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// SwiftData's container and configuration code, as SwiftData users write it (only the model
 /// declarations differ: TripModels.swift).
