@@ -1,8 +1,6 @@
 import CSwiftRuntime
 import Foundation
 import GraphStore
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// How a property wrapper's declaration (coder, options, inverse, original name…) reaches schema
 /// discovery without every object carrying it.

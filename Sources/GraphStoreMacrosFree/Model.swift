@@ -1,8 +1,6 @@
 import Foundation
 import Observation
 import Synchronization
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// The base class of every model. Subclass it with a `final class`, declare persistent
 /// properties with `@Attribute` and `@Relationship` (each with an initial value), and use

@@ -1,7 +1,5 @@
 import Foundation
 import Observation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Reads a model class's declaration once (by reflecting a prototype: each property wrapper
 /// shows up as `_name`), and keeps per-class facts the wrappers need on every access: which

@@ -1,7 +1,5 @@
 import CSwiftRuntime
 import Observation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Answers "is Observation tracking accesses on this thread right now?", which the Observation
 /// runtime keeps to itself (its thread-local access list is not an exported symbol).

@@ -1,6 +1,4 @@
 import CSwiftRuntime
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Finds where an object keeps a property wrapper's slot, so that every new object's wrappers
 /// can be given their slots by plain stores (ClassMetadata.prepare).

@@ -3,8 +3,6 @@ import GraphStoreModelTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Models used only here: each is discovered for the first time by these tests, so that the
 /// recording session runs while the tests watch.

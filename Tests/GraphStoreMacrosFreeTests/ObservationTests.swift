@@ -4,8 +4,6 @@ import Observation
 import Synchronization
 import Testing
 @testable import GraphStoreMacrosFree
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 @Suite struct ObservationTests {
     final class Flag: @unchecked Sendable {

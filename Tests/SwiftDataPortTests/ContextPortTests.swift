@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import GraphStoreMacrosFree
-@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// ModelContext as SwiftData has it: model(for:), batched fetches, an UndoManager of the app's.
 @Suite struct ContextPortTests {

@@ -1,5 +1,3 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 /// What a checkpoint wrote (`ModelContainer.checkpoint()`, `graphstore checkpoint`).
 public struct CheckpointSummary: Sendable, Equatable {
     /// The transaction the checkpoint is as of.

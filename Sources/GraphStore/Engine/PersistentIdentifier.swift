@@ -1,6 +1,4 @@
 import Synchronization
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// The stable identity of a stored object: its entity and its row number, which is assigned when
 /// the object is inserted into a context and never reused. Sendable and Codable, so it can cross

@@ -1,7 +1,5 @@
 import Foundation
 import GraphStoreLog
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// How long compaction keeps the log's transactions (the history `fetchHistory` reads and
 /// time-travel opens start from) once a checkpoint holds their effect.

@@ -1,4 +1,3 @@
-@_spi(GraphStoreInternals) import GraphStoreGraph
 // What `import SwiftData` brings a model file, `import GraphStore` brings too: Foundation
 @_exported import Foundation
 @_exported import GraphStoreCore
@@ -6,4 +5,3 @@
 @_exported import Observation
 @_exported import GraphStoreGraph
 @_exported import GraphStoreEngine
-@_spi(GraphStoreInternals) import GraphStoreCore

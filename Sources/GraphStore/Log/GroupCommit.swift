@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
 import Synchronization
 
 /// Group commit: the order in which reserved records reach the segment writer, and the syncs

@@ -1,5 +1,4 @@
 import Synchronization
-@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// An in-memory file system: fast, isolated stores for tests (every-offset damage runs thousands
 /// of opens) and the backing of in-memory fault injection. Files live as long as the instance.

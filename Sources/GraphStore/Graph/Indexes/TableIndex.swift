@@ -1,4 +1,3 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// One of an entity table's indexes — unique, hash, sorted or compound — as the table keeps it
 /// up. The table holds every index of an entity in one list, and by property the ones whose key

@@ -1,6 +1,4 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
 import GraphStoreEngine
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Many rows of one model, written in one transaction without a model object per row: Core
 /// Data's `NSBatchInsertRequest`, with SwiftData's upsert. For imports and bulk updates, where

@@ -1,5 +1,3 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 /// A batch's link targets, column by column (attribute values have typed columns of their
 /// own, `BatchColumn`): a column is made when a row first sets it, and holds a slot per row up
 /// to the last row that set it (nil: unset). A batch setting one relationship of every row

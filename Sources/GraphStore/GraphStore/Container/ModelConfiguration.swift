@@ -1,8 +1,6 @@
 import Foundation
 import GraphStoreEngine
-@_spi(GraphStoreInternals) import GraphStoreGraph
 import GraphStoreLog
-@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Where and how a container keeps its store (SwiftData's ModelConfiguration, plus durability).
 public struct ModelConfiguration: Sendable {

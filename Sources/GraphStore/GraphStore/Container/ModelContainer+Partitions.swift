@@ -1,7 +1,5 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreGraph
 import GraphStoreLog
-@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// A container made with several configurations (SwiftData's "trips in one store, people in
 /// another"): each configuration's models live in a store of their own, a container each

@@ -1,6 +1,4 @@
 import CSwiftRuntime
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Which attributes a context's objects are read for, per entity, so that a point lookup can
 /// start loading those values of the row it found while it makes the object

@@ -1,7 +1,5 @@
 import Foundation
 import Synchronization
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// What drives autosave: a clock that calls back after an interval. Tests inject
 /// `ManualAutosaveClock` and advance it by hand; nothing in the tests sleeps.

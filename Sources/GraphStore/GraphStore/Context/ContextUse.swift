@@ -1,8 +1,6 @@
 import CSwiftRuntime
 import Foundation
 import Synchronization
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// One thread at a time inside a context.
 ///

@@ -1,6 +1,4 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Autosave: a context with `autosaveEnabled` saves on its own, `autosaveInterval` after the
 /// first unsaved change, in its home (the main queue for mainContext, the model executor for an

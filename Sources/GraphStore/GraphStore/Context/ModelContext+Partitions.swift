@@ -1,5 +1,3 @@
-@_spi(GraphStoreInternals) import GraphStoreGraph
-@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// A context over a container with several stores (ModelContainer+Partitions.swift): a context
 /// per store, by which every model and every fetch is routed by its entity. What a SwiftData user

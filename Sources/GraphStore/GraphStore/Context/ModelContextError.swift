@@ -1,6 +1,4 @@
 import GraphStoreEngine
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Why a context operation failed, naming the model and property involved.
 public enum ModelContextError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,7 +1,5 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
 import GraphStoreEngine
 import Observation
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// What the engine needs of a model type. Declare models by subclassing `Model` from
 /// GraphStoreMacrosFree, which implements all of this; the engine knows no concrete model.

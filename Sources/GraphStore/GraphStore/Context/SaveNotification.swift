@@ -1,7 +1,5 @@
 import Foundation
 import GraphStoreEngine
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// What a save did (or, before it commits, is about to do): delivered as a callback, an
 /// AsyncSequence, and a NotificationCenter notification named `ModelContext.willSave` /

@@ -1,5 +1,3 @@
-@_spi(GraphStoreInternals) import GraphStoreGraph
-@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// What `ModelContext.model(for:)` returns for an identifier whose entity the context's schema
 /// does not have (an identifier from another container): an object with no properties, in no

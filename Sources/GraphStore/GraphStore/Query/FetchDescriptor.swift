@@ -1,6 +1,4 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// What to fetch: SwiftData's FetchDescriptor, with the same names and defaults.
 public struct FetchDescriptor<T: PersistentModel> {

@@ -1,5 +1,3 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 /// The results of `ModelContext.fetch(_:batchSize:)` and `fetchIdentifiers(_:batchSize:)`:
 /// which rows matched is settled when the fetch runs; their objects are made a batch at a time,
 /// as they are read. The collection holds one batch of objects; an object of an earlier batch

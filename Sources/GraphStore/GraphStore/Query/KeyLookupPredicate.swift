@@ -1,6 +1,4 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// `#Predicate { $0.key == constant }`: the shape of a lookup by key. Conforming only when the
 /// left side is a key path straight off the input and the right a constant, so a single cast of

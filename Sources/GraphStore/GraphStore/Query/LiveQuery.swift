@@ -1,8 +1,6 @@
 import Foundation
 import GraphStoreEngine
 import Observation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// The results of a fetch that keep themselves current: after any context's save they update —
 /// incrementally, re-checking only the changed rows, when a save touches a few objects of the

@@ -1,6 +1,4 @@
 import CSwiftRuntime
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Runs `body`, which evaluates a `#Predicate` or sort on model objects. An unsaved object may
 /// not have its non-optional relationships set yet; reading one then would stop the program, so

@@ -1,6 +1,4 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A `#Predicate`'s expression tree as the planner and the row compiler read it: the node kinds
 /// they understand, and `.other` for anything else (left to evaluation on objects).

@@ -1,6 +1,4 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A prepared fetch's predicate as the planner and the row compiler read it, converted once
 /// (see `PredicateNode`): every read of the parameters — the parameters themselves, or a path

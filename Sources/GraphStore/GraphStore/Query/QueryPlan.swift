@@ -1,6 +1,4 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreGraph
-@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// How to find the rows a predicate's shape may match, worked out once per shape by
 /// `QueryPlanner` from the schema alone, and run for each fetch's slot values by

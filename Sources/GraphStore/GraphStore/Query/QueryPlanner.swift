@@ -1,6 +1,4 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Works out a `QueryPlan` for a predicate's shape: equality and IN on unique or indexed
 /// attributes, ranges on sorted indexes, a to-one relationship's target (by a unique attribute

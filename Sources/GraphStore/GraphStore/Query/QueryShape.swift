@@ -1,6 +1,4 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A predicate with its constants taken out: what is left is its shape, which a context plans
 /// and compiles once (see `CompiledQuery`) and then runs with each predicate's constants as the

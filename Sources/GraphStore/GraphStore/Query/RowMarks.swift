@@ -1,5 +1,3 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 /// A context's scratch space for intersecting two lists of rows without hashing: the smaller
 /// list marks its rows with this query's generation, the larger keeps the marked ones. The
 /// array (4 bytes per row of the largest entity intersected) is made once and never cleared:

@@ -1,5 +1,3 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// An attribute as a model type declares it; the declaring layer (GraphStoreMacrosFree) produces these.
 public struct AttributeDeclaration: Sendable {

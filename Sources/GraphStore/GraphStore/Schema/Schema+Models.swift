@@ -1,5 +1,3 @@
-@_spi(GraphStoreInternals) import GraphStoreGraph
-@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// SwiftData's ways of naming a schema by its model types.
 extension Schema {

@@ -1,6 +1,4 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// A type GraphStore stores natively, converting to and from `Value` without going through
 /// Codable. Optional, Array and String-keyed Dictionary of storable types are storable too.

@@ -1,7 +1,5 @@
 import CSwiftRuntime
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 /// Whether code runs on the main queue, which the main actor runs on. Undo asks it at every
 /// registration, to close its automatic group at the end of the main queue's turn.

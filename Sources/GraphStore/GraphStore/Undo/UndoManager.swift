@@ -1,6 +1,4 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
 
 #if !canImport(Darwin)
 /// Foundation's UndoManager, for platforms whose Foundation has none (Linux): changes register

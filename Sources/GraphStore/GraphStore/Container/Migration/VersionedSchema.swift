@@ -1,5 +1,3 @@
-@_spi(GraphStoreInternals) import GraphStoreGraph
-@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// One version of an app's models, as SwiftData declares it:
 ///
