@@ -1,5 +1,5 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
+import GraphStoreCore
 import GraphStoreTestSupport
 import Testing
 

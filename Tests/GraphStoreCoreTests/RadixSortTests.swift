@@ -1,4 +1,4 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
+import GraphStoreCore
 import GraphStoreTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
-@_spi(GraphStoreInternals) import GraphStoreGraph
+import GraphStoreCore
+import GraphStoreGraph
 import GraphStoreTestSupport
 import Testing
 

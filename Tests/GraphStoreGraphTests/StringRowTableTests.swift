@@ -1,4 +1,4 @@
-@_spi(GraphStoreInternals) import GraphStoreGraph
+import GraphStoreGraph
 import GraphStoreTestSupport
 import Testing
 

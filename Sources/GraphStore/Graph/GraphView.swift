@@ -1,4 +1,4 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
+import GraphStoreCore
 
 /// A consistent view of the committed graph, valid only inside `Graph.read`.
 @_spi(GraphStoreInternals) public struct GraphView {

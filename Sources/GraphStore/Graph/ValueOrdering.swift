@@ -1,5 +1,5 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
+import GraphStoreCore
 
 /// A total order over values, for sorted indexes: nil first, then by kind, then within a kind
 /// numerically or by Swift's String ordering (what #Predicate's comparisons use).

@@ -1,4 +1,4 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
+import GraphStoreCore
 
 /// Writes records into a store's segment files: the active segment, the offset its next record
 /// goes to, space preallocated a step ahead, and rolling to a new segment when a record would

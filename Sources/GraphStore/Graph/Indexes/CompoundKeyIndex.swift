@@ -1,4 +1,4 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
+import GraphStoreCore
 
 /// A compound index's rows by key: the values of its members (`Schema.CompoundIndex`), a to-one
 /// member as its target's row. Rows with a nil member are left out (nil claims nothing, and

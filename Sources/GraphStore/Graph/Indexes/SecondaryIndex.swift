@@ -1,5 +1,5 @@
 import Foundation
-@_spi(GraphStoreInternals) import GraphStoreCore
+import GraphStoreCore
 
 /// An indexed attribute's hash index: value → the rows holding it.
 ///

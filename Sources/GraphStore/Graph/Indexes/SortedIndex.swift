@@ -1,4 +1,4 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
+import GraphStoreCore
 
 /// Rows of one attribute in value order, for ranges and ordered scans. Changes collect as
 /// pending inserts and removals while a transaction is applied and are patched in once at its

@@ -1,4 +1,4 @@
-@_spi(GraphStoreInternals) import GraphStoreCore
+import GraphStoreCore
 
 /// A unique attribute's index: value → the one row holding it. A class, so updates happen in place.
 /// Strings (the usual unique keys) have a table of their own (StringRowTable): an entry holds
