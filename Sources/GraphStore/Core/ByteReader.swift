@@ -23,6 +23,7 @@
         self.offset = offset
     }
 
+    /// The bytes not read yet.
     @inlinable @_spi(GraphStoreInternals) public var remaining: Int { base.count - offset }
     package var isAtEnd: Bool { offset >= base.count }
 
@@ -34,21 +35,27 @@
         return UnsafeRawBufferPointer(rebasing: base[offset..<(offset + n)])
     }
 
+    /// Reads a byte.
     @inlinable @_spi(GraphStoreInternals) public mutating func u8() throws -> UInt8 { try take(1)[0] }
 
+    /// Reads a little-endian `UInt16`.
     @inlinable @_spi(GraphStoreInternals) public mutating func u16() throws -> UInt16 {
         let b = try take(2)
         return UInt16(b[0]) | UInt16(b[1]) << 8
     }
 
+    /// Reads a little-endian `UInt32`.
     @inlinable @_spi(GraphStoreInternals) public mutating func u32() throws -> UInt32 {
         UInt32(littleEndian: try take(4).loadUnaligned(as: UInt32.self))
     }
 
+    /// Reads a little-endian `UInt64`.
     @inlinable @_spi(GraphStoreInternals) public mutating func u64() throws -> UInt64 {
         UInt64(littleEndian: try take(8).loadUnaligned(as: UInt64.self))
     }
 
+    /// Reads a LEB128 varint; throws past the end, or for one longer than
+    /// ten bytes or over 64 bits.
     @inlinable @_spi(GraphStoreInternals) public mutating func varint() throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
@@ -69,12 +76,14 @@
         return Int(v)
     }
 
+    /// Reads a varint that must fit in 32 bits.
     @inlinable @_spi(GraphStoreInternals) public mutating func varintUInt32() throws -> UInt32 {
         let v = try varint()
         guard v <= UInt64(UInt32.max) else { throw fail("value \(v) exceeds 32 bits") }
         return UInt32(v)
     }
 
+    /// Reads a zigzag-encoded signed varint.
     @inlinable @_spi(GraphStoreInternals) public mutating func zigzag() throws -> Int64 {
         let v = try varint()
         return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
@@ -86,6 +95,7 @@
         try bytes(try count(limit: remaining))
     }
 
+    /// Reads a string written by `ByteWriter.string`; throws for bytes that are not UTF-8.
     @inlinable @_spi(GraphStoreInternals) public mutating func string() throws -> String {
         let raw = try take(try count(limit: remaining))
         // ASCII (nearly every stored key and name) is valid UTF-8 as it stands, and decoding a

@@ -48,26 +48,31 @@
         count += buffer.count
     }
 
+    /// Appends a byte.
     @inlinable @_spi(GraphStoreInternals) public mutating func u8(_ v: UInt8) {
         reserve(1)
         base[count] = v
         count += 1
     }
 
+    /// Appends `v`, little-endian.
     @inlinable @_spi(GraphStoreInternals) public mutating func u16(_ v: UInt16) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
+    /// Appends `v`, little-endian.
     @inlinable @_spi(GraphStoreInternals) public mutating func u32(_ v: UInt32) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
+    /// Appends `v`, little-endian.
     @inlinable @_spi(GraphStoreInternals) public mutating func u64(_ v: UInt64) {
         withUnsafeBytes(of: v.littleEndian) { append($0) }
     }
 
     // Always inlined: the encoders' loops write several per operation, and a call each was a
     // measurable share of encoding a large transaction.
+    /// Appends `v` as a LEB128 varint (7 bits a byte, low first).
     @inlinable @inline(__always) @_spi(GraphStoreInternals) public mutating func varint(_ v: UInt64) {
         reserve(10)
         var v = v, end = base + count
@@ -80,6 +85,7 @@
         count = end + 1 - base
     }
 
+    /// Appends a non-negative `v` as a varint.
     @inlinable @_spi(GraphStoreInternals) public mutating func varint(_ v: Int) { varint(UInt64(v)) }
 
     /// Zig-zag maps small negative numbers to small varints.
@@ -93,6 +99,7 @@
         count += n
     }
 
+    /// Appends `data` as it is.
     @inlinable @_spi(GraphStoreInternals) public mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
         reserve(data.count)
         for byte in data {
@@ -112,6 +119,7 @@
         data.withUnsafeBytes { append($0) }
     }
 
+    /// Appends `s` as its UTF-8 length (a varint) then its bytes.
     @inlinable @_spi(GraphStoreInternals) public mutating func string(_ s: String) {
         // A small ASCII string (an ident, a code) is copied from its own two words: its length
         // is one varint byte, and all 16 bytes are stored, the count advanced past its own.

@@ -66,14 +66,18 @@ import CSwiftRuntime
         return ~crc
     }
 
+    /// The CRC-32C of `bytes`.
     @_spi(GraphStoreInternals) public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 { update(0, bytes) }
 
+    /// The CRC-32C of `bytes`.
     @_spi(GraphStoreInternals) public static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }
     }
 
     private static let maskDelta: UInt32 = 0xA282_EAD8
 
+    /// `crc` masked as stored beside the data it covers: a CRC computed over bytes that hold
+    /// CRCs would otherwise be weak.
     @_spi(GraphStoreInternals) public static func mask(_ crc: UInt32) -> UInt32 { ((crc >> 15) | (crc << 17)) &+ maskDelta }
 
     package static func unmask(_ masked: UInt32) -> UInt32 {

@@ -19,10 +19,14 @@
     case schema(payload: [UInt8])
 }
 
+/// An attribute's new value in an insert or an update.
 @_spi(GraphStoreInternals) public struct PropertyValue: Hashable, Sendable {
+    /// The number of the attribute.
     @_spi(GraphStoreInternals) public var property: PropertyNumber
+    /// Its value.
     @_spi(GraphStoreInternals) public var value: Value
 
+    /// `value` for the attribute numbered `property`.
     @_spi(GraphStoreInternals) public init(_ property: PropertyNumber, _ value: Value) {
         self.property = property
         self.value = value

@@ -10,14 +10,19 @@
         @_spi(GraphStoreInternals) public var fileBytes: UInt64
     }
 
+    /// A checkpoint file of the store.
     @_spi(GraphStoreInternals) public struct Checkpoint: Sendable, Equatable {
+        /// The transaction it is as of.
         @_spi(GraphStoreInternals) public var transaction: UInt64
+        /// Its size in bytes.
         @_spi(GraphStoreInternals) public var fileBytes: UInt64
         /// Why it cannot be used, or nil when every checksum holds.
         @_spi(GraphStoreInternals) public var problem: String?
     }
 
+    /// The segments' format version.
     @_spi(GraphStoreInternals) public var formatVersion: UInt16
+    /// The kept log's segments, oldest first.
     @_spi(GraphStoreInternals) public var segments: [Segment]
     /// The kept log starts after this transaction (0: the whole history is kept).
     @_spi(GraphStoreInternals) public var logStart: UInt64
@@ -34,7 +39,9 @@
     /// Every schema the store recorded, oldest first (from the newest sound checkpoint and the log).
     @_spi(GraphStoreInternals) public var schemaHistory: [SchemaHistoryEntry]
 
+    /// The last transaction of the log.
     @_spi(GraphStoreInternals) public var lastTransaction: UInt64 { report.lastTransaction }
+    /// Bytes of the store's files: segments (preallocation included), checkpoints and blob files.
     @_spi(GraphStoreInternals) public var fileBytes: UInt64 {
         segments.reduce(0) { $0 + $1.fileBytes } + checkpoints.reduce(0) { $0 + $1.fileBytes } + blobBytes
     }

@@ -10,6 +10,7 @@ import GraphStoreCore
         self.lastTransaction = lastTransaction
     }
 
+    /// The table of the entity at position `entity`.
     @inlinable @_spi(GraphStoreInternals) public func table(_ entity: Int) -> EntityTable { tables[entity] }
 
     package func isLive(entity: Int, row: UInt64) -> Bool { tables[entity].isLive(row) }

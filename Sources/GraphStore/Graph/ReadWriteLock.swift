@@ -14,6 +14,7 @@ import CSwiftRuntime
 
     deinit { lock.deallocate() }
 
+    /// Runs `body` holding the lock shared with other readers.
     @inlinable
     @_spi(GraphStoreInternals) public func withReadLock<R>(_ body: () throws -> R) rethrows -> R {
         graphstore_rwlock_read_lock(lock)
@@ -21,6 +22,7 @@ import CSwiftRuntime
         return try body()
     }
 
+    /// Runs `body` holding the lock alone.
     @inlinable
     @_spi(GraphStoreInternals) public func withWriteLock<R>(_ body: () throws -> R) rethrows -> R {
         graphstore_rwlock_write_lock(lock)

@@ -23,12 +23,14 @@ import Foundation
 @_spi(GraphStoreInternals) public enum CheckpointFile {
     package static let magic: [UInt8] = Array("GSCKPT\r\n".utf8)
     package static let formatVersion: UInt16 = 1
+    /// The size of a checkpoint file's header, in bytes.
     @_spi(GraphStoreInternals) public static let headerSize = 40
     package static let fileExtension = ".gsckpt"
     package static let temporarySuffix = ".tmp"
 
     package static let names = NumberedFileName(prefix: "checkpoint-", fileExtension: fileExtension)
 
+    /// The name of the checkpoint file as of `transaction`.
     @_spi(GraphStoreInternals) public static func fileName(transaction: UInt64) -> String { names.name(transaction) }
 
     /// The transaction in a checkpoint file name, or nil for any other file.

@@ -11,6 +11,7 @@ import Synchronization
 
     private let state = Mutex(State())
 
+    /// An empty file system.
     @_spi(GraphStoreInternals) public init() {}
 
     /// The current bytes of a file (for tests that damage or inspect files).

@@ -14,27 +14,32 @@
 @_spi(GraphStoreInternals) public enum SegmentFormat {
     package static let magic: [UInt8] = Array("GSLOG\r\n".utf8) + [0x1A]
     package static let formatVersion: UInt16 = 1
+    /// The size of a segment's header, in bytes.
     @_spi(GraphStoreInternals) public static let headerSize = 32
     package static let fileExtension = ".gslog"
     package static let lockFileName = "LOCK"
 
     package static let names = NumberedFileName(prefix: "log-", fileExtension: fileExtension)
 
+    /// The name of segment number `segment`.
     @_spi(GraphStoreInternals) public static func fileName(segment: UInt64) -> String { names.name(segment) }
 
     /// The segment number in a segment file name, or nil for any other file.
     package static func segmentNumber(fileName: String) -> UInt64? { names.number(in: fileName) }
 
+    /// What a segment's header says: its number, and the last transaction before its first record.
     @_spi(GraphStoreInternals) public struct Header: Equatable, Sendable {
         package var segment: UInt64
         package var previousTransaction: UInt64
 
+        /// A header for segment `segment`, following `previousTransaction`.
         @_spi(GraphStoreInternals) public init(segment: UInt64, previousTransaction: UInt64) {
             self.segment = segment
             self.previousTransaction = previousTransaction
         }
     }
 
+    /// The header's bytes, as a segment starts.
     @_spi(GraphStoreInternals) public static func encodeHeader(_ header: Header) -> [UInt8] {
         var w = ByteWriter(capacity: headerSize)
         w.raw(magic)
@@ -103,6 +108,7 @@
     package static let logKinds: ClosedRange<UInt8> = 1...1
     package static let checkpointKinds: ClosedRange<UInt8> = 2...5
 
+    /// The masked CRC-32C of a record's kind byte and payload, as its header holds it.
     @_spi(GraphStoreInternals) public static func checksum(kind: UInt8, payload: UnsafeRawBufferPointer) -> UInt32 {
         var crc = withUnsafeBytes(of: kind) { CRC32C.update(0, $0) }
         crc = CRC32C.update(crc, payload)

@@ -34,6 +34,7 @@
         w.u8(endMark)
     }
 
+    /// The payload of a transaction record: `transaction` as the log writes it.
     @_spi(GraphStoreInternals) public static func encode(_ transaction: LogTransaction) -> [UInt8] {
         var w = ByteWriter()
         encode(TransactionChanges(operations: transaction.operations), author: transaction.author,

@@ -13,11 +13,13 @@ import Foundation
     // rows are handed out one at a time through here.
     @usableFromInline @exclusivity(unchecked) var stored: Value
 
+    /// `value`, guarded from now on.
     @inlinable @_spi(GraphStoreInternals) public init(_ value: Value) { stored = value }
 
     /// The value now.
     @inlinable @_spi(GraphStoreInternals) public var value: Value { withLock { $0 } }
 
+    /// Runs `body` on the value, holding the lock.
     @inlinable @_spi(GraphStoreInternals) public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }

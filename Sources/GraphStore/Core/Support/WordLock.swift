@@ -12,10 +12,13 @@ import CSwiftRuntime
 
     deinit { word.deallocate() }
 
+    /// Takes the lock, waiting while another thread holds it.
     @inlinable @_spi(GraphStoreInternals) public func lock() { graphstore_mutex_lock(word) }
 
+    /// Gives the lock back.
     @inlinable @_spi(GraphStoreInternals) public func unlock() { graphstore_mutex_unlock(word) }
 
+    /// Runs `body` holding the lock.
     @inlinable @_spi(GraphStoreInternals) public func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
         defer { unlock() }

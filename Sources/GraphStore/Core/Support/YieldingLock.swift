@@ -29,6 +29,7 @@ import Foundation
 
     @usableFromInline package func unlock() { mutex.unlock() }
 
+    /// Runs `body` holding the lock.
     @inlinable @_spi(GraphStoreInternals) public func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
         defer { unlock() }

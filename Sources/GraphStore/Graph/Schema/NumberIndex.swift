@@ -27,6 +27,7 @@
         }
     }
 
+    /// The element numbered `number`, or nil when none is.
     @inlinable @_spi(GraphStoreInternals) public subscript(number: UInt32) -> Element? {
         switch storage {
         case let .dense(slots): return Int(number) < slots.count ? slots[Int(number)] : nil

@@ -4,6 +4,8 @@
 /// without its model classes (`graphstore dump`, `export`, `compact`). Entities have no type,
 /// so no context can make objects of them; the graph, checkpoints and history work as usual.
 extension Schema {
+    /// The schema a record describes, without model types (what tools open a store with).
+    /// Throws when the record does not describe a valid schema.
     @_spi(GraphStoreInternals) public convenience init(record: SchemaRecord) throws {
         try record.validate()
         let indexByName = Dictionary(record.entities.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })

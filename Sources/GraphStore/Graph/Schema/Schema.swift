@@ -184,6 +184,7 @@ extension Schema {
         public let name: String
         /// Position among the entity's relationships (declaration order).
         public let index: Int
+        /// The number the log uses for this relationship.
         @_spi(GraphStoreInternals) public let number: PropertyNumber
         /// Position of the owning entity and of the target entity in the schema.
         public let entityIndex: Int
@@ -255,6 +256,7 @@ extension Schema {
         public let name: String
         /// Position in `Schema.entities`.
         public let index: Int
+        /// The number the log uses for this entity.
         @_spi(GraphStoreInternals) public let number: EntityNumber
         /// The model class (a `PersistentModel` type); nil in a schema read back from a store
         /// without its models (`Schema(record:)`). The layers that know models read it as `type`.

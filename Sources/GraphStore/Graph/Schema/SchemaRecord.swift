@@ -24,6 +24,7 @@
         @_spi(GraphStoreInternals) public var deleteRule: String
         @_spi(GraphStoreInternals) public var inverseName: String
 
+        /// A property as a schema record lists it.
         @_spi(GraphStoreInternals) public init(name: String, number: PropertyNumber, type: String, options: UInt8 = 0, isToMany: Bool = false,
                     deleteRule: String = "", inverseName: String = "") {
             self.name = name
@@ -36,12 +37,18 @@
         }
     }
 
+    /// An entity as a schema record lists it: its name, number and properties.
     @_spi(GraphStoreInternals) public struct EntityRecord: Equatable, Sendable {
+        /// The entity's name.
         @_spi(GraphStoreInternals) public var name: String
+        /// The number the log uses for the entity.
         @_spi(GraphStoreInternals) public var number: EntityNumber
+        /// Its attributes.
         @_spi(GraphStoreInternals) public var attributes: [Property]
+        /// Its relationships.
         @_spi(GraphStoreInternals) public var relationships: [Property]
 
+        /// An entity record.
         @_spi(GraphStoreInternals) public init(name: String, number: EntityNumber, attributes: [Property], relationships: [Property]) {
             self.name = name
             self.number = number
@@ -51,6 +58,7 @@
     }
 
     package static let version: UInt8 = 2
+    /// The schema's `Schema.fingerprint` when it was recorded: a digest of what shapes stored data.
     @_spi(GraphStoreInternals) public var fingerprint: String
     /// The `VersionedSchema.versionIdentifier` the models declared ("" when none).
     @_spi(GraphStoreInternals) public var versionIdentifier: String = ""
@@ -149,6 +157,7 @@
         return a == b
     }
 
+    /// A record with the given numbering and entities.
     @_spi(GraphStoreInternals) public init(fingerprint: String, nextEntityNumber: EntityNumber, nextPropertyNumber: PropertyNumber, entities: [EntityRecord]) {
         self.fingerprint = fingerprint
         self.nextEntityNumber = nextEntityNumber
