@@ -27,8 +27,6 @@ package final class BlobStore: Sendable {
     /// Reads that failed (a missing or damaged file), each naming the object, attribute and file.
     package var readFailures: [String] { failures.withLock { $0 } }
 
-    package func recordFailure(_ description: String) { failures.withLock { $0.append(description) } }
-
     package init(storeDirectory: String, fileIO: any FileIO, syncs: Bool) {
         directory = joinPath(storeDirectory, Self.directoryName)
         self.fileIO = fileIO
@@ -82,7 +80,7 @@ package final class BlobStore: Sendable {
         do {
             return try read(reference)
         } catch {
-            recordFailure("\(object()): \(error)")
+            failures.withLock { $0.append("\(object()): \(error)") }
             return nil
         }
     }

@@ -53,8 +53,6 @@ open class ModelBacking {
         return link.schema.entities[entityIndex]
     }
 
-    /// The committed graph the row lives in, while the object has a link.
-    final var graph: Graph? { link?.graph }
     /// Unsaved attribute values (all values set so far, for an unmanaged object).
     @exclusivity(unchecked) final var attributeChanges = PropertyChanges<Value>()
 
