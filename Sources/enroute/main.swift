@@ -63,7 +63,6 @@ let accepted: [String: Set<String>] = [
     return ModelContext(container)
 }
 
-let iso = ISO8601DateFormatter()
 let clock: DateFormatter = {
     let f = DateFormatter()
     f.locale = Locale(identifier: "en_US_POSIX")
@@ -72,22 +71,21 @@ let clock: DateFormatter = {
     return f
 }()
 
-@MainActor func printJSON(_ value: Any) throws {
-    let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
+/// Prints a JSON array of `elements`, streamed: a million flights never sit in memory as text.
+@MainActor func printJSON<S: Sequence>(_ elements: S, _ value: (S.Element) -> JSONValue) throws {
+    try JSONValue.writeArray(elements, value: value) { try FileHandle.standardOutput.write(contentsOf: $0) }
 }
 
-@MainActor func json(_ flight: Flight) -> [String: Any] {
-    func date(_ d: Date?) -> Any { d.map { iso.string(from: $0) } ?? NSNull() }
-    return [
-        "ident": flight.ident, "origin": flight.origin?.icao ?? NSNull(), "destination": flight.destination?.icao ?? NSNull(),
-        "airline": flight.airline?.code ?? NSNull(), "aircraftType": flight.aircraftType,
-        "scheduledOff": date(flight.scheduledOff), "estimatedOff": date(flight.estimatedOff), "actualOff": date(flight.actualOff),
-        "scheduledOn": date(flight.scheduledOn), "estimatedOn": date(flight.estimatedOn), "actualOn": date(flight.actualOn),
-        "departure": date(flight.departure), "arrival": date(flight.arrival),
-        "routeDistance": flight.routeDistance, "progressPercent": flight.progressPercent, "status": flight.status,
-        "filedAirspeed": flight.filedAirspeed, "filedAltitude": flight.filedAltitude,
-    ]
+@MainActor func json(_ flight: Flight) -> JSONValue {
+    .object([
+        ("ident", .string(flight.ident)), ("origin", .text(flight.origin?.icao)), ("destination", .text(flight.destination?.icao)),
+        ("airline", .text(flight.airline?.code)), ("aircraftType", .string(flight.aircraftType)),
+        ("scheduledOff", .date(flight.scheduledOff)), ("estimatedOff", .date(flight.estimatedOff)), ("actualOff", .date(flight.actualOff)),
+        ("scheduledOn", .date(flight.scheduledOn)), ("estimatedOn", .date(flight.estimatedOn)), ("actualOn", .date(flight.actualOn)),
+        ("departure", .date(flight.departure)), ("arrival", .date(flight.arrival)),
+        ("routeDistance", .int(flight.routeDistance)), ("progressPercent", .int(flight.progressPercent)), ("status", .string(flight.status)),
+        ("filedAirspeed", .number(flight.filedAirspeed)), ("filedAltitude", .number(flight.filedAltitude)),
+    ])
 }
 
 @MainActor func flightTable(_ flights: [Flight]) -> String {
@@ -205,7 +203,7 @@ let clock: DateFormatter = {
         }
         let context = try openContext(arguments, writable: false)
         let flights = try context.fetch(filter.fetchDescriptor)
-        if arguments.flag("--json") { try printJSON(flights.map(json)) } else {
+        if arguments.flag("--json") { try printJSON(flights, json) } else {
             print(flightTable(flights))
             print("\(flights.count) flight(s)")
         }
@@ -223,9 +221,11 @@ let clock: DateFormatter = {
             airports = airports.filter { departing.contains($0.icao) }
         }
         if arguments.flag("--json") {
-            try printJSON(airports.map { ["icao": $0.icao, "name": $0.name, "city": $0.city, "state": $0.state,
-                                          "countryCode": $0.countryCode, "latitude": $0.latitude, "longitude": $0.longitude,
-                                          "timezone": $0.timezone, "departures": $0.flightsFrom.count, "arrivals": $0.flightsTo.count] as [String: Any] })
+            try printJSON(airports) {
+                .object([("icao", .string($0.icao)), ("name", .string($0.name)), ("city", .string($0.city)), ("state", .string($0.state)),
+                         ("countryCode", .string($0.countryCode)), ("latitude", .double($0.latitude)), ("longitude", .double($0.longitude)),
+                         ("timezone", .string($0.timezone)), ("departures", .int($0.flightsFrom.count)), ("arrivals", .int($0.flightsTo.count))])
+            }
         } else {
             print(Table(headers: ["ICAO", "NAME", "CITY", "COUNTRY", "DEPARTURES", "ARRIVALS"],
                         rows: airports.map { [$0.icao, $0.name, $0.city, $0.countryCode, String($0.flightsFrom.count), String($0.flightsTo.count)] },
@@ -242,7 +242,9 @@ let clock: DateFormatter = {
         let context = try openContext(arguments, writable: false)
         let airlines = try context.fetch(FetchDescriptor<Airline>(sortBy: [SortDescriptor(\Airline.code)]))
         if arguments.flag("--json") {
-            try printJSON(airlines.map { ["code": $0.code, "name": $0.name, "shortname": $0.shortname, "flights": $0.flights.count] as [String: Any] })
+            try printJSON(airlines) {
+                .object([("code", .string($0.code)), ("name", .string($0.name)), ("shortname", .string($0.shortname)), ("flights", .int($0.flights.count))])
+            }
         } else {
             print(Table(headers: ["CODE", "NAME", "SHORT NAME", "FLIGHTS"],
                         rows: airlines.map { [$0.code, $0.name, $0.shortname, String($0.flights.count)] }, rightAligned: [3]).rendered)
@@ -263,7 +265,7 @@ let clock: DateFormatter = {
         }
         let flights = arguments.flag("--arrivals") ? try EnrouteQueries.arrivals(at: code, in: context)
             : try EnrouteQueries.departures(from: code, in: context)
-        if arguments.flag("--json") { try printJSON(flights.map(json)) } else {
+        if arguments.flag("--json") { try printJSON(flights, json) } else {
             print("\(code) \(arguments.flag("--arrivals") ? "arrivals" : "departures")")
             print(flightTable(flights))
             print("\(flights.count) flight(s)")

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import EnrouteModels
+
+/// The generator's JSON writer writes the bytes Foundation's writers write for the same files,
+/// and the bundled sample is the generator's output byte for byte.
+@Suite struct JSONWriterTests {
+    /// The files as Foundation writes them: `JSONEncoder`, then through `JSONSerialization` to
+    /// add the nulls the feed sends and sort the keys. Slow (it sorts keys by locale collation),
+    /// and independent of `JSONValue`: the reference the writer is checked against.
+    static func foundationBytes<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let object = try JSONSerialization.jsonObject(with: try encoder.encode(value))
+        var text = try JSONSerialization.data(withJSONObject: fillNulls(object),
+                                              options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        text.append(0x0A)
+        return text
+    }
+
+    static let flightKeys = ["ident", "fa_flight_id", "operator", "flight_number", "registration", "origin", "destination",
+        "scheduled_out", "estimated_out", "actual_out", "scheduled_off", "estimated_off", "actual_off", "scheduled_on", "estimated_on",
+        "actual_on", "scheduled_in", "estimated_in", "actual_in", "progress_percent", "status", "aircraft_type", "route_distance",
+        "filed_airspeed", "filed_altitude", "route", "gate_origin", "gate_destination", "terminal_origin", "terminal_destination",
+        "seats_cabin_business", "seats_cabin_coach", "codeshares", "blocked", "diverted", "cancelled", "position_only", "type"]
+
+    static func fillNulls(_ object: Any) -> Any {
+        if let array = object as? [Any] { return array.map(fillNulls) }
+        guard var dictionary = object as? [String: Any] else { return object }
+        for (key, value) in dictionary { dictionary[key] = fillNulls(value) }
+        if dictionary["fa_flight_id"] != nil || dictionary["ident"] != nil {
+            for key in flightKeys where dictionary[key] == nil { dictionary[key] = NSNull() }
+        }
+        if dictionary["arrivals"] != nil, dictionary["links"] == nil { dictionary["links"] = NSNull() }
+        return dictionary
+    }
+
+    @Test func generatedFilesMatchFoundationsBytes() throws {
+        // Real and made-up airports (fractional coordinates), paged boards, incomplete flights.
+        var generator = EnrouteGenerator(flights: 1_500, airports: 700, airlines: 250, seed: 11)
+        generator.incompleteFlights = 5
+        generator.flightsPerFile = 3
+        let output = generator.generate()
+        #expect(JSONValue.array(output.airports.map(\.json)).prettyPrinted(newline: true) == (try Self.foundationBytes(output.airports)))
+        #expect(JSONValue.array(output.airlines.map(\.json)).prettyPrinted(newline: true) == (try Self.foundationBytes(output.airlines)))
+        #expect(output.boards.contains { $0.document.links != nil })
+        for board in output.boards {
+            #expect(board.document.json.prettyPrinted(newline: true) == (try Self.foundationBytes(board.document)), "\(board.name)")
+        }
+    }
+
+    @Test func theBundledSampleIsTheGeneratorsOutput() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-sample-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let written = try EnrouteGenerator.sample.write(to: directory)
+        #expect(written.map(\.lastPathComponent).sorted() == EnrouteSample.files.map(\.lastPathComponent).sorted())
+        for file in EnrouteSample.files {
+            #expect(try Data(contentsOf: directory.appendingPathComponent(file.lastPathComponent)) == Data(contentsOf: file),
+                    "\(file.lastPathComponent)")
+        }
+    }
+
+    @Test func valuesAndEscapesMatchJSONSerialization() throws {
+        let value = JSONValue.object([
+            ("text", .string("a/b \"q\" \\ \n\r\t\u{8}\u{C}\u{1}\u{1F} é 雪")),
+            ("empty_array", .array([])),
+            ("empty_object", .object([])),
+            ("numbers", .array([.int(0), .int(-7), .int(Int.max), .int(Int.min + 1), .double(13), .double(-0.5), .double(37.6188),
+                                .double(-122.3756), .double(1e20), .double(0.1)])),
+            ("flags", .array([.bool(true), .bool(false), .null])),
+            ("a_b", .int(2)), ("ab", .int(3)),
+        ])
+        let reference: [String: Any] = [
+            "text": "a/b \"q\" \\ \n\r\t\u{8}\u{C}\u{1}\u{1F} é 雪", "empty_array": [Any](), "empty_object": [String: Any](),
+            "numbers": [0, -7, Int.max, Int.min + 1, 13.0, -0.5, 37.6188, -122.3756, 1e20, 0.1],
+            "flags": [true, false, NSNull()], "a_b": 2, "ab": 3,
+        ]
+        let expected = try JSONSerialization.data(withJSONObject: reference, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        #expect(String(decoding: value.prettyPrinted(), as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        #expect(try JSONSerialization.jsonObject(with: value.prettyPrinted()) is [String: Any])
+    }
+
+    @Test(arguments: [0, 1, 3, 12_000])
+    func aStreamedArrayIsTheArraysText(count: Int) throws {
+        let values = (0..<count).map { JSONValue.object([("n", .int($0)), ("name", .string(String(repeating: "x", count: $0 % 300)))]) }
+        var streamed = Data(), chunks = 0
+        try JSONValue.writeArray(values, value: { $0 }) { streamed.append($0); chunks += 1 }
+        #expect(streamed == JSONValue.array(values).prettyPrinted(newline: true))
+        #expect(count < 12_000 || chunks > 1)
+    }
+
+    @Test func datesMatchISO8601DateFormatter() {
+        let formatter = ISO8601DateFormatter()
+        var random = SeededRandom(seed: 3)
+        var times: [Double] = [0, -1, -86_400, -86_401, 951_782_400, 951_868_800, 4_102_444_800, 1_795_305_600.999]
+        for _ in 0..<2_000 { times.append(Double(random.next() % 8_000_000_000) - 2_000_000_000 + 0.25) }
+        for time in times {
+            let date = Date(timeIntervalSince1970: time)
+            #expect(JSONValue.date(date) == .string(formatter.string(from: date)), "\(time)")
+        }
+        #expect(JSONValue.date(nil) == .null)
+    }
+}
