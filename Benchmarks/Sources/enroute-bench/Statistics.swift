@@ -50,9 +50,14 @@ func machineDescription() -> String {
 }
 
 /// Resident set size of this process, from /proc/self/status.
-func residentMiB() -> Double {
+func residentMiB() -> Double { statusMiB("VmRSS:") }
+
+/// The most this process has had resident (its high-water mark), from /proc/self/status.
+func peakResidentMiB() -> Double { statusMiB("VmHWM:") }
+
+private func statusMiB(_ field: String) -> Double {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return .nan }
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }) else { return .nan }
     let kib = Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan
     return kib / 1024
 }

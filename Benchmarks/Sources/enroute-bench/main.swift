@@ -31,6 +31,8 @@ var json = false, smoke = false, durableOnly = false, propertyOnly = false, expl
 var sizes = [10_000, 100_000, 1_000_000]
 var directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-bench-\(getpid())").path
 var plotPath: String?
+// The peak-memory run starts this program again for one workload (PeakMemory).
+var peakMemoryChild: String?, jsonFiles = ""
 var index = 0
 while index < arguments.count {
     let argument = arguments[index]
@@ -50,6 +52,8 @@ while index < arguments.count {
     case "--explain": explainOnly = true
     case "--dir": directory = value()
     case "--plot": plotPath = value()
+    case "--peak-memory-child": peakMemoryChild = value()
+    case "--files": jsonFiles = value()
     case "--flights":
         let given = value().split(separator: ",").map { Int($0) }
         guard !given.isEmpty, given.allSatisfy({ ($0 ?? 0) >= 100 }) else { fail("--flights needs numbers of at least 100, comma-separated") }
@@ -66,6 +70,16 @@ if propertyOnly && (durableOnly || plotPath != nil) { fail("--property-only runs
 if durableOnly && plotPath != nil { fail("--plot draws the workloads by size, which --durable-only does not run") }
 
 func progress(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+
+if let workload = peakMemoryChild {
+    do {
+        try PeakMemory.runChild(workload: workload, flights: sizes[0], directory: directory, jsonFiles: jsonFiles)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("enroute-bench --peak-memory-child \(workload): \(error)\n".utf8))
+        exit(1)
+    }
+}
 
 do {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

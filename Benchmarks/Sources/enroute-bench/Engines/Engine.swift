@@ -24,6 +24,10 @@ protocol Engine: AnyObject {
     func lookup(ident: String) throws -> Int
     /// An airport's arrivals board, by arrival time: "ident arrival-seconds" per flight.
     func board(airport: String) throws -> [String]
+    /// `open_read_all`, after a cold open: every flight fetched, every attribute read and its
+    /// origin's, destination's and airline's code (a to-one read each). Returns a checksum of
+    /// what it read (route distances and code lengths), the same for every engine.
+    func readAll() throws -> Int
     /// Gives back the space dead rows and old versions take.
     func compact() throws
     func close()

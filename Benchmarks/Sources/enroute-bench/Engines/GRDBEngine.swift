@@ -220,6 +220,29 @@ final class GRDBEngine: Engine, Sendable {
         }
     }
 
+    /// Every flight record with its origin, destination and airline, as GRDB's associations
+    /// fetch them.
+    struct FlightWithRelations: Decodable, FetchableRecord {
+        var flight: FlightRecord
+        var origin: AirportRecord
+        var destination: AirportRecord
+        var airline: AirlineRecord
+    }
+
+    func readAll() throws -> Int {
+        try pool.read { db in
+            let request = FlightRecord.including(required: FlightRecord.origin).including(required: FlightRecord.destination)
+                .including(required: FlightRecord.airline).asRequest(of: FlightWithRelations.self)
+            var sum = 0
+            for row in try request.fetchAll(db) {
+                let f = row.flight
+                sum &+= f.routeDistance &+ f.progressPercent &+ f.filedAirspeed &+ f.filedAltitude
+                sum &+= row.origin.icao.utf8.count &+ row.destination.icao.utf8.count &+ row.airline.code.utf8.count
+            }
+            return sum
+        }
+    }
+
     func close() { try? pool.close() }
 
     /// `durable_commit`'s one small transaction: a flight's progress and status, through its

@@ -96,11 +96,16 @@ final class GraphStoreEngine: Engine {
         }
     }
 
-    /// The same upsert through model objects: each flight fetched by ident, changed, one save.
+    /// `upsert_objects`, as the seed app writes it: each flight fetched by a `#Predicate` on its
+    /// ident (`Flight.withIdent`), changed, one save.
     func upsertAllWithObjects(_ rows: SyntheticEnroute.Rows, round: Int) throws {
         let updater = ModelContext(container)
+        updater.autosaveEnabled = false
         for row in rows.flights {
-            guard let flight = try updater.fetchUnique(\Flight.ident, equals: row.ident) else { throw SQLiteEngine.Failure(description: "no flight \(row.ident)") }
+            let ident = row.ident
+            guard let flight = try updater.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == ident })).first else {
+                throw SQLiteEngine.Failure(description: "no flight \(row.ident)")
+            }
             flight.routeDistance = UpsertValues.distance(row, round: round)
             flight.progressPercent = UpsertValues.progress(row, round: round)
             flight.status = UpsertValues.status(round: round)
@@ -169,6 +174,17 @@ final class GraphStoreEngine: Engine {
             added.airline = flight.airline
         }
         try context.save()
+    }
+
+    func readAll() throws -> Int {
+        var sum = 0
+        for flight in try context.fetch(FetchDescriptor<Flight>()) {
+            _ = (flight.ident, flight.scheduledOff, flight.estimatedOff, flight.scheduledOn, flight.estimatedOn, flight.actualOff,
+                 flight.actualOn, flight.aircraftType, flight.status)
+            sum &+= flight.routeDistance &+ flight.progressPercent &+ flight.filedAirspeed &+ flight.filedAltitude
+            sum &+= (flight.origin?.icao.utf8.count ?? 0) &+ (flight.destination?.icao.utf8.count ?? 0) &+ (flight.airline?.code.utf8.count ?? 0)
+        }
+        return sum
     }
 
     func compact() throws {

@@ -126,6 +126,13 @@ final class SQLiteEngine: Engine {
                 route_distance = excluded.route_distance, filed_airspeed = excluded.filed_airspeed, filed_altitude = excluded.filed_altitude,
                 origin_id = excluded.origin_id, destination_id = excluded.destination_id, airline_id = excluded.airline_id
             """
+        static let readAll = """
+            SELECT f.ident, f.scheduled_off, f.estimated_off, f.scheduled_on, f.estimated_on, f.actual_off, f.actual_on,
+                f.aircraft_type, f.status, f.route_distance, f.progress_percent, f.filed_airspeed, f.filed_altitude,
+                o.icao, d.icao, a.code
+            FROM flights f LEFT JOIN airports o ON o.id = f.origin_id LEFT JOIN airports d ON d.id = f.destination_id
+                LEFT JOIN airlines a ON a.id = f.airline_id
+            """
         static let smallSaveUpdate = "UPDATE flights SET route_distance = ? WHERE ident = ?"
         static let smallSaveInsert = """
                 INSERT INTO flights(ident, scheduled_off, estimated_off, scheduled_on, estimated_on, aircraft_type, progress_percent,
@@ -138,7 +145,7 @@ final class SQLiteEngine: Engine {
         static let byWorkload: [(workload: String, sql: String)] = [
             ("filter_query", filter), ("point_lookup", lookup), ("board", board), ("upsert", upsert),
             ("import_seed_pattern", findAirport), ("import_seed_pattern", findAirline), ("import_seed_pattern", upsertFlight),
-            ("small_save", smallSaveUpdate), ("small_save", smallSaveInsert),
+            ("small_save", smallSaveUpdate), ("small_save", smallSaveInsert), ("open_read_all", readAll),
         ]
     }
 
@@ -276,6 +283,19 @@ final class SQLiteEngine: Engine {
         var found: [String] = []
         while query.step() == SQLITE_ROW { found.append("\(query.text(0)) \(query.int(1))") }
         return found
+    }
+
+    func readAll() throws -> Int {
+        let query = try statement(SQL.readAll)
+        var sum = 0
+        while query.step() == SQLITE_ROW {
+            // Every column read as the app would hold it: text as String, times and numbers as integers.
+            _ = (query.text(0), query.int(1), query.int(2), query.int(3), query.int(4), query.int(5), query.int(6),
+                 query.text(7), query.text(8))
+            sum &+= Int(query.int(9) &+ query.int(10) &+ query.int(11) &+ query.int(12))
+            sum &+= query.text(13).utf8.count &+ query.text(14).utf8.count &+ query.text(15).utf8.count
+        }
+        return sum
     }
 
     func compact() throws {

@@ -18,14 +18,14 @@ struct ScaleRun {
         var seconds: [String: [String: Double]] = [:]   // workload → engine → seconds
         var storeBytes: [String: Double] = [:]
         var residentMiB = 0.0
-        var lookupWithPredicate = 0.0
-        /// GraphStore's filter_query with a `#Predicate` made per query (beside the prepared fetch's).
-        var filterWithPredicate = 0.0
-        /// GraphStore's import and upsert through model objects and one save (beside the batch API's).
-        var withObjects: [String: Double] = [:]
         var counts: [String: Int] = [:]                 // how many queries each per-query figure averages
-        /// `small_save` latencies on the loaded store, µs, by engine.
+        /// `small_save` latencies on the loaded store, µs, by engine, and the raw
+        /// write+fdatasync loop's, interleaved with them ("raw").
         var smallSave: [String: Samples] = [:]
+        /// `json_import`: FlightAware files through the Enroute importer beside a bare decode.
+        var jsonImport: JSONImport.Result?
+        /// Peak resident set of each workload, each in a process of its own (GraphStore).
+        var peakMemory: [String: PeakMemory.Figure] = [:]
         /// GraphStore's attribute read and write on objects in hand, ns per access.
         var propertyAccess = PropertyAccess.Result()
     }
@@ -80,7 +80,11 @@ struct ScaleRun {
             trimHeap()
             imports["grdb", default: []].append(try seconds { try grdb.bulkImport(rows) })
         }
-        result.withObjects["bulk_import"] = median(imports.removeValue(forKey: "graphstore_objects")!)
+        // The same import as users write it: model objects with relationships, one save.
+        var objectImports = imports.mapValues(median)
+        objectImports["graphstore"] = objectImports.removeValue(forKey: "graphstore_objects")
+        result.seconds["import_objects"] = objectImports
+        imports["graphstore_objects"] = nil
         result.seconds["bulk_import"] = imports.mapValues(median)
         for (name, path) in paths { result.storeBytes[name] = Double(storeBytes(path)) }
 
@@ -117,7 +121,8 @@ struct ScaleRun {
         let lookupRounds = (0..<queryRounds).map { _ in
             (0..<(smoke ? 200 : 2_000)).map { _ in rows.flights[Int(rng.next() % UInt64(rows.flights.count))].ident }
         }
-        result.counts = ["filter_query": filters.count, "point_lookup": lookupRounds[0].count, "board": boards.count]
+        result.counts = ["filter_query": filters.count, "filter_predicate": filters.count, "point_lookup": lookupRounds[0].count,
+                         "lookup_predicate": lookupRounds[0].count, "board": boards.count]
         let engines: [any Engine] = [graphstore, sqlite, grdb]
         try checkAgreement(engines, filters: filters, lookups: lookupRounds[0], boards: boards, graphstore: graphstore)
 
@@ -146,21 +151,27 @@ struct ScaleRun {
         result.seconds["filter_query"] = filterTimes.mapValues(median)
         result.seconds["point_lookup"] = lookupTimes.mapValues(median)
         result.seconds["board"] = boardTimes.mapValues(median)
-        result.lookupWithPredicate = median(predicateTimes)
-        result.filterWithPredicate = median(filterPredicateTimes)
+        // The same queries as users write them: a `#Predicate` made per query.
+        result.seconds["lookup_predicate"] = result.seconds["point_lookup"]!.merging(["graphstore": median(predicateTimes)]) { $1 }
+        result.seconds["filter_predicate"] = result.seconds["filter_query"]!.merging(["graphstore": median(filterPredicateTimes)]) { $1 }
 
         // small_save: one durable save of a small change on the loaded store, interleaved.
         log("  small_save")
         var saveNumber = 0
+        let rawPath = directory + "/raw-sync-\(flights)"
+        let raw = try RawSyncLoop(path: rawPath, recordSize: 128)
+        defer { raw.close(); try? FileManager.default.removeItem(atPath: rawPath) }
         for round in 0..<(smoke ? 2 : 11) {
             for _ in 0..<20 {
                 let gs = try measure { try graphstore.smallSave(saveNumber, rows: rows) }
                 let sq = try measure { try sqlite.smallSave(saveNumber, rows: rows) }
+                let floor = try measure { try raw.writeAndSync() }
                 saveNumber += 1
                 // The first round warms up.
                 if round > 0 {
                     result.smallSave["graphstore", default: Samples()].add(gs)
                     result.smallSave["sqlite", default: Samples()].add(sq)
+                    result.smallSave["raw", default: Samples()].add(floor)
                 }
             }
         }
@@ -179,7 +190,7 @@ struct ScaleRun {
             }
         }
         result.seconds["upsert"] = upserts.mapValues(median)
-        result.withObjects["upsert"] = median(objectUpserts)
+        result.seconds["upsert_objects"] = result.seconds["upsert"]!.merging(["graphstore": median(objectUpserts)]) { $1 }
         try checkAgreement(engines, filters: Array(filters.prefix(20)), lookups: Array(lookupRounds[0].prefix(200)), boards: [], graphstore: graphstore)
 
         // compaction: after updating every flight (the upserts above), once per engine.
@@ -213,6 +224,38 @@ struct ScaleRun {
             })
         }
         result.seconds["cold_open"] = opens.mapValues(median)
+
+        // open_read_all: open, fetch every flight, read every attribute and to-one.
+        log("  open_read_all")
+        var readAlls: [String: [Double]] = [:]
+        for repetition in 0..<repetitions {
+            var sums: [String: Int] = [:]
+            let openers: [(String, () throws -> any Engine)] = [
+                ("graphstore", { try GraphStoreEngine.open(at: paths["graphstore"]!) }), ("sqlite", { try SQLiteEngine.open(at: paths["sqlite"]!) }),
+                ("grdb", { try GRDBEngine.open(at: paths["grdb"]!) }),
+            ]
+            for (name, open) in openers where name != "grdb" || grdbRuns(inRepetition: repetition) {
+                trimHeap()
+                readAlls[name, default: []].append(try seconds {
+                    let engine = try open()
+                    sums[name] = try engine.readAll()
+                    engine.close()
+                })
+            }
+            // GRDB does not run small_save, whose inserted flights the other two stores hold.
+            guard sums["graphstore"] == sums["sqlite"] else { throw SQLiteEngine.Failure(description: "open_read_all: the engines read different values \(sums)") }
+        }
+        result.seconds["open_read_all"] = readAlls.mapValues(median)
+
+        // json_import: the FlightAware files of as many flights, through the importer.
+        log("  json_import: writing the files")
+        let json = JSONImport(directory: directory, flights: flights, repetitions: grdbRepetitions, log: log)
+        defer { json.removeFiles() }
+        let files = try json.writeFiles()
+        result.jsonImport = try json.run(files: files)
+
+        log("  peak memory, each workload in a process of its own")
+        result.peakMemory = try PeakMemory(directory: directory, flights: flights, jsonFiles: json.filesDirectory, log: log).run()
         return result
     }
 
