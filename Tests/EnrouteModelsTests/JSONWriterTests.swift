@@ -101,3 +101,24 @@ import Testing
         #expect(JSONValue.date(nil) == .null)
     }
 }
+
+/// The feed's times read without a formatter agree with Foundation's ISO 8601 parser.
+@Suite struct FeedTimeTests {
+    @Test func matchesFoundationsParser() throws {
+        var random = SeededRandom(seed: 9)
+        var texts = ["1970-01-01T00:00:00Z", "2000-02-29T23:59:59Z", "1969-12-31T23:59:59Z", "2026-11-22T11:59:04Z", "2100-03-01T00:00:00Z"]
+        for _ in 0..<2_000 {
+            texts.append(JSONValue.iso8601(secondsSince1970: Int(random.next() % 8_000_000_000) - 2_000_000_000))
+        }
+        for text in texts {
+            #expect(FeedTime.date(text) == (try Date(text, strategy: .iso8601)), "\(text)")
+        }
+    }
+
+    @Test(arguments: ["2026-02-30T00:00:00Z", "2025-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-22T24:00:00Z",
+                      "2026-11-22T11:60:00Z", "2026-11-22 11:59:04Z", "2026-11-22T11:59:04", "2026-11-22T11:59:04.5Z",
+                      "2026-11-22T11:59:04+01:00", "2026-1a-22T11:59:04Z", ""])
+    func refusesWhatIsNotThatForm(text: String) {
+        #expect(FeedTime.date(text) == nil)
+    }
+}

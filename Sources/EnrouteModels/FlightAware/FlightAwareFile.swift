@@ -19,6 +19,35 @@ public enum FlightAwareFile: Equatable, Sendable {
 
     /// Decodes `data` (read from `file`, named in errors).
     public static func decode(_ data: Data, file: String) throws -> FlightAwareFile {
+        // A board file (an object), the bulk of any load, is decoded in one pass; one that does
+        // not decode takes the checked path below, which says what is wrong and where.
+        if firstByte(of: data) == UInt8(ascii: "{"), let document = try? decoder.decode(FlightAwareAirportFlights.self, from: data) {
+            return .airportFlights(document)
+        }
+        return try decodeChecked(data, file: file)
+    }
+
+    /// The first byte that is not JSON whitespace.
+    private static func firstByte(of data: Data) -> UInt8? {
+        data.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+    }
+
+    /// ISO 8601 UTC times, with the failing field named in the error (the built-in strategy names
+    /// only its object).
+    private static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if let date = FeedTime.date(text) ?? (try? Date(text, strategy: .iso8601)) { return date }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected an ISO 8601 time, found \(String(reflecting: text))")
+        }
+        return decoder
+    }
+
+    /// Parses the whole document first, to tell the three kinds of file apart and to refuse one
+    /// with the path and reason of what is wrong.
+    private static func decodeChecked(_ data: Data, file: String) throws -> FlightAwareFile {
         let json: Any
         do {
             json = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -26,14 +55,7 @@ public enum FlightAwareFile: Equatable, Sendable {
             if let number = JSONNumberCheck.firstUnrepresentableNumber(in: [UInt8](data)) { throw outOfRange(number, file: file) }
             throw Refusal(file: file, path: "$", reason: "not valid JSON (\(describe(error)))")
         }
-        let decoder = JSONDecoder()
-        // ISO 8601 UTC, with the failing field named in the error (the built-in strategy names only its object).
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected an ISO 8601 time, found \(String(reflecting: text))")
-        }
+        let decoder = self.decoder
         do {
             if let object = json as? [String: Any] {
                 guard object["arrivals"] != nil || object["departures"] != nil
