@@ -86,7 +86,7 @@ final class Stand: Model {
                     }
                 }
                 if let sorted = kept.sorted[a] {
-                    #expect(sorted.rows == rebuilt.sorted[a]!.rows, "\(label): \(attribute.name) in order")
+                    #expect(sorted.orderedRows == rebuilt.sorted[a]!.orderedRows, "\(label): \(attribute.name) in order")
                     let values = Set(rows.map { kept.value(row: $0, attribute: a) })
                     for value in values {
                         #expect(Set(kept.secondary[a]!.rows(for: [value])) == Set(rebuilt.secondary[a]!.rows(for: [value])),

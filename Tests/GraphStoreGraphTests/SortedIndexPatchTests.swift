@@ -45,7 +45,7 @@ import Testing
             }
             index.consolidate(column: column, live: live)
             let expected = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }.sorted { SortedIndex.precedes($0, $1, column) }
-            #expect(index.rows == expected, "transaction \(transaction)")
+            #expect(index.orderedRows == expected, "transaction \(transaction)")
         }
     }
 }

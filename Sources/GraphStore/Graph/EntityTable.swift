@@ -339,7 +339,7 @@ extension EntityTable {
         Image(slotCount: slotCount, live: live, columns: columns.map { $0.image() },
               toOne: entity.relationships.map { $0.isToMany ? nil : toOne[$0.index] },
               toMany: entity.relationships.map { $0.isToMany ? toMany[$0.index] : nil },
-              sorted: Dictionary(uniqueKeysWithValues: sorted.enumerated().compactMap { index, sorted in sorted.map { (index, $0.rows) } }))
+              sorted: Dictionary(uniqueKeysWithValues: sorted.enumerated().compactMap { index, sorted in sorted.map { (index, $0.orderedRows) } }))
     }
 
     /// Replaces an empty table's contents with an image. The arrays the image has are taken as

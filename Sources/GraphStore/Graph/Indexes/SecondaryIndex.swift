@@ -65,7 +65,7 @@ package final class SecondaryIndex {
     /// every live row in value order): each value's rows are adjacent there, so each list is
     /// made once at its full size and the table is sized once.
     private func rebuild() {
-        let order = sorted.rows
+        let order = sorted.orderedRows
         var rebuilt = [Value: [UInt32]](minimumCapacity: rows.count)
         var start = 0
         while start < order.count {

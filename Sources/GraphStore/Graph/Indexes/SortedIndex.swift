@@ -2,11 +2,13 @@ import GraphStoreCore
 
 /// Rows of one attribute in value order, for ranges and ordered scans. Changes collect as
 /// pending inserts and removals while a transaction is applied and are patched in once at its
-/// end: each change's place found by binary search (O(k log n)), then the array copied once in
-/// runs between those places — a memory copy, with no per-row work, so a small save's cost
-/// hardly grows with the table. During recovery the merge waits for the end of the whole log.
+/// end: each change's place found by binary search (O(k log n)), then moved within one chunk of
+/// the order (`SortedRows`), so a small save's cost does not grow with the table. During
+/// recovery the merge waits for the end of the whole log.
 package final class SortedIndex {
-    package private(set) var rows: [UInt32] = []
+    private var order = SortedRows()
+    /// Every row in order (a copy: for checkpoints and rebuilding the hash index).
+    package var orderedRows: [UInt32] { order.array }
     private var pendingInserts: [UInt32] = []
     /// Rows leaving their place, with the value that placed them (their column may already
     /// hold a new one).
@@ -28,7 +30,7 @@ package final class SortedIndex {
 
     /// Takes an order read from a checkpoint (already merged).
     package func restore(_ order: [UInt32]) {
-        rows = order
+        self.order = SortedRows(order)
         pendingInserts = []
         pendingRemovals = [:]
         needsRebuild = false
@@ -38,7 +40,7 @@ package final class SortedIndex {
     package func remove(_ row: UInt32, oldValue: Value) {
         guard !needsRebuild else { return }
         if let i = pendingInserts.firstIndex(of: row) { pendingInserts.remove(at: i) }
-        // The first removal's value is the one `rows` is ordered by.
+        // The first removal's value is the one the order places the row by.
         if pendingRemovals[row] == nil { pendingRemovals[row] = oldValue }
     }
 
@@ -63,14 +65,12 @@ package final class SortedIndex {
     /// Merges pending changes (or rebuilds). Called under the graph's write lock.
     package func consolidate(column: Column, live: [Bool]) {
         if needsRebuild {
-            let liveRows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
-            rows = column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) }
+            rebuild(column: column, live: live)
         } else if isStale {
-            let added = pendingInserts.filter { Int($0) <= live.count && live[Int($0) - 1] }.sorted { Self.precedes($0, $1, column) }
+            let added = pendingInserts.filter { Int($0) <= live.count && live[Int($0) - 1] }
             // Many removals (a large delete) cost less as one rebuild than a search each.
-            if pendingRemovals.count * 16 > rows.count || !patch(adding: added, column: column) {
-                let liveRows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
-                rows = column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) }
+            if pendingRemovals.count * 16 > order.count || !patch(adding: added, column: column) {
+                rebuild(column: column, live: live)
             }
         }
         pendingInserts = []
@@ -78,15 +78,21 @@ package final class SortedIndex {
         needsRebuild = false
     }
 
-    /// Applies the pending removals and `added` (sorted) to `rows`; false when a removal's row
-    /// is not where its value places it (then the caller rebuilds).
+    /// Every live row, sorted from scratch.
+    private func rebuild(column: Column, live: [Bool]) {
+        let liveRows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
+        order = SortedRows(column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) })
+    }
+
+    /// Takes the pending removals out of the order, then places `added`; false when a
+    /// removal's row is not where its value places it (then the caller rebuilds).
     private func patch(adding added: [UInt32], column: Column) -> Bool {
-        // A row's value as `rows` is ordered: what it had when it was removed, if it was.
+        // A row's value as the order has it: what it had when it was removed, if it was.
         func placed(_ row: UInt32) -> Value { pendingRemovals[row] ?? column.value(at: Int(row) - 1) }
         func firstPosition(notBefore value: Value, _ row: UInt32) -> Int {
-            var low = 0, high = rows.count
+            var low = 0, high = order.count
             while low < high {
-                let mid = (low + high) / 2, other = rows[mid], otherValue = placed(other)
+                let mid = (low + high) / 2, other = order[mid], otherValue = placed(other)
                 let before = Value.ordered(otherValue, value) || (!Value.ordered(value, otherValue) && other < row)
                 if before { low = mid + 1 } else { high = mid }
             }
@@ -96,44 +102,28 @@ package final class SortedIndex {
         removals.reserveCapacity(pendingRemovals.count)
         for (row, value) in pendingRemovals {
             let position = firstPosition(notBefore: value, row)
-            if position < rows.count && rows[position] == row {
+            if position < order.count && order[position] == row {
                 removals.append(position)
-            } else if rows.contains(row) {
+            } else if order.contains(row) {
                 return false
             }
             // Otherwise the row was inserted and removed within this transaction: never placed.
         }
-        removals.sort()
-        let additions = added.map { (position: firstPosition(notBefore: column.value(at: Int($0) - 1), $0), row: $0) }
-        var result: [UInt32] = []
-        result.reserveCapacity(rows.count - removals.count + additions.count)
-        var cursor = 0, r = 0, a = 0
-        while r < removals.count || a < additions.count {
-            let nextRemoval = r < removals.count ? removals[r] : Int.max
-            let nextAddition = a < additions.count ? additions[a].position : Int.max
-            if nextAddition <= nextRemoval {
-                result.append(contentsOf: rows[cursor..<nextAddition])
-                cursor = nextAddition
-                result.append(additions[a].row)
-                a += 1
-            } else {
-                result.append(contentsOf: rows[cursor..<nextRemoval])
-                cursor = nextRemoval + 1
-                r += 1
-            }
-        }
-        result.append(contentsOf: rows[cursor...])
-        rows = result
+        // From the last, so that the positions found stay right.
+        for position in removals.sorted(by: >) { order.remove(at: position) }
+        // What is left holds its column's values: each added row goes where its value goes.
+        pendingRemovals = [:]
+        for row in added { order.insert(row, at: firstPosition(notBefore: column.value(at: Int(row) - 1), row)) }
         return true
     }
 
     /// Rows whose value lies in the range, in order (bounds are nil for open ends).
     package func rows(from lower: Value?, includingLower: Bool, to upper: Value?, includingUpper: Bool, column: Column) -> ArraySlice<UInt32> {
         func firstIndex(where predicate: (Value) -> Bool) -> Int {
-            var low = 0, high = rows.count
+            var low = 0, high = order.count
             while low < high {
                 let mid = (low + high) / 2
-                if predicate(column.value(at: Int(rows[mid]) - 1)) { high = mid } else { low = mid + 1 }
+                if predicate(column.value(at: Int(order[mid]) - 1)) { high = mid } else { low = mid + 1 }
             }
             return low
         }
@@ -142,11 +132,11 @@ package final class SortedIndex {
         if let lower {
             start = max(start, firstIndex { includingLower ? !Value.ordered($0, lower) : Value.ordered(lower, $0) })
         }
-        var end = rows.count
+        var end = order.count
         if let upper {
             end = firstIndex { includingUpper ? Value.ordered(upper, $0) : !Value.ordered($0, upper) }
         }
-        return start < end ? rows[start..<end] : []
+        return start < end ? ArraySlice(order.rows(at: start..<end)) : []
     }
 }
 
