@@ -118,19 +118,26 @@ extension ModelContext {
 
     // MARK: Encoding
 
-
+    /// The save's transaction. New rows and changed attribute values go as blocks, entity by
+    /// entity (`RowBlock`: values by column, in typed storage), which the log encodes as the
+    /// same `.insert` and `.update` operations and the graph applies column by column; as one
+    /// operation per object, with an array of values each, a million objects' save held twice
+    /// their values again while it ran.
     private func encodeOperations(inserts: [any PersistentModel], changes: [any PersistentModel],
-                                  upserted: [any PersistentModel], deletes: [any PersistentModel]) throws -> [LogOperation] {
+                                  upserted: [any PersistentModel], deletes: [any PersistentModel]) throws -> TransactionChanges {
         var operations: [LogOperation] = []
-        operations.reserveCapacity(inserts.count * 2 + changes.count + deletes.count)
-        // Rows first, so every link names rows that exist.
-        for model in inserts {
+        operations.reserveCapacity(inserts.count + deletes.count)
+        // Rows first, so every link names rows that exist. An entity with external storage goes
+        // object by object: the commit writes those values to blob files from operations.
+        func inBlocks(_ model: any PersistentModel) -> Bool { model.persistentBacking.entity?.hasExternalStorage == false }
+        let blocks = rowBlocks(.insert, of: inserts.filter(inBlocks)) + rowBlocks(.update, of: changes.filter(inBlocks))
+        for model in inserts where !inBlocks(model) {
             let backing = model.persistentBacking
             guard let entity = backing.entity else { continue }
             let values = entity.attributes.map { PropertyValue($0.number, backing.attributeChanges[$0.index] ?? $0.defaultValue) }
             operations.append(.insert(entity: entity.number, row: backing.row, values: values))
         }
-        for model in changes {
+        for model in changes where !inBlocks(model) {
             let backing = model.persistentBacking
             guard let entity = backing.entity, !backing.attributeChanges.isEmpty else { continue }
             let numbers = entity.attributeNumbers
@@ -159,7 +166,39 @@ extension ModelContext {
             }
             operations.append(.delete(entity: entity.number, row: backing.row))
         }
-        return operations
+        return TransactionChanges(blocks: blocks, operations: operations)
+    }
+
+    /// One block per entity of `models`, in the order its first object comes: for inserts every
+    /// attribute (what an object leaves unset, its default), for updates the attributes each
+    /// object changed.
+    private func rowBlocks(_ kind: RowBlock.Kind, of models: [any PersistentModel]) -> [RowBlock] {
+        var byEntity: [Int: [ModelBacking]] = [:]
+        var order: [Schema.Entity] = []
+        for model in models {
+            let backing = model.persistentBacking
+            guard let entity = backing.entity, kind == .insert || !backing.attributeChanges.isEmpty else { continue }
+            if byEntity[entity.index] == nil { order.append(entity) }
+            byEntity[entity.index, default: []].append(backing)
+        }
+        return order.map { entity in
+            let backings = byEntity[entity.index]!
+            var columns = [BatchColumn](repeating: BatchColumn(), count: entity.attributes.count)
+            for attribute in entity.attributes {
+                let index = attribute.index
+                columns[index].reserveCapacity(backings.count)
+                for (row, backing) in backings.enumerated() {
+                    switch kind {
+                    case .insert: columns[index].set(backing.attributeChanges[index] ?? attribute.defaultValue, row: row)
+                    // Rows after a column's last value read as unset.
+                    case .update: if let value = backing.attributeChanges[index] { columns[index].setSlowly(value, row: row) }
+                    }
+                }
+            }
+            return RowBlock(kind: kind, entity: entity.number, properties: entity.attributeNumbers, columns: columns,
+                            defaults: kind == .insert ? entity.attributes.map(\.defaultValue) : [],
+                            rows: backings.map(\.row), sources: Array(backings.indices))
+        }
     }
 
     private func encodeLinks(of model: any PersistentModel, existingRow: Bool, into operations: inout [LogOperation]) {
