@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import GraphStoreMacrosFree
+import GraphStoreModelTestSupport
+
+/// A save writes its new rows and changed values as blocks, entity by entity. What it wrote
+/// reads back the same from the context, from another context, and from the log after a
+/// reopen: objects of several entities inserted in any order, unset attributes taking their
+/// defaults, nulls, changes to some attributes of some objects, links and deletes beside them.
+@Suite struct SaveBlocksTests {
+    @Test func aSaveOfManyObjectsReadsBackAfterAReopen() throws {
+        let store = TemporaryStore()
+        var expected: [String: (distance: Int, status: FlightStatus, off: Date?, origin: String?, airline: String?)] = [:]
+        do {
+            let container = try store.container(Flight.self, Airport.self, Airline.self, durability: .full)
+            let context = ModelContext(container)
+            let airports = (0..<30).map { i -> Airport in
+                let airport = Airport()
+                airport.icao = "K\(i)"
+                airport.latitude = Double(i) / 3
+                return airport
+            }
+            let airlines = (0..<5).map { i -> Airline in
+                let airline = Airline()
+                airline.code = "A\(i)"
+                return airline
+            }
+            // Entities interleaved, as an importer inserts them.
+            for i in 0..<2_000 {
+                if i < airports.count { context.insert(airports[i]) }
+                if i < airlines.count { context.insert(airlines[i]) }
+                let flight = Flight()
+                flight.ident = "F\(i)"
+                context.insert(flight)
+                if i % 3 != 0 { flight.routeDistance = i }  // else the default
+                flight.status = i % 2 == 0 ? .enroute : .scheduled
+                flight.actualOff = i % 4 == 0 ? nil : Date(timeIntervalSince1970: Double(i))
+                flight.origin = i % 5 == 0 ? nil : airports[i % airports.count]
+                flight.airline = airlines[i % airlines.count]
+            }
+            try context.save()
+            // Changes to some attributes of some of them, a delete and a new object, in one save.
+            let flights = try context.fetch(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.ident)]))
+            for flight in flights where flight.ident.hasSuffix("7") {
+                flight.routeDistance += 10_000
+                flight.origin = nil
+            }
+            context.delete(try #require(flights.first { $0.ident == "F10" }))
+            let late = Flight()
+            late.ident = "LATE"
+            context.insert(late)
+            late.airline = airlines[0]
+            try context.save()
+            for flight in try context.fetch(FetchDescriptor<Flight>()) {
+                expected[flight.ident] = (flight.routeDistance, flight.status, flight.actualOff, flight.origin?.icao, flight.airline?.code)
+            }
+            #expect(expected.count == 2_000)
+            #expect(expected["F10"] == nil && expected["LATE"]?.airline == "A0")
+            #expect(expected["F3"]?.distance == 0 && expected["F4"]?.distance == 4 && expected["F17"]?.distance == 10_017)
+            #expect(expected["F17"]?.origin == nil && expected["F8"]?.origin == "K8" && expected["F5"]?.origin == nil)
+            #expect(expected["F4"]?.off == nil && expected["F6"]?.off == Date(timeIntervalSince1970: 6))
+            // Another context sees the same.
+            let other = ModelContext(container)
+            #expect(try other.fetchCount(FetchDescriptor<Flight>()) == 2_000)
+            #expect(try other.fetchUnique(\Flight.ident, equals: "F27")?.routeDistance == 10_000)
+            #expect(try other.fetchUnique(\Airport.icao, equals: "K8")?.flightsFrom.count == expected.values.filter { $0.origin == "K8" }.count)
+            container.close()
+        }
+        let reopened = try store.container(Flight.self, Airport.self, Airline.self, durability: .full)
+        defer { reopened.close() }
+        let context = ModelContext(reopened)
+        let flights = try context.fetch(FetchDescriptor<Flight>())
+        #expect(flights.count == expected.count)
+        for flight in flights {
+            let want = try #require(expected[flight.ident])
+            #expect(flight.routeDistance == want.distance && flight.status == want.status && flight.actualOff == want.off
+                    && flight.origin?.icao == want.origin && flight.airline?.code == want.airline, "\(flight.ident)")
+        }
+        // The indexed attribute's order after the reopen follows the values.
+        let byDistance = try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.routeDistance >= 10_000 }))
+        #expect(Set(byDistance.map(\.ident)) == Set(expected.filter { $0.value.distance >= 10_000 }.map(\.key)))
+    }
+}
