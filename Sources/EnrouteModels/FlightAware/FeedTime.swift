@@ -1,7 +1,7 @@
 import Foundation
 
-/// The feed's times, `yyyy-MM-ddTHH:mm:ssZ`, read without a formatter: a board file holds
-/// twelve per flight, and a general ISO 8601 parse of each cost a third of a load.
+/// The feed's times, `yyyy-MM-ddTHH:mm:ssZ`, read and written without a formatter: a board
+/// file holds twelve per flight, and a general ISO 8601 parse of each cost a third of a load.
 enum FeedTime {
     /// The time `text` names, when it has exactly that form and a valid date and time of day
     /// (nil otherwise, for the general parser to try).
@@ -44,5 +44,32 @@ enum FeedTime {
         let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// `yyyy-MM-ddTHH:mm:ssZ` for a time in seconds since 1970, UTC (proleptic Gregorian).
+    static func text(secondsSince1970 seconds: Int) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        // Howard Hinnant's days-to-civil.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        var text = [UInt8]()
+        text.reserveCapacity(20)
+        func two(_ n: Int) { text.append(UInt8(ascii: "0") + UInt8(n / 10)); text.append(UInt8(ascii: "0") + UInt8(n % 10)) }
+        two(year / 100); two(year % 100)
+        text.append(UInt8(ascii: "-")); two(month)
+        text.append(UInt8(ascii: "-")); two(day)
+        text.append(UInt8(ascii: "T")); two(secondOfDay / 3_600)
+        text.append(UInt8(ascii: ":")); two(secondOfDay / 60 % 60)
+        text.append(UInt8(ascii: ":")); two(secondOfDay % 60)
+        text.append(UInt8(ascii: "Z"))
+        return String(decoding: text, as: UTF8.self)
     }
 }

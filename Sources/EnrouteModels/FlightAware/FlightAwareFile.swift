@@ -21,7 +21,7 @@ public enum FlightAwareFile: Equatable, Sendable {
     public static func decode(_ data: Data, file: String) throws -> FlightAwareFile {
         // A board file (an object), the bulk of any load, is decoded in one pass; one that does
         // not decode takes the checked path below, which says what is wrong and where.
-        if firstByte(of: data) == UInt8(ascii: "{"), let document = try? decoder.decode(FlightAwareAirportFlights.self, from: data) {
+        if firstByte(of: data) == UInt8(ascii: "{"), let document = try? makeDecoder().decode(FlightAwareAirportFlights.self, from: data) {
             return .airportFlights(document)
         }
         return try decodeChecked(data, file: file)
@@ -32,9 +32,9 @@ public enum FlightAwareFile: Equatable, Sendable {
         data.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
     }
 
-    /// ISO 8601 UTC times, with the failing field named in the error (the built-in strategy names
-    /// only its object).
-    private static var decoder: JSONDecoder {
+    /// A decoder of ISO 8601 UTC times, with the failing field named in the error (the built-in
+    /// strategy names only its object).
+    private static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
@@ -55,7 +55,7 @@ public enum FlightAwareFile: Equatable, Sendable {
             if let number = JSONNumberCheck.firstUnrepresentableNumber(in: [UInt8](data)) { throw outOfRange(number, file: file) }
             throw Refusal(file: file, path: "$", reason: "not valid JSON (\(describe(error)))")
         }
-        let decoder = self.decoder
+        let decoder = makeDecoder()
         do {
             if let object = json as? [String: Any] {
                 guard object["arrivals"] != nil || object["departures"] != nil

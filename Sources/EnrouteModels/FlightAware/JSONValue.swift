@@ -43,25 +43,34 @@ public enum JSONValue: Equatable, Sendable {
     /// values in memory. The bytes are those of `.array(elements).prettyPrinted(newline: true)`.
     public static func writeArray<S: Sequence>(_ elements: S, value: (S.Element) throws -> JSONValue,
                                               to sink: (Data) throws -> Void) throws {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(1 << 20 + 4_096)
+        try writeArray(elements, depth: 0, into: &bytes, value: value) { bytes in
+            guard bytes.count >= 1 << 20 else { return }
+            try sink(Data(bytes))
+            bytes.removeAll(keepingCapacity: true)
+        }
+        bytes.append(0x0A)
+        try sink(Data(bytes))
+    }
+
+    /// `[`, each element's value on a line of its own one level deeper, `]`; `afterEach` sees
+    /// the bytes after each element (to hand them on).
+    static func writeArray<S: Sequence>(_ elements: S, depth: Int, into bytes: inout [UInt8], value: (S.Element) throws -> JSONValue,
+                                        afterEach: (inout [UInt8]) throws -> Void) rethrows {
+        bytes.append(UInt8(ascii: "["))
         var first = true
         for element in elements {
-            if first { newline(into: &bytes, depth: 1) } else {
-                bytes.append(UInt8(ascii: ","))
-                newline(into: &bytes, depth: 1)
-            }
+            if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            try value(element).write(into: &bytes, depth: 1)
-            if bytes.count >= 1 << 20 {
-                try sink(Data(bytes))
-                bytes.removeAll(keepingCapacity: true)
-            }
+            newline(into: &bytes, depth: depth + 1)
+            try value(element).write(into: &bytes, depth: depth + 1)
+            try afterEach(&bytes)
         }
+        // An empty array or object still spans lines, with a blank one between.
         if first { bytes.append(0x0A) }
-        newline(into: &bytes, depth: 0)
-        bytes.append(contentsOf: "]\n".utf8)
-        try sink(Data(bytes))
+        newline(into: &bytes, depth: depth)
+        bytes.append(UInt8(ascii: "]"))
     }
 
     func write(into bytes: inout [UInt8], depth: Int) {
@@ -75,19 +84,7 @@ public enum JSONValue: Equatable, Sendable {
                 bytes.append(contentsOf: value.description.utf8)
             }
         case .string(let value): Self.writeString(value, into: &bytes)
-        case .array(let elements):
-            bytes.append(UInt8(ascii: "["))
-            // An empty array or object still spans lines, with a blank one between.
-            if elements.isEmpty { bytes.append(0x0A) } else { Self.newline(into: &bytes, depth: depth + 1) }
-            for (i, element) in elements.enumerated() {
-                if i > 0 {
-                    bytes.append(UInt8(ascii: ","))
-                    Self.newline(into: &bytes, depth: depth + 1)
-                }
-                element.write(into: &bytes, depth: depth + 1)
-            }
-            Self.newline(into: &bytes, depth: depth)
-            bytes.append(UInt8(ascii: "]"))
+        case .array(let elements): Self.writeArray(elements, depth: depth, into: &bytes, value: { $0 }, afterEach: { _ in })
         case .object(let entries):
             bytes.append(UInt8(ascii: "{"))
             if entries.isEmpty { bytes.append(0x0A) } else { Self.newline(into: &bytes, depth: depth + 1) }
@@ -167,7 +164,7 @@ extension JSONValue {
     /// as `ISO8601DateFormatter` drops it).
     public static func date(_ date: Date?) -> JSONValue {
         guard let date else { return .null }
-        return .string(iso8601(secondsSince1970: Int((date.timeIntervalSince1970).rounded(.down))))
+        return .string(FeedTime.text(secondsSince1970: Int((date.timeIntervalSince1970).rounded(.down))))
     }
 
     /// A string, or null.
@@ -176,31 +173,4 @@ extension JSONValue {
     public static func number(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
     /// A Boolean, or null.
     public static func flag(_ value: Bool?) -> JSONValue { value.map(JSONValue.bool) ?? .null }
-
-    /// `yyyy-MM-ddTHH:mm:ssZ` for a time in seconds since 1970, UTC (proleptic Gregorian).
-    static func iso8601(secondsSince1970 seconds: Int) -> String {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        // Howard Hinnant's days-to-civil.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        var text = [UInt8]()
-        text.reserveCapacity(20)
-        func two(_ n: Int) { text.append(UInt8(ascii: "0") + UInt8(n / 10)); text.append(UInt8(ascii: "0") + UInt8(n % 10)) }
-        two(year / 100); two(year % 100)
-        text.append(UInt8(ascii: "-")); two(month)
-        text.append(UInt8(ascii: "-")); two(day)
-        text.append(UInt8(ascii: "T")); two(secondOfDay / 3_600)
-        text.append(UInt8(ascii: ":")); two(secondOfDay / 60 % 60)
-        text.append(UInt8(ascii: ":")); two(secondOfDay % 60)
-        text.append(UInt8(ascii: "Z"))
-        return String(decoding: text, as: UTF8.self)
-    }
 }
