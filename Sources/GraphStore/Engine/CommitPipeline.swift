@@ -64,7 +64,7 @@ package final class CommitPipeline: Sendable {
             switch destination {
             case .log:
                 let store = store!
-                encoded.operations = try store.externalizeBlobs(encoded.operations)
+                encoded = try store.externalizeBlobs(encoded)
                 let reservation = try store.log.reserve(encoded, author: author)
                 if store.defersWrites {
                     unwritten = reservation

@@ -187,6 +187,18 @@ import Synchronization
         Set(schema.entities.flatMap { $0.attributes.filter { $0.options.contains(.externalStorage) }.map(\.number) })
     }
 
+    /// A commit's changes with their external-storage values in blob files: a block that holds
+    /// such an attribute goes as its operations, after the other blocks (rows of other
+    /// entities, which do not depend on them), and is converted with the operations.
+    func externalizeBlobs(_ changes: TransactionChanges) throws -> TransactionChanges {
+        guard !externalAttributes.isEmpty else { return changes }
+        var blocks: [RowBlock] = [], expanded: [LogOperation] = []
+        for block in changes.blocks {
+            if block.properties.contains(where: externalAttributes.contains) { expanded += block.operations } else { blocks.append(block) }
+        }
+        return TransactionChanges(blocks: blocks, operations: try externalizeBlobs(expanded + changes.operations))
+    }
+
     /// External-storage `Data` values go to blob files, written and synced before the commit
     /// that names them; the log and the graph hold `.blob` references.
     func externalizeBlobs(_ operations: [LogOperation], attributes: Set<PropertyNumber>? = nil) throws -> [LogOperation] {

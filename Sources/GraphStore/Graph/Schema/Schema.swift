@@ -273,8 +273,6 @@ extension Schema {
         package let compoundUniques: [CompoundIndex]
         /// Each attribute's log number, by position (a save encodes one per changed value).
         package let attributeNumbers: [PropertyNumber]
-        /// Whether an attribute keeps its values in blob files (`.externalStorage`).
-        package let hasExternalStorage: Bool
         /// The relationships, in declaration order.
         public let relationships: [Schema.Relationship]
         /// The name the class had in an earlier version of the models, for lightweight migration.
@@ -304,7 +302,6 @@ extension Schema {
             self.uniqueAttributes = attributes.filter(\.isUnique)
             self.ephemeralAttributes = attributes.filter(\.isEphemeral).map(\.index)
             self.attributeNumbers = attributes.map(\.number)
-            self.hasExternalStorage = attributes.contains { $0.options.contains(.externalStorage) }
             self.relationships = relationships
             self.originalName = originalName
             self.propertyNamer = propertyNamer

@@ -127,23 +127,8 @@ extension ModelContext {
                                   upserted: [any PersistentModel], deletes: [any PersistentModel]) throws -> TransactionChanges {
         var operations: [LogOperation] = []
         operations.reserveCapacity(inserts.count + deletes.count)
-        // Rows first, so every link names rows that exist. An entity with external storage goes
-        // object by object: the commit writes those values to blob files from operations.
-        func inBlocks(_ model: any PersistentModel) -> Bool { model.persistentBacking.entity?.hasExternalStorage == false }
-        let blocks = rowBlocks(.insert, of: inserts.filter(inBlocks)) + rowBlocks(.update, of: changes.filter(inBlocks))
-        for model in inserts where !inBlocks(model) {
-            let backing = model.persistentBacking
-            guard let entity = backing.entity else { continue }
-            let values = entity.attributes.map { PropertyValue($0.number, backing.attributeChanges[$0.index] ?? $0.defaultValue) }
-            operations.append(.insert(entity: entity.number, row: backing.row, values: values))
-        }
-        for model in changes where !inBlocks(model) {
-            let backing = model.persistentBacking
-            guard let entity = backing.entity, !backing.attributeChanges.isEmpty else { continue }
-            let numbers = entity.attributeNumbers
-            let values = backing.attributeChanges.mapEntries { PropertyValue(numbers[$0], $1) }
-            operations.append(.update(entity: entity.number, row: backing.row, values: values))
-        }
+        // Rows first, so every link names rows that exist.
+        let blocks = rowBlocks(.insert, of: inserts) + rowBlocks(.update, of: changes)
         // Upserts update every attribute of the row they took over.
         for model in upserted {
             let backing = model.persistentBacking
