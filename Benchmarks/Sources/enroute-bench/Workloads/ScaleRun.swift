@@ -203,25 +203,22 @@ struct ScaleRun {
         log("  cold_open")
         graphstore.close(); sqlite.close(); grdb.close()
         graphstore = nil; sqlite = nil; grdb = nil
+        // Each engine opened afresh on its store.
+        let openers: [(name: String, open: () throws -> any Engine)] = [
+            ("graphstore", { try GraphStoreEngine.open(at: paths["graphstore"]!) }), ("sqlite", { try SQLiteEngine.open(at: paths["sqlite"]!) }),
+            ("grdb", { try GRDBEngine.open(at: paths["grdb"]!) }),
+        ]
         var opens: [String: [Double]] = [:]
         let (icao, code) = filters[0]
         for _ in 0..<repetitions {
             trimHeap()
-            opens["graphstore", default: []].append(try seconds {
-                let engine = try GraphStoreEngine.open(at: paths["graphstore"]!)
-                _ = try engine.filter(destination: icao, airline: code)
-                engine.close()
-            })
-            opens["sqlite", default: []].append(try seconds {
-                let engine = try SQLiteEngine.open(at: paths["sqlite"]!)
-                _ = try engine.filter(destination: icao, airline: code)
-                engine.close()
-            })
-            opens["grdb", default: []].append(try seconds {
-                let engine = try GRDBEngine.open(at: paths["grdb"]!)
-                _ = try engine.filter(destination: icao, airline: code)
-                engine.close()
-            })
+            for (name, open) in openers {
+                opens[name, default: []].append(try seconds {
+                    let engine = try open()
+                    _ = try engine.filter(destination: icao, airline: code)
+                    engine.close()
+                })
+            }
         }
         result.seconds["cold_open"] = opens.mapValues(median)
 
@@ -230,10 +227,6 @@ struct ScaleRun {
         var readAlls: [String: [Double]] = [:]
         for repetition in 0..<repetitions {
             var sums: [String: Int] = [:]
-            let openers: [(String, () throws -> any Engine)] = [
-                ("graphstore", { try GraphStoreEngine.open(at: paths["graphstore"]!) }), ("sqlite", { try SQLiteEngine.open(at: paths["sqlite"]!) }),
-                ("grdb", { try GRDBEngine.open(at: paths["grdb"]!) }),
-            ]
             for (name, open) in openers where name != "grdb" || grdbRuns(inRepetition: repetition) {
                 trimHeap()
                 readAlls[name, default: []].append(try seconds {
