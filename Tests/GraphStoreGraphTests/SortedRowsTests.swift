@@ -49,4 +49,28 @@ import GraphStoreTestSupport
         #expect(rows.array == [6, 7, 8])
         #expect(SortedRows().rows(at: 0..<0).isEmpty)
     }
+
+    /// The search by a sort's predicate lands where a scan of the array does, across chunks grown,
+    /// split and emptied, and at both ends.
+    @Test func firstPositionMatchesAScan() {
+        var rng = SplitMix64(seed: 7)
+        var model: [UInt32] = []
+        var rows = SortedRows()
+        #expect(rows.firstPosition { $0 < 5 } == 0)
+        for _ in 0..<5_000 {
+            let value = UInt32(rng.next() % 100_000)
+            let position = model.firstIndex { $0 >= value } ?? model.count
+            model.insert(value, at: position)
+            rows.insert(value, at: position)
+        }
+        for _ in 0..<2_000 {
+            let position = model.firstIndex { $0 >= 80_000 } ?? model.count
+            model.remove(at: position == model.count ? model.count - 1 : position)
+            rows.remove(at: position == rows.count ? rows.count - 1 : position)
+        }
+        #expect(rows.array == model)
+        for threshold in [0, 1, 50_000, 79_999, 80_000, 99_999, 100_000] + (0..<300).map({ _ in UInt32(rng.next() % 100_001) }) {
+            #expect(rows.firstPosition { $0 < threshold } == (model.firstIndex { $0 >= threshold } ?? model.count))
+        }
+    }
 }

@@ -58,4 +58,50 @@ import Testing
         #expect(fetched.destination == nil)
         #expect(try other.fetch(FetchDescriptor<Airport>()).allSatisfy { $0.flightsTo.isEmpty })
     }
+
+    /// Flights new and committed moved among airports at random, from either side: every
+    /// airport's list holds each of its flights once, in step with the flights' to-ones, before
+    /// the save, after it and in another context.
+    @Test func toManyListsNeverHoldAMemberTwice() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let airports = (0..<4).map { Airport(icao: "K00\($0)") }
+        var flights: [Flight] = []
+        for i in 0..<12 {
+            let flight = Flight(ident: "F\(i)")
+            context.insert(flight)
+            flight.origin = airports[i % airports.count]
+            flights.append(flight)
+        }
+        func expectInStep(_ airports: [Airport], _ flights: [Flight]) {
+            for airport in airports {
+                let idents = airport.flightsFrom.map(\.ident)
+                #expect(Set(idents).count == idents.count, "\(airport.icao) holds a flight twice: \(idents)")
+                #expect(Set(idents) == Set(flights.filter { $0.origin === airport }.map(\.ident)))
+            }
+        }
+        var seed: UInt64 = 3
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        for round in 0..<3 {
+            for _ in 0..<200 {
+                let flight = flights[next(flights.count)], airport = airports[next(airports.count)]
+                switch next(4) {
+                case 0: flight.origin = airport
+                case 1: flight.origin = nil
+                case 2: if !airport.flightsFrom.contains(where: { $0 === flight }) { airport.flightsFrom.append(flight) }
+                default: airport.flightsFrom.removeAll { $0 === flight }
+                }
+            }
+            expectInStep(airports, flights)
+            if round < 2 { try context.save() }
+            expectInStep(airports, flights)
+        }
+        try context.save()
+        let other = ModelContext(container)
+        let otherAirports = try other.fetch(FetchDescriptor<Airport>())
+        expectInStep(otherAirports, try other.fetch(FetchDescriptor<Flight>()))
+    }
 }

@@ -88,15 +88,14 @@ package final class SortedIndex {
     /// removal's row is not where its value places it (then the caller rebuilds).
     private func patch(adding added: [UInt32], column: Column) -> Bool {
         // A row's value as the order has it: what it had when it was removed, if it was.
-        func placed(_ row: UInt32) -> Value { pendingRemovals[row] ?? column.value(at: Int(row) - 1) }
+        func placed(_ row: UInt32) -> Value {
+            pendingRemovals.isEmpty ? column.value(at: Int(row) - 1) : pendingRemovals[row] ?? column.value(at: Int(row) - 1)
+        }
         func firstPosition(notBefore value: Value, _ row: UInt32) -> Int {
-            var low = 0, high = order.count
-            while low < high {
-                let mid = (low + high) / 2, other = order[mid], otherValue = placed(other)
-                let before = Value.ordered(otherValue, value) || (!Value.ordered(value, otherValue) && other < row)
-                if before { low = mid + 1 } else { high = mid }
+            order.firstPosition { other in
+                let otherValue = placed(other)
+                return Value.ordered(otherValue, value) || (!Value.ordered(value, otherValue) && other < row)
             }
-            return low
         }
         var removals: [Int] = []
         removals.reserveCapacity(pendingRemovals.count)
@@ -120,12 +119,7 @@ package final class SortedIndex {
     /// Rows whose value lies in the range, in order (bounds are nil for open ends).
     package func rows(from lower: Value?, includingLower: Bool, to upper: Value?, includingUpper: Bool, column: Column) -> ArraySlice<UInt32> {
         func firstIndex(where predicate: (Value) -> Bool) -> Int {
-            var low = 0, high = order.count
-            while low < high {
-                let mid = (low + high) / 2
-                if predicate(column.value(at: Int(order[mid]) - 1)) { high = mid } else { low = mid + 1 }
-            }
-            return low
+            order.firstPosition { !predicate(column.value(at: Int($0) - 1)) }
         }
         // Nulls sort first and never match a range.
         var start = firstIndex { $0 != .null }

@@ -40,6 +40,25 @@ package struct SortedRows {
         return chunks[chunk][offset]
     }
 
+    /// The first position whose row `isBefore` rejects, where `isBefore` holds for every row up
+    /// to some position and for none after it (the order's own sort): chunk by chunk on their
+    /// last rows, then inside the one chunk, so each probe reads one row.
+    package func firstPosition(where isBefore: (UInt32) -> Bool) -> Int {
+        var low = 0, high = chunks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if isBefore(chunks[mid][chunks[mid].count - 1]) { low = mid + 1 } else { high = mid }
+        }
+        guard low < chunks.count else { return count }
+        let chunk = chunks[low]
+        var first = 0, last = chunk.count
+        while first < last {
+            let mid = (first + last) / 2
+            if isBefore(chunk[mid]) { first = mid + 1 } else { last = mid }
+        }
+        return starts[low] + first
+    }
+
     /// The rows at `range`'s positions, in order.
     package func rows(at range: Range<Int>) -> [UInt32] {
         guard !range.isEmpty else { return [] }

@@ -278,7 +278,7 @@ enum PendingRelationship {
 
 /// Unsaved changes to a to-many relationship: either a whole new list (`base`), or members added
 /// to and removed from the committed list. Kept as a delta so that adding one flight to an
-/// airport with thousands does not load them all; `members` makes membership checks O(1).
+/// airport with thousands does not load them all.
 /// A class, so that adding a member changes it in place rather than copying the lists.
 final class PendingToMany {
     var base: [any PersistentModel]?
@@ -286,28 +286,28 @@ final class PendingToMany {
     /// Committed members taken out, by row: by row and not by object, because the objects of
     /// committed rows come and go (a freed object's address can be reused by another).
     var removed: Set<UInt64> = []
-    /// Identities in `base` or `added`.
-    private var members: Set<ObjectIdentifier> = []
 
     init(base: [any PersistentModel]? = nil) {
         self.base = base
-        if let base { members = Set(base.map(ObjectIdentifier.init)) }
     }
 
+    /// Adds `model`, which the list does not hold. Changes arrive here only as the inverse half
+    /// of a change made on `model` whose own side did not name this list's owner, and the two
+    /// sides are kept in step, so no membership check is needed (an import adds every flight
+    /// to its airports this way).
     func add(_ model: any PersistentModel) {
-        let id = ObjectIdentifier(model)
         if base == nil, model.persistentBacking.state == .persistent, removed.remove(model.persistentBacking.row) != nil {
             return  // back to its committed place
         }
-        guard members.insert(id).inserted else { return }
         if base != nil { base!.append(model) } else { added.append(model) }
     }
 
     func remove(_ model: any PersistentModel) {
-        let id = ObjectIdentifier(model)
-        if members.remove(id) != nil {
-            if base != nil { base!.removeAll { $0 === model } } else { added.removeAll { $0 === model } }
-        } else if base == nil, model.persistentBacking.row > 0 {
+        if base != nil {
+            if let position = base!.firstIndex(where: { $0 === model }) { base!.remove(at: position) }
+        } else if let position = added.firstIndex(where: { $0 === model }) {
+            added.remove(at: position)
+        } else if model.persistentBacking.row > 0 {
             removed.insert(model.persistentBacking.row)
         }
     }

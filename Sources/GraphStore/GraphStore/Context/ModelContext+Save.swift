@@ -158,30 +158,34 @@ extension ModelContext {
     /// attribute (what an object leaves unset, its default), for updates the attributes each
     /// object changed.
     private func rowBlocks(_ kind: RowBlock.Kind, of models: [any PersistentModel]) -> [RowBlock] {
-        var byEntity: [Int: [ModelBacking]] = [:]
+        // By entity, in an array indexed by it (a save of a million objects groups a million).
+        var byEntity: [[ModelBacking]] = []
         var order: [Schema.Entity] = []
         for model in models {
             let backing = model.persistentBacking
             guard let entity = backing.entity, kind == .insert || !backing.attributeChanges.isEmpty else { continue }
-            if byEntity[entity.index] == nil { order.append(entity) }
-            byEntity[entity.index, default: []].append(backing)
+            if entity.index >= byEntity.count { byEntity.append(contentsOf: repeatElement([], count: entity.index + 1 - byEntity.count)) }
+            if byEntity[entity.index].isEmpty { order.append(entity) }
+            byEntity[entity.index].append(backing)
         }
         return order.map { entity in
-            let backings = byEntity[entity.index]!
-            var columns = [BatchColumn](repeating: BatchColumn(), count: entity.attributes.count)
-            for attribute in entity.attributes {
-                let index = attribute.index
-                columns[index].reserveCapacity(backings.count)
-                for (row, backing) in backings.enumerated() {
+            let backings = byEntity[entity.index]
+            let defaults = entity.attributes.map(\.defaultValue)
+            var columns = [BatchColumn](repeating: BatchColumn(), count: defaults.count)
+            for index in columns.indices { columns[index].reserveCapacity(backings.count) }
+            // Object by object, so that each object's changes are read once, while in cache.
+            for (row, backing) in backings.enumerated() {
+                let changes = backing.attributeChanges
+                for index in defaults.indices {
                     switch kind {
-                    case .insert: columns[index].set(backing.attributeChanges[index] ?? attribute.defaultValue, row: row)
+                    case .insert: columns[index].set(changes[index] ?? defaults[index], row: row)
                     // Rows after a column's last value read as unset.
-                    case .update: if let value = backing.attributeChanges[index] { columns[index].setSlowly(value, row: row) }
+                    case .update: if let value = changes[index] { columns[index].setSlowly(value, row: row) }
                     }
                 }
             }
             return RowBlock(kind: kind, entity: entity.number, properties: entity.attributeNumbers, columns: columns,
-                            defaults: kind == .insert ? entity.attributes.map(\.defaultValue) : [],
+                            defaults: kind == .insert ? defaults : [],
                             rows: backings.map(\.row), sources: Array(backings.indices))
         }
     }

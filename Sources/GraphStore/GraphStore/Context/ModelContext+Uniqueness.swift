@@ -41,9 +41,17 @@ enum RuleKey: Hashable {
     case compound([Value])
 }
 
+/// A unique value as a context keys it: the entity, which of its unique attributes or rules
+/// (`slot`), and the value. One flat key, so a lookup hashes once.
+struct UniqueValueKey<Key: Hashable>: Hashable {
+    let entity: Int
+    let slot: Int
+    let key: Key
+}
+
 extension ModelContext {
-    /// entity → rule position → key → the row that has it in this save.
-    typealias UniqueClaims = [Int: [Int: [RuleKey: UInt64]]]
+    /// (entity, rule position, key) → the row that has it in this save.
+    typealias UniqueClaims = [UniqueValueKey<RuleKey>: UInt64]
 
     /// An inserted object whose unique value an existing row already has: it becomes that row.
     struct Upsert {
@@ -57,6 +65,8 @@ extension ModelContext {
     func resolveUpserts(_ inserts: [any PersistentModel]) -> ([Upsert], UniqueClaims) {
         var upserts: [Upsert] = []
         var claimed: UniqueClaims = [:]
+        // Most schemas have one rule an entity: one claim an insert, made without regrowing.
+        claimed.reserveCapacity(inserts.count)
         resolveUpserts(inserts, by: \.attributes, upserts: &upserts, claimed: &claimed)
         if schema.entities.contains(where: { !$0.compoundUniques.isEmpty }) {
             resolveUpserts(inserts, by: \.compounds, upserts: &upserts, claimed: &claimed)
@@ -76,7 +86,8 @@ extension ModelContext {
                 var target: UInt64?
                 for rule in rules {
                     guard let key = pendingKey(model, rule, entity: entity) else { continue }
-                    target = claimed[entity.index]?[rule.position]?[key] ?? committedOwner(of: key, rule, entity: entity, besides: backing.row)
+                    target = claimed[UniqueValueKey(entity: entity.index, slot: rule.position, key: key)]
+                        ?? committedOwner(of: key, rule, entity: entity, besides: backing.row)
                     if target != nil { break }
                 }
                 if let target, target != backing.row {
@@ -85,7 +96,7 @@ extension ModelContext {
                 }
             }
             for rule in rules {
-                if let key = pendingKey(model, rule, entity: entity) { claimed[entity.index, default: [:]][rule.position, default: [:]][key] = backing.row }
+                if let key = pendingKey(model, rule, entity: entity) { claimed[UniqueValueKey(entity: entity.index, slot: rule.position, key: key)] = backing.row }
             }
         }
     }
@@ -105,12 +116,13 @@ extension ModelContext {
             for rule in rules {
                 guard backing.state == .inserted || saveChanges(backing, rule),
                       let key = pendingKey(model, rule, entity: entity) else { continue }
-                let clash = claimed[entity.index]?[rule.position]?[key].map { $0 != backing.row } ?? false
+                let claim = UniqueValueKey(entity: entity.index, slot: rule.position, key: key)
+                let clash = claimed[claim].map { $0 != backing.row } ?? false
                 if clash || committedOwner(of: key, rule, entity: entity, besides: backing.row) != nil {
                     throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: rule.name,
                                                                       value: describe(key, of: rule, entity: entity))
                 }
-                claimed[entity.index, default: [:]][rule.position, default: [:]][key] = backing.row
+                claimed[claim] = backing.row
             }
         }
     }

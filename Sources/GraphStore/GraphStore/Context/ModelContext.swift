@@ -31,9 +31,9 @@ public final class ModelContext {
     /// Whether `changed` is non-empty, as last seen (see `editsChanged`).
     @exclusivity(unchecked) private var hasEdits = false
     @exclusivity(unchecked) var deleted: [ObjectIdentifier: any PersistentModel] = [:]
-    /// Unsaved inserted objects by unique value: entity → attribute → value → object. Read by
-    /// every `fetchUnique`; the owner's alone, and never accessed in overlapping ways.
-    @exclusivity(unchecked) var pendingUnique: [Int: [Int: [Value: any PersistentModel]]] = [:]
+    /// Unsaved inserted and changed objects by the unique values they are given. Read by every
+    /// `fetchUnique`; the owner's alone, and never accessed in overlapping ways.
+    @exclusivity(unchecked) var pendingUnique: [UniqueValueKey<Value>: any PersistentModel] = [:]
     /// Two unsaved objects were given one unique value: `pendingUnique` lists only one of them.
     @exclusivity(unchecked) var pendingUniqueIsAmbiguous = false
 
@@ -267,17 +267,17 @@ public final class ModelContext {
     func notePendingUniqueValue(_ model: any PersistentModel, attribute index: Int, _ value: Value) {
         let backing = model.persistentBacking
         guard backing.state != .deleted, let entity = backing.entity, entity.attributes[index].isUnique else { return }
-        if let old = backing.unsavedValue(ofAttribute: index), pendingUnique[entity.index]?[index]?[old] === model {
-            pendingUnique[entity.index]![index]![old] = nil
+        if let old = backing.unsavedValue(ofAttribute: index) {
+            let listed = UniqueValueKey(entity: entity.index, slot: index, key: old)
+            if pendingUnique[listed] === model { pendingUnique[listed] = nil }
         }
         guard value != .null else { return }
-        if let other = pendingUnique[entity.index]?[index]?[value], other !== model,
-           holdsPendingUnique(other, entity: entity.index, attribute: index, value: value) {
+        if let other = pendingUnique.updateValue(model, forKey: UniqueValueKey(entity: entity.index, slot: index, key: value)),
+           other !== model, holdsPendingUnique(other, entity: entity.index, attribute: index, value: value) {
             // Two unsaved objects with one value (the save will merge them): the map keeps one,
             // so fetches stop trusting it until the next save or rollback.
             pendingUniqueIsAmbiguous = true
         }
-        pendingUnique[entity.index, default: [:]][index, default: [:]][value] = model
     }
 
     private func holdsPendingUnique(_ model: any PersistentModel, entity: Int, attribute: Int, value: Value) -> Bool {
@@ -290,18 +290,23 @@ public final class ModelContext {
     /// gone stale (a merge that dropped the change) is found out here, and then every pending
     /// object is looked at once and the listing repaired.
     func pendingUniqueOwner(entity: Int, attribute: Int, value: Value) -> (any PersistentModel)? {
-        guard !pendingUnique.isEmpty, let listed = pendingUnique[entity]?[attribute]?[value] else { return nil }
+        let key = UniqueValueKey(entity: entity, slot: attribute, key: value)
+        guard !pendingUnique.isEmpty, let listed = pendingUnique[key] else { return nil }
         let holds = { self.holdsPendingUnique($0, entity: entity, attribute: attribute, value: value) }
         if holds(listed) { return listed }
         let owner = inserted.first(where: holds) ?? changed.values.first(where: holds)
-        pendingUnique[entity]![attribute]![value] = owner
+        pendingUnique[key] = owner
         return owner
     }
 
+    /// Unlists `model` under the values it holds; a listing left under a value it no longer
+    /// holds is found stale by `pendingUniqueOwner`.
     func forgetPendingUnique(_ model: any PersistentModel) {
-        guard let entity = model.persistentBacking.entity else { return }
-        for (attribute, values) in pendingUnique[entity.index] ?? [:] {
-            for (value, owner) in values where owner === model { pendingUnique[entity.index]![attribute]![value] = nil }
+        let backing = model.persistentBacking
+        guard let entity = backing.entity, !pendingUnique.isEmpty else { return }
+        for attribute in entity.uniqueAttributes {
+            let key = UniqueValueKey(entity: entity.index, slot: attribute.index, key: backing.attributeChanges[attribute.index] ?? attribute.defaultValue)
+            if pendingUnique[key] === model { pendingUnique[key] = nil }
         }
     }
 
