@@ -22,6 +22,43 @@ import Testing
         return (container, flights.map(\.persistentModelID))
     }
 
+    /// Flights of `airports` airports, `perAirport` each, saved; a fresh context on them.
+    func flightsFrom(airports: Int, perAirport: Int) throws -> ModelContext {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let loader = ModelContext(container)
+        for a in 0..<airports {
+            let airport = Airport(icao: "A\(a)")
+            for f in 0..<perAirport {
+                let flight = Flight(ident: "F\(a)-\(f)")
+                loader.insert(flight)
+                flight.origin = airport
+            }
+        }
+        try loader.save()
+        return ModelContext(container)
+    }
+
+    /// A to-one target nobody holds is made once, not once a read: the context keeps the last
+    /// targets it made (RecentTargets).
+    @Test func toOneTargetsAreKeptAcrossReads() throws {
+        let context = try flightsFrom(airports: 2, perAirport: 100)
+        let flights = try context.fetch(FetchDescriptor<Flight>())
+        for flight in flights { #expect(flight.origin?.icao.hasPrefix("A") == true) }
+        // Every flight, and the two airports though nothing here holds them.
+        #expect(context.registry.count == 202)
+        let first = try #require(flights.first?.origin)
+        #expect(flights.allSatisfy { $0.origin === first || $0.origin?.icao != first.icao })
+    }
+
+    /// The kept targets are bounded: a walk over more targets than that keeps no more.
+    @Test func keptTargetsAreBounded() throws {
+        let airports = RecentTargets.capacity + 300
+        let context = try flightsFrom(airports: airports, perAirport: 1)
+        let flights = try context.fetch(FetchDescriptor<Flight>())
+        #expect(Set(flights.compactMap { $0.origin?.icao }).count == airports)
+        #expect(context.registry.count == flights.count + RecentTargets.capacity)
+    }
+
     @Test func freedObjectsLeaveTheRegistryAndHeldOnesStayTheSame() throws {
         let (container, ids) = try stored(500)
         let context = ModelContext(container)

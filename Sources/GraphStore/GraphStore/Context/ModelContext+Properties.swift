@@ -14,7 +14,7 @@ extension ModelContext {
             return view.toOne(entity: entity.index, row: backing.row, relationship: index)
         }
         return target.map { backing.readsCommittedState ? committedCopy(entity: relationship.targetIndex, row: $0)
-            : object(entity: relationship.targetIndex, row: $0) }
+            : object(entity: relationship.targetIndex, row: $0, keepingIfMade: true) }
     }
 
     func committedToMany(of backing: ModelBacking, relationship index: Int, includingDeleted: Bool = false) -> [any PersistentModel] {

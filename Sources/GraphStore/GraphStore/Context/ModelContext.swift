@@ -16,6 +16,8 @@ public final class ModelContext {
 
     /// Objects of each entity by row, not retained: a clean object lives as long as the app holds it.
     let registry: ObjectRegistry
+    /// The last objects made for to-one reads, retained (see RecentTargets).
+    @exclusivity(unchecked) var recentTargets = RecentTargets()
     /// Each entity's uniqueness rules, by entity position (see UniquenessRule).
     let uniqueness: [EntityUniqueness]
     // A context's state is used by one thread at a time (every entry point enters; ContextUse),
@@ -148,9 +150,16 @@ public final class ModelContext {
     /// thread inside the context (as every use of a context), which is what lets it skip the
     /// registry's lock when the registry is empty.
     func object(entity: Int, row: UInt64) -> any PersistentModel {
+        object(entity: entity, row: row, keepingIfMade: false)
+    }
+
+    /// The object for a row; one made here is also kept a while when `keepingIfMade` (a to-one
+    /// target: see RecentTargets).
+    func object(entity: Int, row: UInt64, keepingIfMade: Bool) -> any PersistentModel {
         if registry.mayHoldAny(), let existing = registry.object(entity: entity, row: row) { return existing }
         let model = makeStoredObject(entity: entity, row: row)
         register(model, entity: entity, row: row)
+        if keepingIfMade { recentTargets.keep(model) }
         return model
     }
 
