@@ -26,7 +26,7 @@ let usage = """
 
 let commandHelp: [String: String] = [
     "demo": "usage: enroute demo [--store DIR]\n\nLoads the bundled sample into the store if it holds no flights, then shows counts, flights in the air to KSFO by distance, KORD's arrivals board and an airport search. Running it again reuses the loaded data.",
-    "load": "usage: enroute load [FILE...] [--store DIR]\n\nLoads FlightAware airport-flights, airports and airlines files, one transaction per file; with no files, the bundled sample. Prints flights, airports and airlines inserted, updated and skipped. A file that is not valid JSON or not one of these shapes is refused whole (exit 1), naming the file, JSON path and field.",
+    "load": "usage: enroute load [FILE...] [--store DIR]\n\nLoads FlightAware airport-flights, airports and airlines files, one transaction per file; with no files, the bundled sample. Prints flights, airports and airlines inserted, updated and skipped, and ends with a checkpoint when anything changed. A file that is not valid JSON or not one of these shapes is refused whole (exit 1), naming the file, JSON path and field.",
     "flights": "usage: enroute flights [--to ICAO] [--from ICAO] [--airline CODE] [--enroute] [--sort distance|departure|arrival|progress] [--desc] [--limit N] [--json] [--store DIR]\n\nThe Enroute flight list: filtered, sorted, as a table with its count or as a JSON array.",
     "airports": "usage: enroute airports [--search PREFIX] [--departing] [--json] [--store DIR]\n\nAirports by name; --search keeps those whose city or name starts with PREFIX (case and accents ignored); --departing keeps those with departing flights.",
     "airlines": "usage: enroute airlines [--json] [--store DIR]\n\nAirlines with their flight counts.",
@@ -112,6 +112,12 @@ let clock: DateFormatter = {
         bar.update(Double(i + 1) / Double(files.count))
     }
     bar.finish()
+    // A checkpoint of what was loaded, so that the next command opens it without replaying
+    // the log written since the last background one (up to 64 MiB of it).
+    if total.flightsInserted + total.flightsUpdated + total.airportsInserted + total.airportsUpdated
+        + total.airlinesInserted + total.airlinesUpdated > 0 {
+        try context.container.checkpoint()
+    }
     print("flights:  \(total.flightsInserted) inserted, \(total.flightsUpdated) updated, \(total.flightsSkipped) skipped")
     print("airports: \(total.airportsInserted) inserted, \(total.airportsUpdated) updated")
     print("airlines: \(total.airlinesInserted) inserted, \(total.airlinesUpdated) updated, \(total.airlinesSkipped) skipped")

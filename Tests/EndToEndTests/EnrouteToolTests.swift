@@ -34,8 +34,15 @@ import Testing
         let dir = TemporaryDirectory()
         let load = try runTool("enroute", ["--store", dir.store(), "load"])  // --store before the command
         #expect(load.status == 0 && load.stdout.contains("238 inserted"))
+        // A load that changed anything ends with a checkpoint; one that changed nothing writes none.
+        func checkpoints() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: dir.store()).filter { $0.hasPrefix("checkpoint-") }
+        }
+        let afterLoad = try checkpoints()
+        #expect(afterLoad.count == 1)
         let again = try enroute(dir.store(), ["load"])
         #expect(again.stdout.contains("flights:  0 inserted, 0 updated, 2 skipped"))
+        #expect(try checkpoints() == afterLoad)
 
         let table = try enroute(dir.store(), ["flights", "--to", "ksfo", "--enroute", "--sort", "distance", "--desc"])
         #expect(table.status == 0)
