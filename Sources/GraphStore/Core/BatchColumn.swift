@@ -64,11 +64,16 @@ import Foundation
 
     /// Sets `row` to `value`, or unsets it (nil).
     @usableFromInline package mutating func setSlowly(_ value: Value?, row: Int) {
-        if let value, value != .null, layout == .none { start(with: value) }
-        if let value, value != .null, !holds(value) { widenToValues() }
+        // Matched, not compared with `==`: the synthesized equality costs a call per test.
+        let isNull: Bool
+        if case .null? = value { isNull = true } else { isNull = false }
+        if let value, !isNull {
+            if layout == .none { start(with: value) }
+            if !holds(value) { widenToValues() }
+        }
         while states.count <= row { appendPlaceholder() }
         guard let value else { return states[row] = Self.unset }
-        if value == .null { return states[row] = Self.null }
+        if isNull { return states[row] = Self.null }
         states[row] = Self.set
         switch (layout, value) {
         case let (.bool, .bool(v)): words[row] = v ? 1 : 0

@@ -176,12 +176,12 @@ extension ModelContext {
             // Object by object, so that each object's changes are read once, while in cache.
             for (row, backing) in backings.enumerated() {
                 let changes = backing.attributeChanges
-                for index in defaults.indices {
-                    switch kind {
-                    case .insert: columns[index].set(changes[index] ?? defaults[index], row: row)
+                switch kind {
+                case .insert:
+                    for index in defaults.indices { columns[index].set(changes[index] ?? defaults[index], row: row) }
+                case .update:
                     // Rows after a column's last value read as unset.
-                    case .update: if let value = changes[index] { columns[index].setSlowly(value, row: row) }
-                    }
+                    changes.forEachValue { index, value in columns[index].setSlowly(value, row: row) }
                 }
             }
             return RowBlock(kind: kind, entity: entity.number, properties: entity.attributeNumbers, columns: columns,

@@ -49,6 +49,12 @@ struct PropertyChanges<Element>: ExpressibleByDictionaryLiteral {
     }
 
     /// The properties with a change, ascending by index.
+    /// Calls `body` with each property that has a value, in order, making no list of them.
+    func forEachValue(_ body: (Int, Element) throws -> Void) rethrows {
+        guard count > 0 else { return }
+        for index in values.indices { if let value = values[index] { try body(index, value) } }
+    }
+
     var entries: [(key: Int, value: Element)] {
         var result: [(key: Int, value: Element)] = []
         result.reserveCapacity(count)
