@@ -276,42 +276,76 @@ extension ModelContext {
 
     /// Sorts by the descriptors in order; ties keep their previous order (stable).
     func stableSorted<T>(_ items: [T], by descriptors: [SortDescriptor<T>]) throws -> [T] {
-        // Decorate, sort, undecorate: when the first key is a number or a date, read it once per
-        // object instead of twice per comparison (a key path read through a model, computed
-        // properties included, costs far more than comparing two numbers). The other
-        // descriptors — and the first one's exact semantics for anything else — still decide
-        // through `compare`.
+        // Decorate, sort, undecorate: each key that is a number, a date or a string is read
+        // once per object instead of twice per comparison (a key path read through a model,
+        // computed properties included, costs far more than comparing two values). Keys of
+        // other kinds still decide through `compare`.
         evaluatingOnObjects { sortedOnObjects(items, by: descriptors) }
     }
 
     private func sortedOnObjects<T>(_ items: [T], by descriptors: [SortDescriptor<T>]) -> [T] {
-        let keys = descriptors.first.flatMap { PrimarySortKeys(items, $0) }
-        let decidedByCompare = keys == nil ? descriptors[...] : descriptors.dropFirst()
-        let order = (0..<items.count).sorted { i, j in
-            if let keys, keys.values[i] != keys.values[j] { return (keys.values[i] < keys.values[j]) == keys.ascending }
-            for descriptor in decidedByCompare {
-                switch descriptor.compare(items[i], items[j]) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
+        let keys = descriptors.map { SortKeys(items, $0) }
+        let order: [Int]
+        if !keys.contains(where: { $0 == nil }) {
+            // Every key read: the comparisons touch nothing generic (in this unspecialised
+            // function, a generic value made per comparison looks its type up at run time).
+            let keys = keys.map { $0! }
+            order = (0..<items.count).sorted { i, j in
+                for key in keys {
+                    switch key.compare(i, j) {
+                    case .orderedAscending: return true
+                    case .orderedDescending: return false
+                    case .orderedSame: continue
+                    }
                 }
+                return i < j  // stable
             }
-            return i < j  // stable
+        } else {
+            order = (0..<items.count).sorted { i, j in
+                for k in keys.indices {
+                    switch keys[k]?.compare(i, j) ?? descriptors[k].compare(items[i], items[j]) {
+                    case .orderedAscending: return true
+                    case .orderedDescending: return false
+                    case .orderedSame: continue
+                    }
+                }
+                return i < j  // stable
+            }
         }
         return order.map { items[$0] }
     }
 }
 
-/// The first sort key of every item as a Double, when it is a non-nil integer, floating-point
+/// One sort key of every item, read once: a Double when it is a non-nil integer, floating-point
 /// number (not NaN) or date for all of them — the kinds whose order Foundation's SortDescriptor
-/// and `<` agree on. Nil otherwise (the caller sorts through `compare`).
-struct PrimarySortKeys {
-    var values: [Double]
-    var ascending: Bool
+/// and `<` agree on — or the non-nil string itself, compared as the descriptor compares it: by
+/// its string comparator when it has one (`SortDescriptor(\.name, comparator: .lexical)`), else
+/// as `Comparable` (`SortDescriptor(\.name)` on Linux). Nil otherwise (the caller compares
+/// through the descriptor).
+struct SortKeys {
+    // Two arrays and a flag rather than an enum with payloads: a comparison reads them in place.
+    private let numbers: [Double]
+    private let strings: [String]
+    private let isString: Bool
+    private let comparator: String.StandardComparator?
+    private let ascending: Bool
 
     init?<T>(_ items: [T], _ descriptor: SortDescriptor<T>) {
-        guard let keyPath = descriptor.keyPath else { return nil }
-        values = []
+        guard let keyPath = descriptor.keyPath, let first = items.first else { return nil }
+        ascending = descriptor.order == .forward
+        if first[keyPath: keyPath] is String {
+            var comparator = descriptor.stringComparator
+            comparator?.order = .forward
+            var strings: [String] = []
+            strings.reserveCapacity(items.count)
+            for item in items {
+                guard let string = item[keyPath: keyPath] as? String else { return nil }
+                strings.append(string)
+            }
+            (self.strings, self.comparator, isString, numbers) = (strings, comparator, true, [])
+            return
+        }
+        var values: [Double] = []
         values.reserveCapacity(items.count)
         for item in items {
             let key: Double
@@ -326,7 +360,25 @@ struct PrimarySortKeys {
             guard Self.isExact(key) else { return nil }
             values.append(key)
         }
-        ascending = descriptor.order == .forward
+        (numbers, strings, isString, comparator) = (values, [], false, nil)
+    }
+
+    /// How item `i` orders against item `j` by this key, in the descriptor's direction.
+    func compare(_ i: Int, _ j: Int) -> ComparisonResult {
+        let forward: ComparisonResult
+        if !isString {
+            forward = numbers[i] < numbers[j] ? .orderedAscending : numbers[i] > numbers[j] ? .orderedDescending : .orderedSame
+        } else if let comparator {
+            forward = comparator.compare(strings[i], strings[j])
+        } else {
+            forward = strings[i] < strings[j] ? .orderedAscending : strings[i] == strings[j] ? .orderedSame : .orderedDescending
+        }
+        guard !ascending else { return forward }
+        switch forward {
+        case .orderedAscending: return .orderedDescending
+        case .orderedDescending: return .orderedAscending
+        case .orderedSame: return .orderedSame
+        }
     }
 
     /// Whether a key orders as its value does: beyond 2^53 a Double no longer tells integers

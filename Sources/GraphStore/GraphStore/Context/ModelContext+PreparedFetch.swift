@@ -71,7 +71,7 @@ extension ModelContext {
             case let .date(date): key = date.timeIntervalSinceReferenceDate
             default: return nil  // nil, strings and others sort through Foundation
             }
-            guard PrimarySortKeys.isExact(key) else { return nil }
+            guard SortKeys.isExact(key) else { return nil }
             keyed.append((key, row))
         }
         keyed.sort { $0.key < $1.key }
