@@ -299,8 +299,10 @@ public final class ModelContext {
     /// gone stale (a merge that dropped the change) is found out here, and then every pending
     /// object is looked at once and the listing repaired.
     func pendingUniqueOwner(entity: Int, attribute: Int, value: Value) -> (any PersistentModel)? {
+        // Checked first: every committed lookup comes through here, nearly always with nothing pending.
+        guard !pendingUnique.isEmpty else { return nil }
         let key = UniqueValueKey(entity: entity, slot: attribute, key: value)
-        guard !pendingUnique.isEmpty, let listed = pendingUnique[key] else { return nil }
+        guard let listed = pendingUnique[key] else { return nil }
         let holds = { self.holdsPendingUnique($0, entity: entity, attribute: attribute, value: value) }
         if holds(listed) { return listed }
         let owner = inserted.first(where: holds) ?? changed.values.first(where: holds)
