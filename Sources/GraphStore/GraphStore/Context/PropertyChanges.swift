@@ -38,29 +38,17 @@ struct PropertyChanges<Element>: ExpressibleByDictionaryLiteral {
     /// The indexes of the properties with a change, ascending.
     var keys: [Int] { values.indices.filter { values[$0] != nil } }
 
-    /// Each property with a change, transformed, ascending by index (without making `entries`).
-    func mapEntries<T>(_ transform: (Int, Element) -> T) -> [T] {
-        var result: [T] = []
-        result.reserveCapacity(count)
-        for index in values.indices {
-            if let value = values[index] { result.append(transform(index, value)) }
-        }
-        return result
-    }
-
-    /// The properties with a change, ascending by index.
-    /// Calls `body` with each property that has a value, in order, making no list of them.
+    /// Calls `body` with each property that has a change, ascending by index, making no list of them.
     func forEachValue(_ body: (Int, Element) throws -> Void) rethrows {
         guard count > 0 else { return }
         for index in values.indices { if let value = values[index] { try body(index, value) } }
     }
 
+    /// The properties with a change, ascending by index.
     var entries: [(key: Int, value: Element)] {
         var result: [(key: Int, value: Element)] = []
         result.reserveCapacity(count)
-        for (index, value) in values.enumerated() {
-            if let value { result.append((index, value)) }
-        }
+        forEachValue { result.append(($0, $1)) }
         return result
     }
 }
