@@ -285,32 +285,17 @@ extension ModelContext {
 
     private func sortedOnObjects<T>(_ items: [T], by descriptors: [SortDescriptor<T>]) -> [T] {
         let keys = descriptors.map { SortKeys(items, $0) }
-        let order: [Int]
-        if !keys.contains(where: { $0 == nil }) {
-            // Every key read: the comparisons touch nothing generic (in this unspecialised
-            // function, a generic value made per comparison looks its type up at run time).
-            let keys = keys.map { $0! }
-            order = (0..<items.count).sorted { i, j in
-                for key in keys {
-                    switch key.compare(i, j) {
-                    case .orderedAscending: return true
-                    case .orderedDescending: return false
-                    case .orderedSame: continue
-                    }
+        // A descriptor is touched only for a key that was not read: in this unspecialised
+        // function, a generic value made per comparison looks its type up at run time.
+        let order = (0..<items.count).sorted { i, j in
+            for k in keys.indices {
+                switch keys[k]?.compare(i, j) ?? descriptors[k].compare(items[i], items[j]) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
                 }
-                return i < j  // stable
             }
-        } else {
-            order = (0..<items.count).sorted { i, j in
-                for k in keys.indices {
-                    switch keys[k]?.compare(i, j) ?? descriptors[k].compare(items[i], items[j]) {
-                    case .orderedAscending: return true
-                    case .orderedDescending: return false
-                    case .orderedSame: continue
-                    }
-                }
-                return i < j  // stable
-            }
+            return i < j  // stable
         }
         return order.map { items[$0] }
     }
