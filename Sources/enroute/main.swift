@@ -76,16 +76,31 @@ let clock: DateFormatter = {
     try JSONValue.writeArray(elements, value: value) { try FileHandle.standardOutput.write(contentsOf: $0) }
 }
 
-@MainActor func json(_ flight: Flight) -> JSONValue {
-    .object([
-        ("ident", .string(flight.ident)), ("origin", .text(flight.origin?.icao)), ("destination", .text(flight.destination?.icao)),
-        ("airline", .text(flight.airline?.code)), ("aircraftType", .string(flight.aircraftType)),
-        ("scheduledOff", .date(flight.scheduledOff)), ("estimatedOff", .date(flight.estimatedOff)), ("actualOff", .date(flight.actualOff)),
-        ("scheduledOn", .date(flight.scheduledOn)), ("estimatedOn", .date(flight.estimatedOn)), ("actualOn", .date(flight.actualOn)),
-        ("departure", .date(flight.departure)), ("arrival", .date(flight.arrival)),
-        ("routeDistance", .int(flight.routeDistance)), ("progressPercent", .int(flight.progressPercent)), ("status", .string(flight.status)),
-        ("filedAirspeed", .number(flight.filedAirspeed)), ("filedAltitude", .number(flight.filedAltitude)),
-    ])
+/// Prints flights as a JSON array, streamed, each flight's entries written straight into the text.
+@MainActor func printJSON(_ flights: [Flight]) throws {
+    try JSONValue.writeArray(flights, entries: write) { try FileHandle.standardOutput.write(contentsOf: $0) }
+}
+
+/// A flight's entries, in their keys' byte order (the order the object is written in).
+@MainActor func write(_ flight: Flight, _ object: inout JSONObjectWriter) {
+    object.date("actualOff", flight.actualOff)
+    object.date("actualOn", flight.actualOn)
+    object.string("aircraftType", flight.aircraftType)
+    object.string("airline", flight.airline?.code)
+    object.date("arrival", flight.arrival)
+    object.date("departure", flight.departure)
+    object.string("destination", flight.destination?.icao)
+    object.date("estimatedOff", flight.estimatedOff)
+    object.date("estimatedOn", flight.estimatedOn)
+    object.int("filedAirspeed", flight.filedAirspeed)
+    object.int("filedAltitude", flight.filedAltitude)
+    object.string("ident", flight.ident)
+    object.string("origin", flight.origin?.icao)
+    object.int("progressPercent", flight.progressPercent)
+    object.int("routeDistance", flight.routeDistance)
+    object.date("scheduledOff", flight.scheduledOff)
+    object.date("scheduledOn", flight.scheduledOn)
+    object.string("status", flight.status)
 }
 
 @MainActor func flightTable(_ flights: [Flight]) -> String {
@@ -209,7 +224,7 @@ let clock: DateFormatter = {
         }
         let context = try openContext(arguments, writable: false)
         let flights = try context.fetch(filter.fetchDescriptor)
-        if arguments.flag("--json") { try printJSON(flights, json) } else {
+        if arguments.flag("--json") { try printJSON(flights) } else {
             print(flightTable(flights))
             print("\(flights.count) flight(s)")
         }
@@ -271,7 +286,7 @@ let clock: DateFormatter = {
         }
         let flights = arguments.flag("--arrivals") ? try EnrouteQueries.arrivals(at: code, in: context)
             : try EnrouteQueries.departures(from: code, in: context)
-        if arguments.flag("--json") { try printJSON(flights, json) } else {
+        if arguments.flag("--json") { try printJSON(flights) } else {
             print("\(code) \(arguments.flag("--arrivals") ? "arrivals" : "departures")")
             print(flightTable(flights))
             print("\(flights.count) flight(s)")

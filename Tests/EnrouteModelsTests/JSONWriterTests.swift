@@ -89,6 +89,33 @@ import Testing
         #expect(count < 12_000 || chunks > 1)
     }
 
+    /// Entries written straight into the text make the bytes the same entries make as values.
+    @Test(arguments: [0, 1, 2, 12_000])
+    func objectsWrittenEntryByEntryAreTheirValuesText(count: Int) throws {
+        func values(_ i: Int) -> [(key: String, value: JSONValue)] {
+            [("a", .date(i % 3 == 0 ? nil : Date(timeIntervalSince1970: Double(i) * 7_919.5 - 1e9))),
+             ("b", .int(i % 5 == 0 ? Int.min + 1 : i - 2_500)), ("b_", .null),
+             ("c", i % 4 == 0 ? .null : .string(String(repeating: "q\"\n/é", count: i % 4))),
+             ("d", .array([.int(i), .bool(i % 2 == 0)])), ("e", .int(i % 7))]
+        }
+        func write(_ i: Int, _ object: inout JSONObjectWriter) {
+            object.date("a", i % 3 == 0 ? nil : Date(timeIntervalSince1970: Double(i) * 7_919.5 - 1e9))
+            object.int("b", i % 5 == 0 ? Int.min + 1 : i - 2_500)
+            object.int("b_", nil)
+            object.string("c", i % 4 == 0 ? nil : String(repeating: "q\"\n/é", count: i % 4))
+            object.value("d", .array([.int(i), .bool(i % 2 == 0)]))
+            object.int("e", i % 7)
+        }
+        var streamed = Data(), chunks = 0
+        try JSONValue.writeArray(0..<count, entries: write) { streamed.append($0); chunks += 1 }
+        #expect(streamed == JSONValue.array((0..<count).map { .object(values($0)) }).prettyPrinted(newline: true))
+        #expect(count < 12_000 || chunks > 1)
+
+        var empty = Data()
+        try JSONValue.writeArray(0..<2, entries: { _, _ in }) { empty.append($0) }
+        #expect(empty == JSONValue.array([.object([]), .object([])]).prettyPrinted(newline: true))
+    }
+
     @Test func datesMatchISO8601DateFormatter() {
         let formatter = ISO8601DateFormatter()
         var random = SeededRandom(seed: 3)

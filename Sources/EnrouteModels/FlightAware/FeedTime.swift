@@ -48,6 +48,14 @@ enum FeedTime {
 
     /// `yyyy-MM-ddTHH:mm:ssZ` for a time in seconds since 1970, UTC (proleptic Gregorian).
     static func text(secondsSince1970 seconds: Int) -> String {
+        var text = [UInt8]()
+        text.reserveCapacity(20)
+        write(secondsSince1970: seconds, into: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends `text(secondsSince1970:)`'s 20 bytes to `bytes`, without making the string.
+    static func write(secondsSince1970 seconds: Int, into text: inout [UInt8]) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         // Howard Hinnant's days-to-civil.
@@ -60,8 +68,6 @@ enum FeedTime {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        var text = [UInt8]()
-        text.reserveCapacity(20)
         func two(_ n: Int) { text.append(UInt8(ascii: "0") + UInt8(n / 10)); text.append(UInt8(ascii: "0") + UInt8(n % 10)) }
         two(year / 100); two(year % 100)
         text.append(UInt8(ascii: "-")); two(month)
@@ -70,6 +76,5 @@ enum FeedTime {
         text.append(UInt8(ascii: ":")); two(secondOfDay / 60 % 60)
         text.append(UInt8(ascii: ":")); two(secondOfDay % 60)
         text.append(UInt8(ascii: "Z"))
-        return String(decoding: text, as: UTF8.self)
     }
 }

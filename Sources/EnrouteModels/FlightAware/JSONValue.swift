@@ -45,7 +45,7 @@ public enum JSONValue: Equatable, Sendable {
                                               to sink: (Data) throws -> Void) throws {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(1 << 20 + 4_096)
-        try writeArray(elements, depth: 0, into: &bytes, value: value) { bytes in
+        try writeArray(elements, depth: 0, into: &bytes, writing: { try value($0).write(into: &$1, depth: $2) }) { bytes in
             guard bytes.count >= 1 << 20 else { return }
             try sink(Data(bytes))
             bytes.removeAll(keepingCapacity: true)
@@ -54,9 +54,10 @@ public enum JSONValue: Equatable, Sendable {
         try sink(Data(bytes))
     }
 
-    /// `[`, each element's value on a line of its own one level deeper, `]`; `afterEach` sees
-    /// the bytes after each element (to hand them on).
-    static func writeArray<S: Sequence>(_ elements: S, depth: Int, into bytes: inout [UInt8], value: (S.Element) throws -> JSONValue,
+    /// `[`, each element on a line of its own one level deeper (`writing` writes it at the depth
+    /// given), `]`; `afterEach` sees the bytes after each element (to hand them on).
+    static func writeArray<S: Sequence>(_ elements: S, depth: Int, into bytes: inout [UInt8],
+                                        writing: (S.Element, inout [UInt8], Int) throws -> Void,
                                         afterEach: (inout [UInt8]) throws -> Void) rethrows {
         bytes.append(UInt8(ascii: "["))
         var first = true
@@ -64,7 +65,7 @@ public enum JSONValue: Equatable, Sendable {
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
             newline(into: &bytes, depth: depth + 1)
-            try value(element).write(into: &bytes, depth: depth + 1)
+            try writing(element, &bytes, depth + 1)
             try afterEach(&bytes)
         }
         // An empty array or object still spans lines, with a blank one between.
@@ -84,7 +85,8 @@ public enum JSONValue: Equatable, Sendable {
                 bytes.append(contentsOf: value.description.utf8)
             }
         case .string(let value): Self.writeString(value, into: &bytes)
-        case .array(let elements): Self.writeArray(elements, depth: depth, into: &bytes, value: { $0 }, afterEach: { _ in })
+        case .array(let elements):
+            Self.writeArray(elements, depth: depth, into: &bytes, writing: { $0.write(into: &$1, depth: $2) }, afterEach: { _ in })
         case .object(let entries):
             bytes.append(UInt8(ascii: "{"))
             if entries.isEmpty { bytes.append(0x0A) } else { Self.newline(into: &bytes, depth: depth + 1) }
