@@ -42,4 +42,52 @@ import Testing
             #expect(fetched == unsorted.sorted(using: sortBy).map(\.ident), "\(sortBy)")
         }
     }
+
+    /// Keys read from the rows (a context without unsaved changes) follow another context's
+    /// saves, and with unsaved changes the objects' own values decide; a Double key and a row
+    /// deleted elsewhere too. Always Foundation's order of the same objects.
+    @Test func orderFollowsSavesElsewhereAndUnsavedChanges() throws {
+        let (context, _) = try stored()
+        let orders: [[SortDescriptor<Flight>]] = [
+            [SortDescriptor(\.routeDistance), SortDescriptor(\.ident)],
+            [SortDescriptor(\.actualOff, order: .reverse), SortDescriptor(\.ident)],
+        ]
+        func check(_ note: String) throws {
+            for sortBy in orders {
+                let objects = try context.fetch(FetchDescriptor<Flight>())
+                let fetched = try context.fetch(FetchDescriptor<Flight>(sortBy: sortBy)).map(\.ident)
+                #expect(fetched == objects.sorted(using: sortBy).map(\.ident), "\(note): \(sortBy)")
+            }
+        }
+        try check("stored")
+        let other = ModelContext(context.container)
+        for flight in try other.fetch(FetchDescriptor<Flight>()) where flight.ident.lowercased().hasPrefix("f") {
+            flight.routeDistance = 7
+            flight.actualOff = Date(timeIntervalSinceReferenceDate: 30)
+        }
+        try other.save()
+        try check("saved elsewhere")
+        let flights = try context.fetch(FetchDescriptor<Flight>())
+        flights[0].routeDistance = -1
+        flights[1].actualOff = Date(timeIntervalSinceReferenceDate: 1e6)
+        try check("unsaved changes")
+        context.insert(Flight(ident: "new"))
+        try check("unsaved insert")
+        try context.save()
+        try check("saved")
+
+        let airports = try context.fetch(FetchDescriptor<Airport>())
+        for (i, airport) in airports.enumerated() { airport.latitude = Double(i % 2) - 0.5 }
+        try context.save()
+        let byLatitude = [SortDescriptor(\Airport.latitude), SortDescriptor(\Airport.icao, order: .reverse)]
+        #expect(try context.fetch(FetchDescriptor<Airport>(sortBy: byLatitude)).map(\.icao)
+                == airports.sorted(using: byLatitude).map(\.icao))
+        // A row another context deletes: its object, still in hand, reads its initial values.
+        let kept = try context.fetch(FetchDescriptor<Flight>())
+        let doomed = try other.fetch(FetchDescriptor<Flight>()).first { $0.ident == "zz" }
+        try #require(doomed != nil)
+        other.delete(doomed!)
+        try other.save()
+        #expect(try context.stableSorted(kept, by: orders[0]).map(\.ident) == kept.sorted(using: orders[0]).map(\.ident))
+    }
 }

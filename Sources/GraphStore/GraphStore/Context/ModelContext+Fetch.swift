@@ -22,7 +22,7 @@ extension ModelContext {
     }
 
     /// A fetch's matches in its order, from its offset, at most its limit of them.
-    func sortedAndPaged<T>(_ matches: [T], sortBy: [SortDescriptor<T>], offset: Int?, limit: Int?) throws -> [T] {
+    func sortedAndPaged<T: PersistentModel>(_ matches: [T], sortBy: [SortDescriptor<T>], offset: Int?, limit: Int?) throws -> [T] {
         let results = sortBy.isEmpty || matches.count < 2 ? matches : try stableSorted(matches, by: sortBy)
         let start = min(offset ?? 0, results.count)
         let end = limit.map { min(results.count, start + max(0, $0)) } ?? results.count
@@ -280,22 +280,50 @@ extension ModelContext {
         // once per object instead of twice per comparison (a key path read through a model,
         // computed properties included, costs far more than comparing two values). Keys of
         // other kinds still decide through `compare`.
-        evaluatingOnObjects { sortedOnObjects(items, by: descriptors) }
+        evaluatingOnObjects { sorted(items, by: descriptors, keys: descriptors.map { SortKeys(items, $0) }) }
     }
 
-    private func sortedOnObjects<T>(_ items: [T], by descriptors: [SortDescriptor<T>]) -> [T] {
-        let keys = descriptors.map { SortKeys(items, $0) }
-        // A descriptor is touched only for a key that was not read: in this unspecialised
-        // function, a generic value made per comparison looks its type up at run time.
-        let order = (0..<items.count).sorted { i, j in
-            for k in keys.indices {
-                switch keys[k]?.compare(i, j) ?? descriptors[k].compare(items[i], items[j]) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
+    /// The same for objects of this context: a key that is a stored attribute is read from the
+    /// objects' committed rows when the context has no unsaved changes (each object then holds
+    /// what its row holds): a column read per object instead of a key path read through it.
+    func stableSorted<T: PersistentModel>(_ items: [T], by descriptors: [SortDescriptor<T>]) throws -> [T] {
+        evaluatingOnObjects {
+            sorted(items, by: descriptors, keys: descriptors.map { committedSortKeys(items, $0) ?? SortKeys(items, $0) })
+        }
+    }
+
+    /// `descriptor`'s key of every object read from its committed row (see `stableSorted`), or
+    /// nil when that cannot stand for what the objects hold.
+    private func committedSortKeys<T: PersistentModel>(_ items: [T], _ descriptor: SortDescriptor<T>) -> SortKeys? {
+        guard !hasChanges, let keyPath = descriptor.keyPath, let first = items.first, let entity = first.persistentBacking.entity,
+              case let .attribute(attribute)? = entity.property(for: keyPath),
+              !attribute.isEphemeral, !attribute.options.contains(.externalStorage) else { return nil }
+        let (entityIndex, attributeIndex) = (entity.index, attribute.index)
+        return graph.read { view in
+            SortKeys(items, descriptor, sample: first[keyPath: keyPath]) { item in
+                let backing = item.persistentBacking
+                guard backing.entityIndex == entityIndex, backing.state == .persistent, backing.row > 0,
+                      view.isLive(entity: entityIndex, row: backing.row) else { return nil }
+                return view.value(entity: entityIndex, row: backing.row, attribute: attributeIndex)
             }
-            return i < j  // stable
+        }
+    }
+
+    private func sorted<T>(_ items: [T], by descriptors: [SortDescriptor<T>], keys: [SortKeys?]) -> [T] {
+        // A descriptor is touched only for a key that was not read: in this unspecialised
+        // function, a generic value made per comparison looks its type up at run time. The keys
+        // are read in place (copying one out retains its arrays, per comparison).
+        let order = keys.withUnsafeBufferPointer { keys in
+            (0..<items.count).sorted { i, j in
+                for k in keys.indices {
+                    switch keys[k]?.compare(i, j) ?? descriptors[k].compare(items[i], items[j]) {
+                    case .orderedAscending: return true
+                    case .orderedDescending: return false
+                    case .orderedSame: continue
+                    }
+                }
+                return i < j  // stable
+            }
         }
         return order.map { items[$0] }
     }
@@ -340,6 +368,40 @@ struct SortKeys {
             case let int as Int64: key = Double(int)
             case let int as Int32: key = Double(int)
             case let double as Double: key = double
+            default: return nil
+            }
+            guard Self.isExact(key) else { return nil }
+            values.append(key)
+        }
+        (numbers, strings, isString, comparator) = (values, [], false, nil)
+    }
+
+    /// The key read from `committed`'s stored form of each item's value, for a key path whose
+    /// values are of `sample`'s type: what `init(_:_:)` reads through the key path, without
+    /// reading it. Nil as there: when a value is nil or of another kind.
+    init?<T>(_ items: [T], _ descriptor: SortDescriptor<T>, sample: Any, committed: (T) -> Value?) {
+        ascending = descriptor.order == .forward
+        if sample is String {
+            var comparator = descriptor.stringComparator
+            comparator?.order = .forward
+            var strings: [String] = []
+            strings.reserveCapacity(items.count)
+            for item in items {
+                guard case let .string(string)? = committed(item) else { return nil }
+                strings.append(string)
+            }
+            (self.strings, self.comparator, isString, numbers) = (strings, comparator, true, [])
+            return
+        }
+        guard sample is Date || sample is Int || sample is Int64 || sample is Int32 || sample is Double else { return nil }
+        var values: [Double] = []
+        values.reserveCapacity(items.count)
+        for item in items {
+            let key: Double
+            switch committed(item) {
+            case let .date(date)?: key = date.timeIntervalSinceReferenceDate
+            case let .int(int)?: key = Double(int)
+            case let .double(double)?: key = double
             default: return nil
             }
             guard Self.isExact(key) else { return nil }
