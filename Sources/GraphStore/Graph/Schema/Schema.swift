@@ -265,6 +265,9 @@ extension Schema {
         public let attributes: [Schema.Attribute]
         /// The unique attributes (kept: every insert and save walks them).
         public let uniqueAttributes: [Schema.Attribute]
+        /// By position, whether an attribute is unique: what a context checks on every value set,
+        /// without copying an attribute's description (its names are reference counted).
+        package let isUniqueAttribute: [Bool]
         /// The positions of the attributes that are never saved.
         package let ephemeralAttributes: [Int]
         /// Indexes over several properties (`Schema.Unique`, `Schema.Index`).
@@ -300,6 +303,7 @@ extension Schema {
             self.declaredType = type
             self.attributes = attributes
             self.uniqueAttributes = attributes.filter(\.isUnique)
+            self.isUniqueAttribute = attributes.map(\.isUnique)
             self.ephemeralAttributes = attributes.filter(\.isEphemeral).map(\.index)
             self.attributeNumbers = attributes.map(\.number)
             self.relationships = relationships

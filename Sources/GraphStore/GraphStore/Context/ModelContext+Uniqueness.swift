@@ -8,7 +8,10 @@
 /// make two rows share a key fails the save.
 struct UniquenessRule {
     enum Members {
-        case attribute(Schema.Attribute)
+        /// A unique attribute: its position, and the value an object holds until one is set.
+        /// Not the attribute's description, whose names a copy of the rule would retain (an
+        /// import looks at every insert's rules).
+        case attribute(index: Int, defaultValue: Value)
         case compound(Schema.CompoundIndex)
     }
 
@@ -17,9 +20,9 @@ struct UniquenessRule {
     let position: Int
 
     /// How an error names it.
-    var name: String {
+    func name(in entity: Schema.Entity) -> String {
         switch members {
-        case let .attribute(attribute): return attribute.name
+        case let .attribute(index, _): return entity.attributes[index].name
         case let .compound(index): return index.description
         }
     }
@@ -27,7 +30,7 @@ struct UniquenessRule {
     /// An entity's rules: single attributes first (a compound key's to-one member names its
     /// target's row, which single-attribute upserts of the same save may still move).
     static func rules(of entity: Schema.Entity) -> (attributes: [UniquenessRule], compounds: [UniquenessRule]) {
-        let attributes = entity.uniqueAttributes.enumerated().map { UniquenessRule(members: .attribute($1), position: $0) }
+        let attributes = entity.uniqueAttributes.enumerated().map { UniquenessRule(members: .attribute(index: $1.index, defaultValue: $1.defaultValue), position: $0) }
         let compounds = entity.compoundUniques.enumerated().map {
             UniquenessRule(members: .compound($1), position: attributes.count + $0)
         }
@@ -67,27 +70,34 @@ extension ModelContext {
         var claimed: UniqueClaims = [:]
         // Most schemas have one rule an entity: one claim an insert, made without regrowing.
         claimed.reserveCapacity(inserts.count)
-        resolveUpserts(inserts, by: \.attributes, upserts: &upserts, claimed: &claimed)
+        resolveUpserts(inserts, compounds: false, upserts: &upserts, claimed: &claimed)
         if schema.entities.contains(where: { !$0.compoundUniques.isEmpty }) {
-            resolveUpserts(inserts, by: \.compounds, upserts: &upserts, claimed: &claimed)
+            resolveUpserts(inserts, compounds: true, upserts: &upserts, claimed: &claimed)
         }
         return (upserts, claimed)
     }
 
-    private func resolveUpserts(_ inserts: [any PersistentModel], by group: KeyPath<EntityUniqueness, [UniquenessRule]>,
-                                upserts: inout [Upsert], claimed: inout UniqueClaims) {
+    /// One group of rules (single attributes, or compounds) for every insert: the row it takes,
+    /// then its claims. Each key is worked out once, and no rule is copied (each holds names,
+    /// reference counted): an import runs this once per object.
+    private func resolveUpserts(_ inserts: [any PersistentModel], compounds: Bool, upserts: inout [Upsert], claimed: inout UniqueClaims) {
         let upserted = upserts.isEmpty ? [] : Set(upserts.map { ObjectIdentifier($0.model) })
+        var keys: [RuleKey?] = []
         for model in inserts {
             let backing = model.persistentBacking
-            guard let entity = backing.entity else { continue }
-            let rules = uniqueness[entity.index][keyPath: group]
+            let entityIndex = backing.entityIndex
+            guard entityIndex >= 0 else { continue }
+            let rules = compounds ? uniqueness[entityIndex].compounds : uniqueness[entityIndex].attributes
             guard !rules.isEmpty else { continue }
+            let entity = schema.entities[entityIndex]
+            keys.removeAll(keepingCapacity: true)
+            for i in rules.indices { keys.append(pendingKey(model, rules[i], entity: entity)) }
             if !upserted.contains(ObjectIdentifier(model)) {
                 var target: UInt64?
-                for rule in rules {
-                    guard let key = pendingKey(model, rule, entity: entity) else { continue }
-                    target = claimed[UniqueValueKey(entity: entity.index, slot: rule.position, key: key)]
-                        ?? committedOwner(of: key, rule, entity: entity, besides: backing.row)
+                for i in rules.indices {
+                    guard let key = keys[i] else { continue }
+                    target = claimed[UniqueValueKey(entity: entityIndex, slot: rules[i].position, key: key)]
+                        ?? committedOwner(of: key, rules[i], entity: entity, besides: backing.row)
                     if target != nil { break }
                 }
                 if let target, target != backing.row {
@@ -95,8 +105,8 @@ extension ModelContext {
                     backing.row = target
                 }
             }
-            for rule in rules {
-                if let key = pendingKey(model, rule, entity: entity) { claimed[UniqueValueKey(entity: entity.index, slot: rule.position, key: key)] = backing.row }
+            for i in rules.indices {
+                if let key = keys[i] { claimed[UniqueValueKey(entity: entityIndex, slot: rules[i].position, key: key)] = backing.row }
             }
         }
     }
@@ -119,7 +129,7 @@ extension ModelContext {
                 let claim = UniqueValueKey(entity: entity.index, slot: rule.position, key: key)
                 let clash = claimed[claim].map { $0 != backing.row } ?? false
                 if clash || committedOwner(of: key, rule, entity: entity, besides: backing.row) != nil {
-                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: rule.name,
+                    throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: rule.name(in: entity),
                                                                       value: describe(key, of: rule, entity: entity))
                 }
                 claimed[claim] = backing.row
@@ -131,8 +141,8 @@ extension ModelContext {
     private func pendingKey(_ model: any PersistentModel, _ rule: UniquenessRule, entity: Schema.Entity) -> RuleKey? {
         let backing = model.persistentBacking
         switch rule.members {
-        case let .attribute(attribute):
-            let value = backing.attributeChanges[attribute.index] ?? backing.attributeValue(at: attribute.index) ?? attribute.defaultValue
+        case let .attribute(index, defaultValue):
+            let value = backing.attributeChanges[index] ?? backing.attributeValue(at: index) ?? defaultValue
             return value == .null ? nil : .single(value)
         case let .compound(index):
             var key: [Value] = []
@@ -156,10 +166,10 @@ extension ModelContext {
     /// deleted here, its key not changed here).
     private func committedOwner(of key: RuleKey, _ rule: UniquenessRule, entity: Schema.Entity, besides row: UInt64) -> UInt64? {
         switch (rule.members, key) {
-        case let (.attribute(attribute), .single(value)):
-            guard let owner = graph.row(entity: entity.index, uniqueAttribute: attribute.index, value: value), owner != row else { return nil }
+        case let (.attribute(attribute, _), .single(value)):
+            guard let owner = graph.row(entity: entity.index, uniqueAttribute: attribute, value: value), owner != row else { return nil }
             if let object = registeredObject(entity: entity.index, row: owner),
-               object.persistentBacking.isDeletedOrChangedAway(attribute: attribute.index, from: value) { return nil }
+               object.persistentBacking.isDeletedOrChangedAway(attribute: attribute, from: value) { return nil }
             return owner
         case let (.compound(index), .compound(values)):
             return graph.rows(entity: entity.index, compound: index.index, key: values).first { owner in
@@ -175,7 +185,7 @@ extension ModelContext {
     /// Whether this save changes a member of the rule for `backing`.
     private func saveChanges(_ backing: ModelBacking, _ rule: UniquenessRule) -> Bool {
         switch rule.members {
-        case let .attribute(attribute): return backing.attributeChanges[attribute.index] != nil
+        case let .attribute(index, _): return backing.attributeChanges[index] != nil
         case let .compound(index):
             return index.members.contains { member in
                 switch member {

@@ -275,14 +275,22 @@ public final class ModelContext {
     /// stale (a merge that drops the change); `pendingUniqueOwner` checks it.
     func notePendingUniqueValue(_ model: any PersistentModel, attribute index: Int, _ value: Value) {
         let backing = model.persistentBacking
-        guard backing.state != .deleted, let entity = backing.entity, entity.attributes[index].isUnique else { return }
+        // Every attribute set comes through here: the test that it is unique reads a flag (an
+        // attribute's description holds reference-counted names).
+        let entityIndex = backing.entityIndex
+        guard entityIndex >= 0, schema.entities[entityIndex].isUniqueAttribute[index], backing.state != .deleted else { return }
         if let old = backing.unsavedValue(ofAttribute: index) {
-            let listed = UniqueValueKey(entity: entity.index, slot: index, key: old)
+            let listed = UniqueValueKey(entity: entityIndex, slot: index, key: old)
             if pendingUnique[listed] === model { pendingUnique[listed] = nil }
         }
+        listPendingUnique(model, entity: entityIndex, attribute: index, value)
+    }
+
+    /// Lists `model` under `value` of unique attribute `index` (nil claims nothing).
+    private func listPendingUnique(_ model: any PersistentModel, entity entityIndex: Int, attribute index: Int, _ value: Value) {
         guard value != .null else { return }
-        if let other = pendingUnique.updateValue(model, forKey: UniqueValueKey(entity: entity.index, slot: index, key: value)),
-           other !== model, holdsPendingUnique(other, entity: entity.index, attribute: index, value: value) {
+        if let other = pendingUnique.updateValue(model, forKey: UniqueValueKey(entity: entityIndex, slot: index, key: value)),
+           other !== model, holdsPendingUnique(other, entity: entityIndex, attribute: index, value: value) {
             // Two unsaved objects with one value (the save will merge them): the map keeps one,
             // so fetches stop trusting it until the next save or rollback.
             pendingUniqueIsAmbiguous = true
@@ -509,10 +517,13 @@ public final class ModelContext {
     /// Bookkeeping for an object that became an unsaved insert.
     func noteInserted(_ model: any PersistentModel) {
         insertedIDs.insert(ObjectIdentifier(model))
-        guard let entity = model.persistentBacking.entity else { return }
-        for attribute in entity.uniqueAttributes {
-            let value = model.persistentBacking.attributeChanges[attribute.index] ?? attribute.defaultValue
-            notePendingUniqueValue(model, attribute: attribute.index, value)
+        let backing = model.persistentBacking
+        let entityIndex = backing.entityIndex
+        guard entityIndex >= 0, backing.state != .deleted else { return }
+        // A new insert is listed under nothing yet (a delete unlists): listed, not moved.
+        for rule in uniqueness[entityIndex].attributes {
+            guard case let .attribute(index, defaultValue) = rule.members else { continue }
+            listPendingUnique(model, entity: entityIndex, attribute: index, backing.attributeChanges[index] ?? defaultValue)
         }
     }
 
