@@ -32,6 +32,52 @@ import Testing
         #expect(shape(#Predicate { on || $0.routeDistance > d }).1.count == 1)
     }
 
+    /// A fetch finds its shape without making it: the fingerprint's hash and constants are the
+    /// shape's, and `isShape(of:)` tells shapes apart as `==` does.
+    @Test func aFingerprintIsTheShapesHashAndConstants() {
+        let d = 100, icao = "K1", on = true, off = false, idents = ["A", "B"]
+        let predicates: [Predicate<Flight>] = [
+            #Predicate { $0.routeDistance > d && $0.destination?.icao == icao },
+            #Predicate { $0.routeDistance < d && $0.destination?.icao == icao },
+            #Predicate { on || $0.routeDistance > d },
+            #Predicate { off || $0.routeDistance > d },
+            #Predicate { !($0.actualOff == nil) && ($0.origin?.icao ?? "none") != icao },
+            #Predicate { idents.contains($0.ident) || $0.routeDistance == 7 },
+            #Predicate { _ in true },
+        ]
+        for (i, predicate) in predicates.enumerated() {
+            let node = PredicateNode(predicate.expression)
+            let (shape, constants) = QueryShape.parameterizing(node)
+            let fingerprint = QueryShape.fingerprint(of: node)
+            #expect(fingerprint.shapeHash == shape.shapeHash, "\(i)")
+            #expect(fingerprint.constants.map { "\($0)" } == constants.map { "\($0)" }, "\(i)")
+            for (j, other) in predicates.enumerated() {
+                let otherShape = QueryShape.parameterizing(PredicateNode(other.expression)).shape
+                #expect(otherShape.isShape(of: node) == (i == j), "\(i) against \(j)")
+                #expect((otherShape == shape) == (i == j), "\(i) == \(j)")
+            }
+        }
+    }
+
+    /// Two shapes kept under one hash (a collision): each fetch finds its own.
+    @Test func shapesUnderOneHashAreToldApart() throws {
+        let (context, _, _) = try PlannerTests().randomGraph(seed: 15)
+        let distance = 250
+        let longer = FetchDescriptor<Flight>(predicate: #Predicate { $0.routeDistance > distance })
+        let shorter = FetchDescriptor<Flight>(predicate: #Predicate { $0.routeDistance < distance })
+        let entity = try #require(context.schema.entity(for: Flight.self))
+        _ = try context.fetch(shorter)
+        let kept = try #require(context.compiledQueries.values.first?.first)
+        // The shorter shape's compiled query filed under the longer one's hash.
+        let longerHash = QueryShape.fingerprint(of: PredicateNode(longer.predicate!.expression)).shapeHash
+        context.compiledQueries = [CompiledQueryKey(entity: entity.index, shapeHash: longerHash): [kept]]
+        let found = try context.fetch(longer)
+        #expect(!found.isEmpty && found.allSatisfy { $0.routeDistance > distance })
+        let (planned, scanned) = try PlannerTests().fetchBoth(context, longer)
+        #expect(planned == scanned)
+        #expect(context.compiledQueries.values.first?.count == 2)
+    }
+
     @Test func fetchesOfOneShapeShareACompiledQueryAndAnswerAsScans() throws {
         let (context, _, _) = try PlannerTests().randomGraph(seed: 11)
         for distance in stride(from: 0, to: 500, by: 50) {

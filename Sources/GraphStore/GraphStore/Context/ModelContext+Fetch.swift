@@ -195,14 +195,15 @@ extension ModelContext {
     /// The compiled query for a predicate's shape (made on the first fetch of that shape here),
     /// and the predicate's constants, its slots' values.
     func compiledQuery(_ node: PredicateNode, entity: Schema.Entity) -> (CompiledQuery, constants: [Any]) {
-        let (shape, constants) = QueryShape.parameterizing(node)
-        let key = CompiledQueryKey(entity: entity.index, shape: shape)
-        if let compiled = compiledQueries[key] { return (compiled, constants) }
+        let (shapeHash, constants) = QueryShape.fingerprint(of: node)
+        let key = CompiledQueryKey(entity: entity.index, shapeHash: shapeHash)
+        if let kept = compiledQueries[key]?.first(where: { $0.shape.isShape(of: node) }) { return (kept.query, constants) }
         // An app fetches a handful of shapes; one that builds predicates of ever new shapes
         // would only fill this.
         if compiledQueries.count >= 256 { compiledQueries.removeAll() }
+        let shape = QueryShape.parameterizing(node).shape
         let compiled = CompiledQuery(shape.node, schema: schema, entity: entity)
-        compiledQueries[key] = compiled
+        compiledQueries[key, default: []].append((shape, compiled))
         return (compiled, constants)
     }
 

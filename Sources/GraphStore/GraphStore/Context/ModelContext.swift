@@ -110,7 +110,7 @@ public final class ModelContext {
     /// keeps its predicate alive, so an identity is never reused while it is a key here).
     var compiledPreparedFetches: [ObjectIdentifier: CompiledQuery] = [:]
     /// Ad-hoc fetches' predicates planned and compiled by shape (see QueryShape).
-    var compiledQueries: [CompiledQueryKey: CompiledQuery] = [:]
+    var compiledQueries: [CompiledQueryKey: [(shape: QueryShape, query: CompiledQuery)]] = [:]
     /// The model executor that owns this context, if an actor's.
     var modelExecutor: DefaultSerialModelExecutor? { link.modelExecutor }
 

@@ -55,9 +55,10 @@ final class CompiledQuery {
     }
 }
 
-/// The key a context keeps an ad-hoc fetch's compiled query under: the same shape may be
-/// fetched for several entities (`#Predicate { _ in true }`).
+/// The key a context keeps an ad-hoc fetch's compiled queries under: the entity (the same shape
+/// may be fetched for several, `#Predicate { _ in true }`) and the shape's hash (the queries
+/// under it are told apart by `QueryShape.isShape(of:)`).
 struct CompiledQueryKey: Hashable {
     let entity: Int
-    let shape: QueryShape
+    let shapeHash: Int
 }

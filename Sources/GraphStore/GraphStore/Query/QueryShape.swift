@@ -11,9 +11,23 @@ import Foundation
 /// shape of optional filters). Two shapes are equal when their trees are, key path for key
 /// path; variables compare equal whatever their identifiers, which `#Predicate` numbers anew
 /// each time (planning and compiling read a chain's key paths, never which variable it starts at).
+///
+/// A fetch finds its shape's compiled query without making the shape: one walk of its predicate
+/// gives the hash the shape would have and the constants (`fingerprint`), and the queries kept
+/// under that hash are checked against the predicate itself (`isShape(of:)`). The shape is made
+/// only the first time.
 struct QueryShape: Hashable {
     /// The tree, with `.parameter(n)` where the predicate had its n-th constant.
     let node: PredicateNode
+    /// `node`'s shape hash (`hashShape`), worked out once.
+    let shapeHash: Int
+
+    init(node: PredicateNode) {
+        self.node = node
+        var hasher = Hasher()
+        node.hashShape(into: &hasher)
+        shapeHash = hasher.finalize()
+    }
 
     /// `node`'s shape and its constants in slot order; slots are numbered from `firstSlot`
     /// (a prepared predicate's parameters take the slots before its constants').
@@ -27,12 +41,27 @@ struct QueryShape: Hashable {
         return (QueryShape(node: shaped), constants)
     }
 
+    /// The hash the shape of `node` has (`shapeHash`, for slots numbered from 0) and `node`'s
+    /// constants in slot order, without making the shape.
+    static func fingerprint(of node: PredicateNode) -> (shapeHash: Int, constants: [Any]) {
+        var hasher = Hasher()
+        var constants: [Any] = []
+        node.hashShape(into: &hasher, constants: &constants)
+        return (hasher.finalize(), constants)
+    }
+
+    /// Whether `node` with its constants taken out, numbered from 0, is this shape.
+    func isShape(of node: PredicateNode) -> Bool {
+        var slot = 0
+        return node.isShape(self.node, nextSlot: &slot)
+    }
+
     static func == (lhs: QueryShape, rhs: QueryShape) -> Bool {
-        lhs.node.hasSameShape(as: rhs.node)
+        lhs.shapeHash == rhs.shapeHash && lhs.node.hasSameShape(as: rhs.node)
     }
 
     func hash(into hasher: inout Hasher) {
-        node.hashShape(into: &hasher)
+        hasher.combine(shapeHash)
     }
 }
 
@@ -60,10 +89,44 @@ extension PredicateNode {
         }
     }
 
-    /// Hashes what `hasSameShape` compares.
-    fileprivate func hashShape(into hasher: inout Hasher) {
+    /// Equal as shapes once `self`'s constants other than Bools are slots numbered from
+    /// `nextSlot` in the order `QueryShape.parameterizing` numbers them (pre-order, left first).
+    fileprivate func isShape(_ shape: PredicateNode, nextSlot: inout Int) -> Bool {
+        switch (self, shape) {
+        case let (.constant(value), .parameter(slot)):
+            guard !(value is Bool), slot == nextSlot else { return false }
+            nextSlot += 1
+            return true
+        case let (.constant(l), .constant(r)):
+            guard let l = l as? Bool, let r = r as? Bool else { return false }
+            return l == r
+        case (.nilLiteral, .nilLiteral), (.variable, .variable), (.other, .other): return true
+        case let (.keyPath(lr, lk), .keyPath(rr, rk)): return lk == rk && lr.isShape(rr, nextSlot: &nextSlot)
+        case let (.optionalFlatMap(lw, lt), .optionalFlatMap(rw, rt)):
+            return lw.isShape(rw, nextSlot: &nextSlot) && lt.isShape(rt, nextSlot: &nextSlot)
+        case let (.equal(l1, l2), .equal(r1, r2)), let (.notEqual(l1, l2), .notEqual(r1, r2)),
+             let (.and(l1, l2), .and(r1, r2)), let (.or(l1, l2), .or(r1, r2)),
+             let (.nilCoalesce(l1, l2), .nilCoalesce(r1, r2)),
+             let (.sequenceContains(l1, l2), .sequenceContains(r1, r2)):
+            return l1.isShape(r1, nextSlot: &nextSlot) && l2.isShape(r2, nextSlot: &nextSlot)
+        case let (.comparison(lo, l1, l2), .comparison(ro, r1, r2)):
+            return lo == ro && l1.isShape(r1, nextSlot: &nextSlot) && l2.isShape(r2, nextSlot: &nextSlot)
+        case let (.not(l), .not(r)): return l.isShape(r, nextSlot: &nextSlot)
+        default: return false
+        }
+    }
+
+    /// Hashes what `hasSameShape` compares. With `constants`, a constant that is not a Bool
+    /// is hashed as the slot `QueryShape.parameterizing` makes of it, and collected.
+    fileprivate func hashShape(into hasher: inout Hasher, constants: UnsafeMutablePointer<[Any]>? = nil) {
         switch self {
         case let .constant(value):
+            if let constants, !(value is Bool) {
+                hasher.combine(3)
+                hasher.combine(constants.pointee.count)
+                constants.pointee.append(value)
+                return
+            }
             hasher.combine(0)
             hasher.combine(value as? Bool)
         case .nilLiteral: hasher.combine(1)
@@ -74,27 +137,33 @@ extension PredicateNode {
         case let .keyPath(root, keyPath):
             hasher.combine(4)
             hasher.combine(keyPath)
-            root.hashShape(into: &hasher)
-        case let .optionalFlatMap(wrapped, transform): combine(5, wrapped, transform, into: &hasher)
-        case let .equal(l, r): combine(6, l, r, into: &hasher)
-        case let .notEqual(l, r): combine(7, l, r, into: &hasher)
+            root.hashShape(into: &hasher, constants: constants)
+        case let .optionalFlatMap(wrapped, transform): combine(5, wrapped, transform, into: &hasher, constants)
+        case let .equal(l, r): combine(6, l, r, into: &hasher, constants)
+        case let .notEqual(l, r): combine(7, l, r, into: &hasher, constants)
         case let .comparison(op, l, r):
             hasher.combine(op)
-            combine(8, l, r, into: &hasher)
-        case let .and(l, r): combine(9, l, r, into: &hasher)
-        case let .or(l, r): combine(10, l, r, into: &hasher)
+            combine(8, l, r, into: &hasher, constants)
+        case let .and(l, r): combine(9, l, r, into: &hasher, constants)
+        case let .or(l, r): combine(10, l, r, into: &hasher, constants)
         case let .not(wrapped):
             hasher.combine(11)
-            wrapped.hashShape(into: &hasher)
-        case let .nilCoalesce(l, r): combine(12, l, r, into: &hasher)
-        case let .sequenceContains(sequence, element): combine(13, sequence, element, into: &hasher)
+            wrapped.hashShape(into: &hasher, constants: constants)
+        case let .nilCoalesce(l, r): combine(12, l, r, into: &hasher, constants)
+        case let .sequenceContains(sequence, element): combine(13, sequence, element, into: &hasher, constants)
         case .other: hasher.combine(14)
         }
     }
 
-    private func combine(_ tag: Int, _ l: PredicateNode, _ r: PredicateNode, into hasher: inout Hasher) {
+    /// The same, collecting the constants into `constants`.
+    fileprivate func hashShape(into hasher: inout Hasher, constants: inout [Any]) {
+        withUnsafeMutablePointer(to: &constants) { hashShape(into: &hasher, constants: $0) }
+    }
+
+    private func combine(_ tag: Int, _ l: PredicateNode, _ r: PredicateNode, into hasher: inout Hasher,
+                         _ constants: UnsafeMutablePointer<[Any]>?) {
         hasher.combine(tag)
-        l.hashShape(into: &hasher)
-        r.hashShape(into: &hasher)
+        l.hashShape(into: &hasher, constants: constants)
+        r.hashShape(into: &hasher, constants: constants)
     }
 }
