@@ -344,71 +344,66 @@ struct SortKeys {
     private let comparator: String.StandardComparator?
     private let ascending: Bool
 
+    /// The key read through the descriptor's key path.
     init?<T>(_ items: [T], _ descriptor: SortDescriptor<T>) {
         guard let keyPath = descriptor.keyPath, let first = items.first else { return nil }
-        ascending = descriptor.order == .forward
         if first[keyPath: keyPath] is String {
-            var comparator = descriptor.stringComparator
-            comparator?.order = .forward
-            var strings: [String] = []
-            strings.reserveCapacity(items.count)
-            for item in items {
-                guard let string = item[keyPath: keyPath] as? String else { return nil }
-                strings.append(string)
-            }
-            (self.strings, self.comparator, isString, numbers) = (strings, comparator, true, [])
+            self.init(items, descriptor, string: { $0[keyPath: keyPath] as? String })
             return
         }
-        var values: [Double] = []
-        values.reserveCapacity(items.count)
-        for item in items {
-            let key: Double
+        self.init(items, descriptor, number: { item in
             switch item[keyPath: keyPath] {
-            case let date as Date: key = date.timeIntervalSinceReferenceDate
-            case let int as Int: key = Double(int)
-            case let int as Int64: key = Double(int)
-            case let int as Int32: key = Double(int)
-            case let double as Double: key = double
-            default: return nil
+            case let date as Date: date.timeIntervalSinceReferenceDate
+            case let int as Int: Double(int)
+            case let int as Int64: Double(int)
+            case let int as Int32: Double(int)
+            case let double as Double: double
+            default: nil
             }
-            guard Self.isExact(key) else { return nil }
-            values.append(key)
-        }
-        (numbers, strings, isString, comparator) = (values, [], false, nil)
+        })
     }
 
     /// The key read from `committed`'s stored form of each item's value, for a key path whose
     /// values are of `sample`'s type: what `init(_:_:)` reads through the key path, without
     /// reading it. Nil as there: when a value is nil or of another kind.
     init?<T>(_ items: [T], _ descriptor: SortDescriptor<T>, sample: Any, committed: (T) -> Value?) {
-        ascending = descriptor.order == .forward
         if sample is String {
-            var comparator = descriptor.stringComparator
-            comparator?.order = .forward
-            var strings: [String] = []
-            strings.reserveCapacity(items.count)
-            for item in items {
-                guard case let .string(string)? = committed(item) else { return nil }
-                strings.append(string)
-            }
-            (self.strings, self.comparator, isString, numbers) = (strings, comparator, true, [])
+            self.init(items, descriptor, string: { if case let .string(string)? = committed($0) { string } else { nil } })
             return
         }
         guard sample is Date || sample is Int || sample is Int64 || sample is Int32 || sample is Double else { return nil }
+        self.init(items, descriptor, number: { item in
+            switch committed(item) {
+            case let .date(date)?: date.timeIntervalSinceReferenceDate
+            case let .int(int)?: Double(int)
+            case let .double(double)?: double
+            default: nil
+            }
+        })
+    }
+
+    /// String keys, compared as the descriptor compares them; nil when an item has none.
+    private init?<T>(_ items: [T], _ descriptor: SortDescriptor<T>, string: (T) -> String?) {
+        var comparator = descriptor.stringComparator
+        comparator?.order = .forward
+        var strings: [String] = []
+        strings.reserveCapacity(items.count)
+        for item in items {
+            guard let key = string(item) else { return nil }
+            strings.append(key)
+        }
+        (self.strings, self.comparator, isString, numbers, ascending) = (strings, comparator, true, [], descriptor.order == .forward)
+    }
+
+    /// Number keys; nil when an item has none, or one a Double does not order exactly.
+    private init?<T>(_ items: [T], _ descriptor: SortDescriptor<T>, number: (T) -> Double?) {
         var values: [Double] = []
         values.reserveCapacity(items.count)
         for item in items {
-            let key: Double
-            switch committed(item) {
-            case let .date(date)?: key = date.timeIntervalSinceReferenceDate
-            case let .int(int)?: key = Double(int)
-            case let .double(double)?: key = double
-            default: return nil
-            }
-            guard Self.isExact(key) else { return nil }
+            guard let key = number(item), Self.isExact(key) else { return nil }
             values.append(key)
         }
-        (numbers, strings, isString, comparator) = (values, [], false, nil)
+        (numbers, strings, isString, comparator, ascending) = (values, [], false, nil, descriptor.order == .forward)
     }
 
     /// How item `i` orders against item `j` by this key, in the descriptor's direction.
