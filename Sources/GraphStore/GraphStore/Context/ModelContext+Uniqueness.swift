@@ -68,8 +68,8 @@ extension ModelContext {
     func resolveUpserts(_ inserts: [any PersistentModel]) -> ([Upsert], UniqueClaims) {
         var upserts: [Upsert] = []
         var claimed: UniqueClaims = [:]
-        // Most schemas have one rule an entity: one claim an insert, made without regrowing.
-        claimed.reserveCapacity(inserts.count)
+        // Most schemas with rules have one an entity: one claim an insert, made without regrowing.
+        if uniqueness.contains(where: { !$0.attributes.isEmpty }) { claimed.reserveCapacity(inserts.count) }
         resolveUpserts(inserts, compounds: false, upserts: &upserts, claimed: &claimed)
         if schema.entities.contains(where: { !$0.compoundUniques.isEmpty }) {
             resolveUpserts(inserts, compounds: true, upserts: &upserts, claimed: &claimed)
