@@ -80,4 +80,54 @@ import GraphStoreModelTestSupport
         let byDistance = try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.routeDistance >= 10_000 }))
         #expect(Set(byDistance.map(\.ident)) == Set(expected.filter { $0.value.distance >= 10_000 }.map(\.key)))
     }
+
+    /// New objects whose unique value committed rows have take those rows over (SwiftData's
+    /// upsert): every attribute of the row becomes the new object's, what it left unset its
+    /// default, beside plain inserts and changes of the same save; the same after a reopen.
+    @Test func upsertsSetEveryAttributeOfTheRowTheyTakeOver() throws {
+        let store = TemporaryStore()
+        do {
+            let container = try store.container(Flight.self, Airport.self, Airline.self, durability: .full)
+            let context = ModelContext(container)
+            let sfo = Airport()
+            sfo.icao = "KSFO"
+            for i in 0..<300 {
+                let flight = Flight()
+                flight.ident = "F\(i)"
+                context.insert(flight)
+                flight.routeDistance = 1_000 + i
+                flight.status = .enroute
+                flight.actualOff = Date(timeIntervalSince1970: Double(i))
+                flight.origin = sfo
+            }
+            try context.save()
+            let loader = ModelContext(container)
+            for i in stride(from: 0, to: 400, by: 2) {
+                let flight = Flight()
+                flight.ident = "F\(i)"
+                loader.insert(flight)
+                if i % 4 == 0 { flight.routeDistance = i }  // else left at its default
+            }
+            try #require(try loader.fetchUnique(\Flight.ident, equals: "F1")).routeDistance = 77
+            try loader.save()
+            container.close()
+        }
+        let reopened = try store.container(Flight.self, Airport.self, Airline.self, durability: .full)
+        defer { reopened.close() }
+        let reader = ModelContext(reopened)
+        let flights = try reader.fetch(FetchDescriptor<Flight>())
+        #expect(flights.count == 350)
+        for flight in flights {
+            let i = try #require(Int(flight.ident.dropFirst()))
+            if i % 2 == 1 {
+                #expect(flight.routeDistance == (i == 1 ? 77 : 1_000 + i) && flight.status == .enroute && flight.origin?.icao == "KSFO",
+                        "\(flight.ident)")
+            } else {
+                #expect(flight.routeDistance == (i % 4 == 0 ? i : 0) && flight.status == Flight().status && flight.actualOff == nil,
+                        "\(flight.ident)")
+                // Relationships the new object did not set stay the row's.
+                #expect(flight.origin?.icao == (i < 300 ? "KSFO" : nil), "\(flight.ident)")
+            }
+        }
+    }
 }

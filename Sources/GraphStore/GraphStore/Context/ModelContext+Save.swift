@@ -127,15 +127,10 @@ extension ModelContext {
                                   upserted: [any PersistentModel], deletes: [any PersistentModel]) throws -> TransactionChanges {
         var operations: [LogOperation] = []
         operations.reserveCapacity(inserts.count + deletes.count)
-        // Rows first, so every link names rows that exist.
+        // Rows first, so every link names rows that exist. Upserts update every attribute of the
+        // row they took over.
         let blocks = rowBlocks(.insert, of: inserts) + rowBlocks(.update, of: changes)
-        // Upserts update every attribute of the row they took over.
-        for model in upserted {
-            let backing = model.persistentBacking
-            guard let entity = backing.entity else { continue }
-            let values = entity.attributes.map { PropertyValue($0.number, backing.attributeChanges[$0.index] ?? $0.defaultValue) }
-            operations.append(.update(entity: entity.number, row: backing.row, values: values))
-        }
+            + rowBlocks(.update, of: upserted, everyAttribute: true)
         for model in inserts { encodeLinks(of: model, existingRow: false, into: &operations) }
         for model in changes { encodeLinks(of: model, existingRow: false, into: &operations) }
         for model in upserted { encodeLinks(of: model, existingRow: true, into: &operations) }
@@ -154,16 +149,17 @@ extension ModelContext {
         return TransactionChanges(blocks: blocks, operations: operations)
     }
 
-    /// One block per entity of `models`, in the order its first object comes: for inserts every
-    /// attribute (what an object leaves unset, its default), for updates the attributes each
-    /// object changed.
-    private func rowBlocks(_ kind: RowBlock.Kind, of models: [any PersistentModel]) -> [RowBlock] {
+    /// One block per entity of `models`, in the order its first object comes: for inserts (and
+    /// with `everyAttribute`, an upsert's update) every attribute, what an object leaves unset
+    /// being its default; for updates the attributes each object changed.
+    private func rowBlocks(_ kind: RowBlock.Kind, of models: [any PersistentModel], everyAttribute: Bool = false) -> [RowBlock] {
+        let everyAttribute = everyAttribute || kind == .insert
         // By entity, in an array indexed by it (a save of a million objects groups a million).
         var byEntity: [[ModelBacking]] = []
         var order: [Schema.Entity] = []
         for model in models {
             let backing = model.persistentBacking
-            guard let entity = backing.entity, kind == .insert || !backing.attributeChanges.isEmpty else { continue }
+            guard let entity = backing.entity, everyAttribute || !backing.attributeChanges.isEmpty else { continue }
             if entity.index >= byEntity.count { byEntity.append(contentsOf: repeatElement([], count: entity.index + 1 - byEntity.count)) }
             if byEntity[entity.index].isEmpty { order.append(entity) }
             byEntity[entity.index].append(backing)
@@ -176,10 +172,9 @@ extension ModelContext {
             // Object by object, so that each object's changes are read once, while in cache.
             for (row, backing) in backings.enumerated() {
                 let changes = backing.attributeChanges
-                switch kind {
-                case .insert:
+                if everyAttribute {
                     for index in defaults.indices { columns[index].set(changes[index] ?? defaults[index], row: row) }
-                case .update:
+                } else {
                     // Rows after a column's last value read as unset.
                     changes.forEachValue { index, value in columns[index].setSlowly(value, row: row) }
                 }
