@@ -16,6 +16,34 @@ import Testing
         return (describe(fast), describe(general))
     }
 
+    /// A context lists its pending unique values only once a lookup needs them: everything
+    /// inserted, renamed and deleted before the first lookup after a save is found as it would
+    /// be after it, two unsaved objects of one value included; and again after the next save.
+    @Test func theFirstLookupAfterASaveSeesWhatCameBeforeIt() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.autosaveEnabled = false
+        for round in 0..<2 {
+            for i in 0..<10 { context.insert(Flight(ident: "R\(round)F\(i)")) }
+            let twin = Flight(ident: "R\(round)TWIN"), other = Flight(ident: "R\(round)TWIN")
+            context.insert(twin)
+            context.insert(other)
+            if round == 1 { try #require(try context.fetchUnique(\Flight.ident, equals: "R0F2")).ident = "R1MOVED" }
+            context.delete(try #require(context.insertedModelsArray.compactMap { $0 as? Flight }.first { $0.ident == "R\(round)F5" }))
+            for ident in ["R\(round)F1", "R\(round)F5", "R\(round)TWIN", "R1MOVED", "R0F2", "R0F7", "NONE"] {
+                let (fast, general) = try both(context, ident)
+                #expect(fast == general, "round \(round): \(ident)")
+            }
+            #expect(try both(context, "R\(round)TWIN").fast.count == 2)
+            #expect(try context.fetchUnique(\Flight.ident, equals: "R\(round)F9")?.ident == "R\(round)F9")
+            #expect(try context.fetchUnique(\Flight.ident, equals: "R\(round)F5") == nil)
+            context.delete(other)
+            try context.save()
+        }
+        #expect(try context.fetchUnique(\Flight.ident, equals: "R1MOVED") != nil)
+        #expect(try context.fetchUnique(\Flight.ident, equals: "R0F2") == nil)
+    }
+
     @Test func insertsChangesDeletesAndUndoAgreeWithEvaluation() throws {
         let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true, isUndoEnabled: true))
         let context = ModelContext(container)

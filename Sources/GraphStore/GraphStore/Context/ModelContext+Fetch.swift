@@ -87,6 +87,7 @@ extension ModelContext {
               let key = uniqueKey(lookup.keyPath, in: entity), !key.isExternal,
               let value = QueryPlanner.storedValue(lookup.constant), value != .null else { return nil }
         let pendingChanges = hasChanges
+        if pendingChanges { keepPendingUnique() }
         if pendingChanges && (pendingUniqueIsAmbiguous || !descriptor.includePendingChanges) { return nil }
         // Plain conditionals, not Optional.map/flatMap: in this generic function (unspecialised
         // for the app's model types) those closures cost generic metadata lookups per call.

@@ -33,11 +33,16 @@ public final class ModelContext {
     /// Whether `changed` is non-empty, as last seen (see `editsChanged`).
     @exclusivity(unchecked) private var hasEdits = false
     @exclusivity(unchecked) var deleted: [ObjectIdentifier: any PersistentModel] = [:]
-    /// Unsaved inserted and changed objects by the unique values they are given. Read by every
-    /// `fetchUnique`; the owner's alone, and never accessed in overlapping ways.
+    /// Unsaved inserted and changed objects by the unique values they are given, once a lookup
+    /// has needed it since the last save (`keepPendingUnique`); kept up to date from then on.
+    /// Read by every lookup by unique value; the owner's alone, and never accessed in
+    /// overlapping ways.
     @exclusivity(unchecked) var pendingUnique: [UniqueValueKey<Value>: any PersistentModel] = [:]
+    /// Whether `pendingUnique` lists the pending objects (else it is empty, and inserts and
+    /// changes list nothing: an import that never looks anything up pays nothing for it).
+    @exclusivity(unchecked) private var pendingUniqueIsKept = false
     /// Two unsaved objects were given one unique value: `pendingUnique` lists only one of them.
-    @exclusivity(unchecked) var pendingUniqueIsAmbiguous = false
+    @exclusivity(unchecked) private(set) var pendingUniqueIsAmbiguous = false
 
     /// The name recorded as the author of this context's transactions.
     public var author: String? {
@@ -264,8 +269,35 @@ public final class ModelContext {
 
     func resetInsertedIDs() {
         insertedIDs = []
+        forgetAllPendingUnique()
+    }
+
+    /// Empties `pendingUnique`, and stops keeping it until a lookup needs it again.
+    private func forgetAllPendingUnique() {
         pendingUnique = [:]
+        pendingUniqueIsKept = false
         pendingUniqueIsAmbiguous = false
+    }
+
+    /// Lists every pending object in `pendingUnique` (unsaved inserts under all their unique
+    /// values, changed objects under the unique values they change), unless it is kept already,
+    /// and keeps it from then on. Lookups call it before they read the map.
+    func keepPendingUnique() {
+        guard !pendingUniqueIsKept else { return }
+        pendingUniqueIsKept = true
+        for model in inserted { listPendingUniqueValues(of: model, changedOnly: false) }
+        for model in changed.values { listPendingUniqueValues(of: model, changedOnly: true) }
+    }
+
+    private func listPendingUniqueValues(of model: any PersistentModel, changedOnly: Bool) {
+        let backing = model.persistentBacking
+        let entityIndex = backing.entityIndex
+        guard entityIndex >= 0, backing.state != .deleted else { return }
+        for rule in uniqueness[entityIndex].attributes {
+            guard case let .attribute(index, defaultValue) = rule.members else { continue }
+            guard let value = backing.attributeChanges[index] ?? (changedOnly ? nil : defaultValue) else { continue }
+            listPendingUnique(model, entity: entityIndex, attribute: index, value)
+        }
     }
 
     /// Lists `model` in `pendingUnique` under `value`, the unsaved value it is being given for
@@ -278,7 +310,8 @@ public final class ModelContext {
         // Every attribute set comes through here: the test that it is unique reads a flag (an
         // attribute's description holds reference-counted names).
         let entityIndex = backing.entityIndex
-        guard entityIndex >= 0, schema.entities[entityIndex].isUniqueAttribute[index], backing.state != .deleted else { return }
+        guard pendingUniqueIsKept, entityIndex >= 0, schema.entities[entityIndex].isUniqueAttribute[index],
+              backing.state != .deleted else { return }
         if let old = backing.unsavedValue(ofAttribute: index) {
             let listed = UniqueValueKey(entity: entityIndex, slot: index, key: old)
             if pendingUnique[listed] === model { pendingUnique[listed] = nil }
@@ -308,6 +341,10 @@ public final class ModelContext {
     /// object is looked at once and the listing repaired.
     func pendingUniqueOwner(entity: Int, attribute: Int, value: Value) -> (any PersistentModel)? {
         // Checked first: every committed lookup comes through here, nearly always with nothing pending.
+        if !pendingUniqueIsKept {
+            guard !inserted.isEmpty || !changed.isEmpty else { return nil }
+            keepPendingUnique()
+        }
         guard !pendingUnique.isEmpty else { return nil }
         let key = UniqueValueKey(entity: entity, slot: attribute, key: value)
         guard let listed = pendingUnique[key] else { return nil }
@@ -472,8 +509,7 @@ public final class ModelContext {
         let touched = Array(changed.values) + Array(deleted.values)
         inserted = []
         insertedIDs = []
-        pendingUnique = [:]
-        pendingUniqueIsAmbiguous = false
+        forgetAllPendingUnique()
         changed = [:]
         deleted = [:]
         for model in touched {
@@ -517,14 +553,8 @@ public final class ModelContext {
     /// Bookkeeping for an object that became an unsaved insert.
     func noteInserted(_ model: any PersistentModel) {
         insertedIDs.insert(ObjectIdentifier(model))
-        let backing = model.persistentBacking
-        let entityIndex = backing.entityIndex
-        guard entityIndex >= 0, backing.state != .deleted else { return }
         // A new insert is listed under nothing yet (a delete unlists): listed, not moved.
-        for rule in uniqueness[entityIndex].attributes {
-            guard case let .attribute(index, defaultValue) = rule.members else { continue }
-            listPendingUnique(model, entity: entityIndex, attribute: index, backing.attributeChanges[index] ?? defaultValue)
-        }
+        if pendingUniqueIsKept { listPendingUniqueValues(of: model, changedOnly: false) }
     }
 
     /// Bookkeeping for an unsaved insert that left the context.
