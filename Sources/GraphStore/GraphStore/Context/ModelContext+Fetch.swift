@@ -94,13 +94,14 @@ extension ModelContext {
         let loading = link.readAhead.attributesToLoad(entity: entity.index)
         var committed: T?
         if let row = graph.row(entity: entity.index, uniqueAttribute: key.attribute, value: value, loading: loading),
-           let model = object(entity: entity.index, row: row) as? T {
+           let model = downcast(object(entity: entity.index, row: row), to: T.self) {
             committed = model
         }
-        guard pendingChanges else { return committed.map { [$0] } ?? [] }
+        guard pendingChanges else { return committed == nil ? [] : [committed!] }
         if let model = committed, model.persistentBacking.isDeletedOrChangedAway(attribute: key.attribute, from: value) { committed = nil }
-        guard let pending = pendingUniqueOwner(entity: entity.index, attribute: key.attribute, value: value) as? T,
-              pending !== committed else { return committed.map { [$0] } ?? [] }
+        guard let owner = pendingUniqueOwner(entity: entity.index, attribute: key.attribute, value: value),
+              let pending = downcast(owner, to: T.self),
+              pending !== committed else { return committed == nil ? [] : [committed!] }
         guard let committed else { return [pending] }
         // Both: in the order a scan gives, rows first by number, unsaved inserts after them.
         let pendingRow = pending.persistentBacking.state == .inserted ? UInt64.max : pending.persistentBacking.row
@@ -219,7 +220,7 @@ extension ModelContext {
         results.reserveCapacity(rows.count)
         var seen = Set<UInt64>()
         for row in rows {
-            guard let model = object(entity: entity.index, row: row) as? T else { continue }
+            guard let model = downcast(object(entity: entity.index, row: row), to: T.self) else { continue }
             if descriptor.includePendingChanges && model.persistentBacking.state == .deleted { continue }
             results.append(model)
             if plan != nil { seen.insert(row) }
@@ -265,7 +266,7 @@ extension ModelContext {
             return nil
         }
         guard let matched = matchedRows?.sorted() else { return nil }
-        var results = matched.compactMap { object(entity: entity.index, row: $0) as? T }
+        var results = matched.compactMap { downcast(object(entity: entity.index, row: $0), to: T.self) }
         for model in changed.values where model.persistentBacking.entity?.index == entity.index {
             if let model = model as? T, try evaluatingOnObjects({ try predicate.evaluate(model) }) { results.append(model) }
         }
@@ -274,6 +275,14 @@ extension ModelContext {
             if let model = model as? T, try evaluatingOnObjects({ try predicate.evaluate(model) }) { results.append(model) }
         }
         return results
+    }
+
+    /// `model` as a `T`, without a run-time cast when it is of that class itself (nearly always:
+    /// a fetch's objects are of its entity's class); in a function not specialised for the
+    /// app's models, `as? T` looks the type up at run time for every object.
+    @inline(__always) func downcast<T: PersistentModel>(_ model: any PersistentModel, to type: T.Type) -> T? {
+        if Swift.type(of: model) == T.self { return unsafeDowncast(model as AnyObject, to: T.self) }
+        return model as? T
     }
 
     /// Sorts by the descriptors in order; ties keep their previous order (stable).

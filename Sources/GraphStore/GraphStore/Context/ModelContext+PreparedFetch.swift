@@ -44,7 +44,7 @@ extension ModelContext {
         var matches: [T] = []
         matches.reserveCapacity(matched.rows.count)
         for row in matched.rows {
-            if let model = object(entity: entity.index, row: row) as? T { matches.append(model) }
+            if let model = downcast(object(entity: entity.index, row: row), to: T.self) { matches.append(model) }
         }
         // In order already, and not paged: as found. (Sorting and paging, generic over the
         // model type, look up its descriptors' type metadata at run time each time.)

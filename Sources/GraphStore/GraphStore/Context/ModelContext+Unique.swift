@@ -13,7 +13,8 @@ extension ModelContext {
         defer { link.leave(entered) }
         let key = try uniqueAttribute(keyPath, of: T.self)
         let stored = value.storedValue
-        if let pending = pendingUniqueOwner(entity: key.entity, attribute: key.attribute, value: stored) as? T { return pending }
+        if let owner = pendingUniqueOwner(entity: key.entity, attribute: key.attribute, value: stored),
+           let pending = downcast(owner, to: T.self) { return pending }
         // The attributes this context's objects are usually read for start loading as soon as the
         // row is known, while the object is made (AttributeReadAhead).
         let loading = link.readAhead.attributesToLoad(entity: key.entity)
@@ -23,9 +24,7 @@ extension ModelContext {
         let model = object(entity: key.entity, row: row)
         let changedAway = model.unretainedBacking.with { $0.isDeletedOrChangedAway(attribute: key.attribute, from: stored) }
         guard !changedAway else { return nil }
-        // The entity's own class (nearly always): no run-time cast.
-        if type(of: model) == T.self { return unsafeDowncast(model as AnyObject, to: T.self) }
-        return model as? T
+        return downcast(model, to: T.self)
     }
 
     /// The object whose unique attribute equals `value`, or a new one from `create` (inserted
