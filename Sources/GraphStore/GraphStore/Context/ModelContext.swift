@@ -301,8 +301,9 @@ public final class ModelContext {
     }
 
     /// Lists `model` in `pendingUnique` under `value`, the unsaved value it is being given for
-    /// attribute `index`, when that attribute is unique (unsaved inserts and changed committed
-    /// objects alike), so that lookups by value stay O(1) however many changes are pending. Call
+    /// attribute `index`, when that attribute is unique and the map is kept (unsaved inserts and
+    /// changed committed objects alike), so that lookups by value stay O(1) however many changes
+    /// are pending. Call
     /// before the change is stored: the value it replaces is unlisted. A listing can still go
     /// stale (a merge that drops the change); `pendingUniqueOwner` checks it.
     func notePendingUniqueValue(_ model: any PersistentModel, attribute index: Int, _ value: Value) {
