@@ -13,7 +13,8 @@ let usage = """
       --flights N   the sizes to run, comma-separated (default: 10000,100000,1000000)
       --json        print one JSON object instead of tables
       --smoke       tiny sizes in seconds; checks that the engines agree
-      --dir DIR     where stores are written (default: the temporary directory; put it on the disk you care about)
+      --dir DIR     where stores are written, in a directory of the run's own inside DIR that is removed at the end
+                    (default: the temporary directory; put it on the disk you care about)
       --plot FILE   also write an SVG plot of time against number of flights
       --durable-only  only `durable_commit` (latency and 1/4/16-writer throughput), in about a minute
       --property-only only `property_read` and `property_write` (default 100000 flights), in seconds
@@ -30,6 +31,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 var json = false, smoke = false, durableOnly = false, propertyOnly = false, explainOnly = false
 var sizes = [10_000, 100_000, 1_000_000]
 var directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-bench-\(getpid())").path
+/// `--dir`: the run works in a directory of its own inside it, and removes only that (the
+/// directory given may hold anything else). A peak-memory child is given its parent's.
+var givenDirectory: String?
 var plotPath: String?
 // The peak-memory run starts this program again for one workload (PeakMemory).
 var peakMemoryChild: String?, jsonFiles = ""
@@ -50,7 +54,7 @@ while index < arguments.count {
     case "--durable-only": durableOnly = true
     case "--property-only": propertyOnly = true
     case "--explain": explainOnly = true
-    case "--dir": directory = value()
+    case "--dir": givenDirectory = value()
     case "--plot": plotPath = value()
     case "--peak-memory-child": peakMemoryChild = value()
     case "--files": jsonFiles = value()
@@ -62,6 +66,7 @@ while index < arguments.count {
     }
     index += 1
 }
+if let givenDirectory { directory = peakMemoryChild == nil ? givenDirectory + "/enroute-bench-\(getpid())" : givenDirectory }
 if smoke && !arguments.contains("--flights") { sizes = [2_000] }
 if propertyOnly && !arguments.contains("--flights") { sizes = [100_000] }
 if explainOnly && !arguments.contains("--flights") { sizes = [10_000] }
