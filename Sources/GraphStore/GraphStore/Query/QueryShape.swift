@@ -57,7 +57,7 @@ struct QueryShape: Hashable {
     }
 
     static func == (lhs: QueryShape, rhs: QueryShape) -> Bool {
-        lhs.shapeHash == rhs.shapeHash && lhs.node.hasSameShape(as: rhs.node)
+        lhs.shapeHash == rhs.shapeHash && rhs.isShape(of: lhs.node)
     }
 
     func hash(into hasher: inout Hasher) {
@@ -66,37 +66,17 @@ struct QueryShape: Hashable {
 }
 
 extension PredicateNode {
-    /// Equal as shapes: same kinds, key paths, operators, slots and Bool constants.
-    fileprivate func hasSameShape(as other: PredicateNode) -> Bool {
-        switch (self, other) {
-        case let (.constant(l), .constant(r)):
-            // Shapes keep only Bool constants; anything else never matches, so it is never shared.
-            guard let l = l as? Bool, let r = r as? Bool else { return false }
-            return l == r
-        case (.nilLiteral, .nilLiteral), (.variable, .variable), (.other, .other): return true
-        case let (.parameter(l), .parameter(r)): return l == r
-        case let (.keyPath(lr, lk), .keyPath(rr, rk)): return lk == rk && lr.hasSameShape(as: rr)
-        case let (.optionalFlatMap(lw, lt), .optionalFlatMap(rw, rt)): return lw.hasSameShape(as: rw) && lt.hasSameShape(as: rt)
-        case let (.equal(l1, l2), .equal(r1, r2)), let (.notEqual(l1, l2), .notEqual(r1, r2)),
-             let (.and(l1, l2), .and(r1, r2)), let (.or(l1, l2), .or(r1, r2)),
-             let (.nilCoalesce(l1, l2), .nilCoalesce(r1, r2)),
-             let (.sequenceContains(l1, l2), .sequenceContains(r1, r2)):
-            return l1.hasSameShape(as: r1) && l2.hasSameShape(as: r2)
-        case let (.comparison(lo, l1, l2), .comparison(ro, r1, r2)):
-            return lo == ro && l1.hasSameShape(as: r1) && l2.hasSameShape(as: r2)
-        case let (.not(l), .not(r)): return l.hasSameShape(as: r)
-        default: return false
-        }
-    }
-
-    /// Equal as shapes once `self`'s constants other than Bools are slots numbered from
-    /// `nextSlot` in the order `QueryShape.parameterizing` numbers them (pre-order, left first).
+    /// Equal as shapes — same kinds, key paths, operators, slots and Bool constants — once
+    /// `self`'s constants other than Bools are slots numbered from `nextSlot` in the order
+    /// `QueryShape.parameterizing` numbers them (pre-order, left first). `self` may be a shape
+    /// itself (its slots are then compared with the shape's).
     fileprivate func isShape(_ shape: PredicateNode, nextSlot: inout Int) -> Bool {
         switch (self, shape) {
         case let (.constant(value), .parameter(slot)):
             guard !(value is Bool), slot == nextSlot else { return false }
             nextSlot += 1
             return true
+        case let (.parameter(l), .parameter(r)): return l == r
         case let (.constant(l), .constant(r)):
             guard let l = l as? Bool, let r = r as? Bool else { return false }
             return l == r
@@ -116,7 +96,7 @@ extension PredicateNode {
         }
     }
 
-    /// Hashes what `hasSameShape` compares. With `constants`, a constant that is not a Bool
+    /// Hashes what `isShape` compares. With `constants`, a constant that is not a Bool
     /// is hashed as the slot `QueryShape.parameterizing` makes of it, and collected.
     fileprivate func hashShape(into hasher: inout Hasher, constants: UnsafeMutablePointer<[Any]>? = nil) {
         switch self {
