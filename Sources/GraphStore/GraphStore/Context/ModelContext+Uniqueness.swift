@@ -78,8 +78,8 @@ extension ModelContext {
     }
 
     /// One group of rules (single attributes, or compounds) for every insert: the row it takes,
-    /// then its claims. Each key is worked out once, and no rule is copied (each holds names,
-    /// reference counted): an import runs this once per object.
+    /// then its claims. Each insert's keys are worked out once, for both (an import runs this
+    /// for every object it saves).
     private func resolveUpserts(_ inserts: [any PersistentModel], compounds: Bool, upserts: inout [Upsert], claimed: inout UniqueClaims) {
         let upserted = upserts.isEmpty ? [] : Set(upserts.map { ObjectIdentifier($0.model) })
         var keys: [RuleKey?] = []
