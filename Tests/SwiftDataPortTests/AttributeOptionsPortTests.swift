@@ -78,6 +78,11 @@ final class Swatch: Model {
             guard case let ModelContextError.encodingFailed(entity, attribute, _) = error else { return false }
             return entity == "Swatch" && attribute == "border"
         }
+        // A value that encodes clears the failure, and the same save goes through.
+        ValueTransformer.setValueTransformer(ShadeTransformer(), forName: NSValueTransformerName("SwatchBorderTransformer"))
+        swatch.border = Shade(red: 4, green: 5, blue: 6)
+        try context.save()
+        #expect(try ModelContext(context.container).fetch(FetchDescriptor<Swatch>()).first?.border == Shade(red: 4, green: 5, blue: 6))
     }
 
     @Test func ephemeralValuesAreObservedButNeverSaved() throws {

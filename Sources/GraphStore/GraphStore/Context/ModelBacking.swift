@@ -76,6 +76,12 @@ open class ModelBacking {
         _modify { yield &seldomUsed().relationshipChanges }
     }
     /// Attributes whose last assigned value could not be encoded (save reports them).
+    /// A value that did not encode, if any (what a save checks every object for, without
+    /// copying the dictionary out).
+    final var firstEncodingFailure: (index: Int, reason: String)? {
+        guard let seldom, let (index, reason) = seldom.encodingFailures.first else { return nil }
+        return (index, reason)
+    }
     final var encodingFailures: [Int: String] {
         get { seldom?.encodingFailures ?? [:] }
         set { if seldom != nil || !newValue.isEmpty { seldomUsed().encodingFailures = newValue } }
@@ -197,7 +203,9 @@ open class ModelBacking {
         } else {
             attributeChanges[index] = value
         }
-        encodingFailures[index] = nil
+        // Only an object that recorded a failure has one to clear (through `encodingFailures`,
+        // every set copied an empty dictionary out and back in).
+        if let seldom, !seldom.encodingFailures.isEmpty { seldom.encodingFailures[index] = nil }
     }
 
     // MARK: Relationships

@@ -81,7 +81,7 @@ extension ModelContext {
         // Walked in place (a save of 100k changes must not copy them into new arrays twice).
         func checkEncoding(_ model: any PersistentModel) throws {
             let backing = model.persistentBacking
-            if let (index, reason) = backing.encodingFailures.first, let entity = backing.entity {
+            if let (index, reason) = backing.firstEncodingFailure, let entity = backing.entity {
                 throw ModelContextError.encodingFailed(entity: entity.name, attribute: entity.attributes[index].name, reason: reason)
             }
         }
