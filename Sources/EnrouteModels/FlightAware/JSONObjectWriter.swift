@@ -84,16 +84,8 @@ extension JSONValue {
     /// `writeArray(_:value:to:)` given the same entries as values, with keys that need no escape.
     public static func writeArray<S: Sequence>(_ elements: S, entries: (S.Element, inout JSONObjectWriter) throws -> Void,
                                               to sink: (Data) throws -> Void) throws {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(1 << 20 + 4_096)
-        try writeArray(elements, depth: 0, into: &bytes, writing: { element, bytes, depth in
+        try streamArray(elements, writing: { element, bytes, depth in
             try JSONObjectWriter.write(into: &bytes, depth: depth) { try entries(element, &$0) }
-        }) { bytes in
-            guard bytes.count >= 1 << 20 else { return }
-            try sink(Data(bytes))
-            bytes.removeAll(keepingCapacity: true)
-        }
-        bytes.append(0x0A)
-        try sink(Data(bytes))
+        }, to: sink)
     }
 }

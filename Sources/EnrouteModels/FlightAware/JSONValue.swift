@@ -43,9 +43,16 @@ public enum JSONValue: Equatable, Sendable {
     /// values in memory. The bytes are those of `.array(elements).prettyPrinted(newline: true)`.
     public static func writeArray<S: Sequence>(_ elements: S, value: (S.Element) throws -> JSONValue,
                                               to sink: (Data) throws -> Void) throws {
+        try streamArray(elements, writing: { try value($0).write(into: &$1, depth: $2) }, to: sink)
+    }
+
+    /// A top-level array, each element written by `writing`, handed to `sink` a megabyte at a
+    /// time, with the final newline.
+    static func streamArray<S: Sequence>(_ elements: S, writing: (S.Element, inout [UInt8], Int) throws -> Void,
+                                         to sink: (Data) throws -> Void) throws {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(1 << 20 + 4_096)
-        try writeArray(elements, depth: 0, into: &bytes, writing: { try value($0).write(into: &$1, depth: $2) }) { bytes in
+        try writeArray(elements, depth: 0, into: &bytes, writing: writing) { bytes in
             guard bytes.count >= 1 << 20 else { return }
             try sink(Data(bytes))
             bytes.removeAll(keepingCapacity: true)

@@ -75,13 +75,13 @@ open class ModelBacking {
         set { if seldom != nil || !newValue.isEmpty { seldomUsed().relationshipChanges = newValue } }
         _modify { yield &seldomUsed().relationshipChanges }
     }
-    /// Attributes whose last assigned value could not be encoded (save reports them).
     /// A value that did not encode, if any (what a save checks every object for, without
     /// copying the dictionary out).
     final var firstEncodingFailure: (index: Int, reason: String)? {
         guard let seldom, let (index, reason) = seldom.encodingFailures.first else { return nil }
         return (index, reason)
     }
+    /// Attributes whose last assigned value could not be encoded (save reports them).
     final var encodingFailures: [Int: String] {
         get { seldom?.encodingFailures ?? [:] }
         set { if seldom != nil || !newValue.isEmpty { seldomUsed().encodingFailures = newValue } }

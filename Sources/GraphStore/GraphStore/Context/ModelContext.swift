@@ -360,9 +360,11 @@ public final class ModelContext {
     /// holds is found stale by `pendingUniqueOwner`.
     func forgetPendingUnique(_ model: any PersistentModel) {
         let backing = model.persistentBacking
-        guard let entity = backing.entity, !pendingUnique.isEmpty else { return }
-        for attribute in entity.uniqueAttributes {
-            let key = UniqueValueKey(entity: entity.index, slot: attribute.index, key: backing.attributeChanges[attribute.index] ?? attribute.defaultValue)
+        let entityIndex = backing.entityIndex
+        guard entityIndex >= 0, !pendingUnique.isEmpty else { return }
+        for rule in uniqueness[entityIndex].attributes {
+            guard case let .attribute(index, defaultValue) = rule.members else { continue }
+            let key = UniqueValueKey(entity: entityIndex, slot: index, key: backing.attributeChanges[index] ?? defaultValue)
             if pendingUnique[key] === model { pendingUnique[key] = nil }
         }
     }

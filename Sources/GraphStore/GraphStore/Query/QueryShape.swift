@@ -19,14 +19,12 @@ import Foundation
 struct QueryShape: Hashable {
     /// The tree, with `.parameter(n)` where the predicate had its n-th constant.
     let node: PredicateNode
-    /// `node`'s shape hash (`hashShape`), worked out once.
+    /// `node`'s hash as `fingerprint` gives it (a shape has no constants left to take out), worked out once.
     let shapeHash: Int
 
     init(node: PredicateNode) {
         self.node = node
-        var hasher = Hasher()
-        node.hashShape(into: &hasher)
-        shapeHash = hasher.finalize()
+        shapeHash = QueryShape.fingerprint(of: node).shapeHash
     }
 
     /// `node`'s shape and its constants in slot order; slots are numbered from `firstSlot`
@@ -96,15 +94,16 @@ extension PredicateNode {
         }
     }
 
-    /// Hashes what `isShape` compares. With `constants`, a constant that is not a Bool
-    /// is hashed as the slot `QueryShape.parameterizing` makes of it, and collected.
-    fileprivate func hashShape(into hasher: inout Hasher, constants: UnsafeMutablePointer<[Any]>? = nil) {
+    /// Hashes what `isShape` compares, a constant that is not a Bool as the slot
+    /// `QueryShape.parameterizing` makes of it (and collected into `constants`). A shape has no
+    /// such constants left: its hash is its own.
+    fileprivate func hashShape(into hasher: inout Hasher, constants: inout [Any]) {
         switch self {
         case let .constant(value):
-            if let constants, !(value is Bool) {
+            if !(value is Bool) {
                 hasher.combine(3)
-                hasher.combine(constants.pointee.count)
-                constants.pointee.append(value)
+                hasher.combine(constants.count)
+                constants.append(value)
                 return
             }
             hasher.combine(0)
@@ -117,33 +116,27 @@ extension PredicateNode {
         case let .keyPath(root, keyPath):
             hasher.combine(4)
             hasher.combine(keyPath)
-            root.hashShape(into: &hasher, constants: constants)
-        case let .optionalFlatMap(wrapped, transform): combine(5, wrapped, transform, into: &hasher, constants)
-        case let .equal(l, r): combine(6, l, r, into: &hasher, constants)
-        case let .notEqual(l, r): combine(7, l, r, into: &hasher, constants)
+            root.hashShape(into: &hasher, constants: &constants)
+        case let .optionalFlatMap(wrapped, transform): combine(5, wrapped, transform, into: &hasher, &constants)
+        case let .equal(l, r): combine(6, l, r, into: &hasher, &constants)
+        case let .notEqual(l, r): combine(7, l, r, into: &hasher, &constants)
         case let .comparison(op, l, r):
             hasher.combine(op)
-            combine(8, l, r, into: &hasher, constants)
-        case let .and(l, r): combine(9, l, r, into: &hasher, constants)
-        case let .or(l, r): combine(10, l, r, into: &hasher, constants)
+            combine(8, l, r, into: &hasher, &constants)
+        case let .and(l, r): combine(9, l, r, into: &hasher, &constants)
+        case let .or(l, r): combine(10, l, r, into: &hasher, &constants)
         case let .not(wrapped):
             hasher.combine(11)
-            wrapped.hashShape(into: &hasher, constants: constants)
-        case let .nilCoalesce(l, r): combine(12, l, r, into: &hasher, constants)
-        case let .sequenceContains(sequence, element): combine(13, sequence, element, into: &hasher, constants)
+            wrapped.hashShape(into: &hasher, constants: &constants)
+        case let .nilCoalesce(l, r): combine(12, l, r, into: &hasher, &constants)
+        case let .sequenceContains(sequence, element): combine(13, sequence, element, into: &hasher, &constants)
         case .other: hasher.combine(14)
         }
     }
 
-    /// The same, collecting the constants into `constants`.
-    fileprivate func hashShape(into hasher: inout Hasher, constants: inout [Any]) {
-        withUnsafeMutablePointer(to: &constants) { hashShape(into: &hasher, constants: $0) }
-    }
-
-    private func combine(_ tag: Int, _ l: PredicateNode, _ r: PredicateNode, into hasher: inout Hasher,
-                         _ constants: UnsafeMutablePointer<[Any]>?) {
+    private func combine(_ tag: Int, _ l: PredicateNode, _ r: PredicateNode, into hasher: inout Hasher, _ constants: inout [Any]) {
         hasher.combine(tag)
-        l.hashShape(into: &hasher, constants: constants)
-        r.hashShape(into: &hasher, constants: constants)
+        l.hashShape(into: &hasher, constants: &constants)
+        r.hashShape(into: &hasher, constants: &constants)
     }
 }
