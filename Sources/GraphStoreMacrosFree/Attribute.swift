@@ -8,19 +8,21 @@ import Observation
 /// when the container is created.
 @propertyWrapper
 public struct Attribute<Value>: AttributeWrapper {
-    // An object's wrappers hold only what differs per object: the slot (found on first use)
-    // and the initial value. The coder, options and original name are the class's, recorded
-    // once by schema discovery (DeclarationRecording) and kept in its ClassMetadata.
+    // An object's wrapper holds only its slot (given when the object is made). The initial value
+    // is an expression, not a value: the class records it once, with the coder, options and
+    // original name, when schema discovery makes its prototypes (DeclarationRecording), and
+    // evaluates it again only for an object that needs its own (`= UUID()`, see
+    // ClassMetadata.perInstanceSlots). A value per wrapper was most of a model object's size,
+    // and an object made for a fetched row never reads it.
     // Inlinable, so that a model's initialiser (which creates every wrapper, each time an object
     // is made for a fetched row) is specialised for the concrete types.
     @usableFromInline var slot: Int
-    @usableFromInline let initialValue: Value
 
     @inlinable
-    init(initialValue: Value, coder: @autoclosure () -> ValueCoder<Value>?, options: @autoclosure () -> AttributeOptions,
+    init(initialValue: @escaping () -> Value, coder: @autoclosure () -> ValueCoder<Value>?, options: @autoclosure () -> AttributeOptions,
          originalName: String?) {
-        self.initialValue = initialValue
-        slot = DeclarationRecording.slot(recording: AttributeRecord(coder: coder(), options: options(), originalName: originalName))
+        slot = DeclarationRecording.slot(recording: AttributeRecord(initialValue: initialValue, coder: coder(), options: options(),
+                                                                    originalName: originalName))
     }
 
     // Each kind of type has two initialisers: one option or none (`@Attribute(.unique)`), and
@@ -32,14 +34,14 @@ public struct Attribute<Value>: AttributeWrapper {
     /// optionals and collections of them), with at most one option: `@Attribute(.unique) var code =
     /// ""`.
     @inlinable
-    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Storable {
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Storable {
         self.init(initialValue: wrappedValue, coder: .storable, options: option, originalName: originalName)
     }
 
     /// A stored attribute of a `Storable` type with several options: `@Attribute(.unique,
     /// .spotlight) var code = ""`.
     @inlinable
-    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable {
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable {
         self.init(initialValue: wrappedValue, coder: .storable, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
     }
@@ -47,27 +49,27 @@ public struct Attribute<Value>: AttributeWrapper {
     /// A `Storable` type that is also `Codable` is stored natively, not as JSON (this overload
     /// settles the choice).
     @inlinable
-    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Storable & Codable {
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Storable & Codable {
         self.init(initialValue: wrappedValue, coder: .storable, options: option, originalName: originalName)
     }
 
     /// A `Storable` and `Codable` type with several options, stored natively.
     @inlinable
-    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable & Codable {
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Storable & Codable {
         self.init(initialValue: wrappedValue, coder: .storable, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
     }
 
     /// An enum or other `RawRepresentable` whose raw value is `Storable`: stored as its raw value.
     @inlinable
-    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil)
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ option: AttributeOptions = [], originalName: String? = nil)
         where Value: RawRepresentable, Value.RawValue: Storable {
         self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: option, originalName: originalName)
     }
 
     /// A `RawRepresentable` with a `Storable` raw value and several options, stored as its raw value.
     @inlinable
-    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: RawRepresentable, Value.RawValue: Storable {
         self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
@@ -75,14 +77,14 @@ public struct Attribute<Value>: AttributeWrapper {
 
     /// A `RawRepresentable` that is also `Codable`: stored as its raw value, not as JSON.
     @inlinable
-    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil)
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ option: AttributeOptions = [], originalName: String? = nil)
         where Value: RawRepresentable & Codable, Value.RawValue: Storable {
         self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: option, originalName: originalName)
     }
 
     /// A `Codable` `RawRepresentable` with several options, stored as its raw value.
     @inlinable
-    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: RawRepresentable & Codable, Value.RawValue: Storable {
         self.init(initialValue: wrappedValue, coder: .rawRepresentable, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
@@ -90,13 +92,13 @@ public struct Attribute<Value>: AttributeWrapper {
 
     /// An optional `RawRepresentable` (`FlightStatus?`): stored as its raw value, or nil.
     @inlinable
-    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: OptionalRawRepresentable {
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: OptionalRawRepresentable {
         self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: option, originalName: originalName)
     }
 
     /// An optional `RawRepresentable` with several options, stored as its raw value or nil.
     @inlinable
-    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: OptionalRawRepresentable {
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: OptionalRawRepresentable {
         self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
     }
@@ -104,14 +106,14 @@ public struct Attribute<Value>: AttributeWrapper {
     /// An optional `RawRepresentable` that is also `Codable`: stored as its raw value or nil, not
     /// as JSON.
     @inlinable
-    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil)
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ option: AttributeOptions = [], originalName: String? = nil)
         where Value: OptionalRawRepresentable & Codable {
         self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: option, originalName: originalName)
     }
 
     /// An optional `Codable` `RawRepresentable` with several options, stored as its raw value or nil.
     @inlinable
-    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil)
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions..., originalName: String? = nil)
         where Value: OptionalRawRepresentable & Codable {
         self.init(initialValue: wrappedValue, coder: .optionalRawRepresentable, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
@@ -119,27 +121,27 @@ public struct Attribute<Value>: AttributeWrapper {
 
     /// Any other `Codable` type (a struct, an enum with payloads): stored as its JSON encoding.
     @inlinable
-    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Codable {
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ option: AttributeOptions = [], originalName: String? = nil) where Value: Codable {
         self.init(initialValue: wrappedValue, coder: .codable, options: option, originalName: originalName)
     }
 
     /// A `Codable` type with several options, stored as its JSON encoding.
     @inlinable
-    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Codable {
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions..., originalName: String? = nil) where Value: Codable {
         self.init(initialValue: wrappedValue, coder: .codable, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
     }
 
     /// Any other type compiles, and is refused by name when the container is created.
     @inlinable
-    public init(wrappedValue: Value, _ option: AttributeOptions = [], originalName: String? = nil) {
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ option: AttributeOptions = [], originalName: String? = nil) {
         self.init(initialValue: wrappedValue, coder: nil, options: option, originalName: originalName)
     }
 
     /// Any other type with several options: compiles, and is refused by name when the container is
     /// created.
     @inlinable
-    public init(wrappedValue: Value, _ options: AttributeOptions..., originalName: String? = nil) {
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions..., originalName: String? = nil) {
         self.init(initialValue: wrappedValue, coder: nil, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
     }
@@ -149,8 +151,6 @@ public struct Attribute<Value>: AttributeWrapper {
         get { fatalError() }
         set { fatalError() }
     }
-
-    var initialValueAny: Any { initialValue }
 
     @inlinable
     public static subscript<M: Model>(
@@ -163,13 +163,15 @@ public struct Attribute<Value>: AttributeWrapper {
         @inline(__always) get {
             // (Only the fields needed are read: copying the whole wrapper would copy its initial
             // value on every read.)
-            guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath) else { return instance[keyPath: storageKeyPath].initialValue }
+            guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath) else {
+                return ModelDiscovery.initialValue(ofUnslotted: instance[keyPath: storageKeyPath].slot, of: instance, as: Value.self)
+            }
             Model.noteAccess(instance, slot: slot, isRelationship: false)
             // A stored value that no longer decodes stays in the store untouched; the property
             // reads as its initial value.
             guard let stored = instance.persistentBacking.attributeValue(at: slot),
                   let value = ModelDiscovery.decode(stored, of: instance, slot: slot, as: Value.self) else {
-                return instance[keyPath: storageKeyPath].initialValue
+                return ModelDiscovery.initialValue(of: instance, slot: slot, as: Value.self)
             }
             return value
         }

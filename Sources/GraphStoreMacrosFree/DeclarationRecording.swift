@@ -5,8 +5,8 @@ import GraphStore
 /// How a property wrapper's declaration (coder, options, inverse, original name…) reaches schema
 /// discovery without every object carrying it.
 ///
-/// A wrapper keeps only its slot and its initial value: those differ per object. What the
-/// declaration says is the same for every object of a class, so it is recorded once, when
+/// A wrapper keeps only its slot. What the declaration says, its initial value expression
+/// included, is the same for every object of a class, so it is recorded once, when
 /// discovery makes the class's prototypes inside a *recording session*: each wrapper made on the
 /// recording thread hands its record to the session and keeps the record's token (a negative
 /// number) in its slot, which discovery then reads back through reflection. Outside a session a
@@ -61,6 +61,15 @@ enum DeclarationRecording {
         return (result, lock.withLock { session?.records ?? [] })
     }
 
+    /// The record of `token` in this thread's running session, if it is recording.
+    static func runningRecord(forToken token: Int) -> Any? {
+        guard graphstore_recording_sessions_running() else { return nil }
+        return lock.withLock {
+            guard let current = session, pthread_equal(current.thread, pthread_self()) != 0 else { return nil }
+            return record(forSlot: token, in: current.records)
+        }
+    }
+
     /// The record a wrapper's slot refers to, when it is a token of `records`.
     static func record(forSlot slot: Int, in records: [Any]) -> Any? {
         let index = firstToken - slot
@@ -68,34 +77,40 @@ enum DeclarationRecording {
     }
 }
 
-/// What `@Attribute` declares beside the initial value.
+/// What `@Attribute` declares: its initial value (the expression, evaluated when needed), coder,
+/// options and original name.
 @usableFromInline
 struct AttributeRecord<Value>: DeclaredAttribute {
+    let initialValue: () -> Value
     let coder: ValueCoder<Value>?
     let options: AttributeOptions
     let originalName: String?
 
     @usableFromInline
-    init(coder: ValueCoder<Value>?, options: AttributeOptions, originalName: String?) {
+    init(initialValue: @escaping () -> Value, coder: ValueCoder<Value>?, options: AttributeOptions, originalName: String?) {
+        self.initialValue = initialValue
         // A transformable attribute is stored as its transformer's Data, whatever its type offers.
         self.coder = options.contains(.transformable) ? .transformed(by: options) : coder
         self.options = options
         self.originalName = originalName
     }
 
-    func declaration(name: String, entity: String, initialValue: Any) throws -> AttributeDeclaration {
+    func declaration(name: String, entity: String) throws -> (AttributeDeclaration, AnyAttributeCoder) {
         if let model = modelType(heldBy: Value.self) {
             throw SchemaError.modelAsAttribute(entity: entity, property: name, model: "\(model)")
         }
         guard let coder else { throw SchemaError.unsupportedType(entity: entity, property: name, type: "\(Value.self)") }
+        // One evaluation is the class's: the schema's default and what an unset property reads.
+        let initial = initialValue()
         let defaultValue: GraphStore.Value
-        do { defaultValue = try coder.encode(initialValue as! Value) } catch {
+        do { defaultValue = try coder.encode(initial) } catch {
             throw SchemaError.unsupportedType(entity: entity, property: name, type: "\(Value.self) (its initial value does not encode: \(error))")
         }
-        return AttributeDeclaration(name: name, type: coder.type, options: options, originalName: originalName, defaultValue: defaultValue)
+        let declaration = AttributeDeclaration(name: name, type: coder.type, options: options, originalName: originalName, defaultValue: defaultValue)
+        return (declaration, AttributeCoder(coder, initialValue: initialValue, defaultValue: initial))
     }
 
-    var coderBox: AnyAttributeCoder? { coder.map(AttributeCoder.init) }
+    func evaluateInitialValue() -> Any { initialValue() }
 }
 
 /// The model type a property type holds — the type itself, an optional of it, or a collection
@@ -114,9 +129,10 @@ extension Set: ElementTyped { static var elementType: Any.Type { Element.self } 
 extension ContiguousArray: ElementTyped { static var elementType: Any.Type { Element.self } }
 
 protocol DeclaredAttribute {
-    func declaration(name: String, entity: String, initialValue: Any) throws -> AttributeDeclaration
-    /// The coder, kept by the class for its objects' accessors; nil for a type with none.
-    var coderBox: AnyAttributeCoder? { get }
+    /// The attribute's declaration, and the coder its class keeps for its objects' accessors.
+    func declaration(name: String, entity: String) throws -> (AttributeDeclaration, AnyAttributeCoder)
+    /// A new evaluation of the declared initial value.
+    func evaluateInitialValue() -> Any
 }
 
 /// What `@Relationship` declares beside the initial value.
@@ -149,18 +165,32 @@ protocol DeclaredRelationship {
     func declaration(name: String) -> RelationshipDeclaration
 }
 
-/// An attribute's coder, shared by all objects of its class (ClassMetadata.attributeCoders).
+/// An attribute's coder, shared by all objects of its class (ClassMetadata.attributeCoders), with
+/// its declared initial value.
 @usableFromInline
 class AnyAttributeCoder {
-    /// An object's initial value as stored (per-instance initial values, such as `= UUID()`).
-    func encodeInitialValue(_ value: Any) -> GraphStore.Value? { nil }
+    /// Whether the initial value differs from object to object (`= UUID()`, `= Date()`): each
+    /// object then gets its own evaluation (ClassMetadata.ownInitialValue). Set by discovery,
+    /// before any object reads it.
+    final var isPerInstance = false
+
+    /// A new evaluation of the initial value, as stored (nil if it does not encode).
+    func encodedFreshInitialValue() -> GraphStore.Value? { nil }
 }
 
 @usableFromInline
 final class AttributeCoder<Value>: AnyAttributeCoder {
     @usableFromInline let coder: ValueCoder<Value>
+    /// The declared initial value, evaluated anew for objects that need their own.
+    let initialValue: () -> Value
+    /// The class's evaluation of it: what an unset property of an object reads.
+    @usableFromInline let defaultValue: Value
 
-    init(_ coder: ValueCoder<Value>) { self.coder = coder }
+    init(_ coder: ValueCoder<Value>, initialValue: @escaping () -> Value, defaultValue: Value) {
+        self.coder = coder
+        self.initialValue = initialValue
+        self.defaultValue = defaultValue
+    }
 
     @inlinable @inline(__always)
     func decode(_ value: GraphStore.Value) throws -> Value { try coder.decode(value) }
@@ -168,7 +198,5 @@ final class AttributeCoder<Value>: AnyAttributeCoder {
     @inlinable @inline(__always)
     func encode(_ value: Value) throws -> GraphStore.Value { try coder.encode(value) }
 
-    override func encodeInitialValue(_ value: Any) -> GraphStore.Value? {
-        (value as? Value).flatMap { try? coder.encode($0) }
-    }
+    override func encodedFreshInitialValue() -> GraphStore.Value? { try? coder.encode(initialValue()) }
 }

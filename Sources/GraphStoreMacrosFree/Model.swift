@@ -108,11 +108,12 @@ open class Model: ModelBacking, PersistentModel, Codable {
         persistentPropertyDidChange(named: name)
     }
 
-    /// The initial values that differ from object to object (`= UUID()`, `= Date()`), by attribute
-    /// name.
+    /// The object's own values of the attributes whose initial value differs from object to
+    /// object (`= UUID()`, `= Date()`), by attribute name: evaluated now, and kept, for each the
+    /// object has not read or been given yet.
     public func persistentInitialValues() -> [String: Value] {
-        let perInstance = ModelDiscovery.metadata(for: type(of: self)).perInstanceAttributes
-        return perInstance.isEmpty ? [:] : ModelDiscovery.storedInitialValues(of: self, only: perInstance)
+        let metadata = ModelDiscovery.metadata(for: type(of: self))
+        return metadata.perInstanceSlots.isEmpty ? [:] : metadata.ownInitialValues(of: self)
     }
 
     // MARK: Codable through the schema
@@ -134,10 +135,17 @@ open class Model: ModelBacking, PersistentModel, Codable {
 final class AccessRecorder {
     private(set) var name: String?
     private let names: [Int: String]
+    /// The class's coders by token, for the initial value a read returns (the class's own).
+    private let coders: [Int: AnyAttributeCoder]
 
-    init(names: [Int: String]) { self.names = names }
+    init(names: [Int: String], coders: [Int: AnyAttributeCoder]) {
+        self.names = names
+        self.coders = coders
+    }
 
     func noteRead(token: Int) { name = names[token] }
+
+    func coder(forToken token: Int) -> AnyAttributeCoder? { coders[token] }
 }
 
 // MARK: Observation

@@ -21,8 +21,10 @@ enum ModelCoding {
         let declaration = try ModelDiscovery.declaration(for: type(of: model))
         var container = encoder.container(keyedBy: Key.self)
         if !model.persistentModelID.isTemporary { try container.encode(model.persistentModelID, forKey: identifierKey) }
+        // An object in no context has its own `= UUID()` values (made now if not yet).
+        let own = model.modelContext == nil ? model.persistentInitialValues() : [:]
         for (index, attribute) in declaration.attributes.enumerated() {
-            let value = model.persistentBacking.attributeValue(at: index) ?? attribute.defaultValue
+            let value = model.persistentBacking.attributeValue(at: index) ?? own[attribute.name] ?? attribute.defaultValue
             try encode(value, kind: attribute.type.kind, into: &container, forKey: Key(attribute.name))
         }
         for (index, relationship) in declaration.relationships.enumerated() where !relationship.isToMany {

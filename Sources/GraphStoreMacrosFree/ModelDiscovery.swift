@@ -34,12 +34,6 @@ enum ModelDiscovery {
         try metadata(for: type).declaration.get()
     }
 
-    /// An object's own initial values (as stored) of its attributes — of those in `names` only,
-    /// when given — by attribute name.
-    static func storedInitialValues(of instance: Model, only names: Set<String>? = nil) -> [String: GraphStore.Value] {
-        metadata(for: type(of: instance)).storedInitialValues(of: instance, only: names)
-    }
-
     /// Decodes a stored value of the attribute at `slot` of `M` with the class's coder.
     // Inlinable: on every property read. The coder comes from the object's unretained table
     // (the class's coders live as long as the process), so finding and calling it retains
@@ -61,6 +55,41 @@ enum ModelDiscovery {
         // The slot was found by this class's declaration, whose attribute at `slot` is this
         // wrapper's: its coder is of this Value.
         return unsafeDowncast(coder, to: AttributeCoder<Value>.self)
+    }
+
+    /// What the attribute at `slot` of `instance` reads when it has no value: the declared
+    /// initial value (an object's own evaluation of it, for one that differs per object).
+    // Out of line: only unset and undecodable attributes come here.
+    @usableFromInline
+    static func initialValue<Value>(of instance: Model, slot: Int, as: Value.Type) -> Value {
+        let metadata = instance.classMetadata.map { Unmanaged.passUnretained($0) } ?? unretainedMetadata(for: type(of: instance))
+        return metadata._withUnsafeGuaranteedRef { $0.initialValue(of: instance, slot: slot, as: Value.self) }
+    }
+
+    /// What an attribute whose wrapper has no slot reads: a discovery prototype's (asked which
+    /// property a key path reads), an object's made while its thread records a discovery, or one
+    /// whose declaration its class could not take (`slot` then says which, ClassMetadata.prepare).
+    @usableFromInline
+    static func initialValue<Value>(ofUnslotted slot: Int, of instance: Model, as: Value.Type) -> Value {
+        if let coder = instance.accessRecorder?.coder(forToken: slot) {
+            return unsafeDowncast(coder, to: AttributeCoder<Value>.self).defaultValue
+        }
+        let record: Any?
+        if slot <= DeclarationRecording.firstToken {
+            record = DeclarationRecording.runningRecord(forToken: slot)
+        } else if slot < -1 {
+            record = (instance.classMetadata.map { Unmanaged.passUnretained($0) } ?? unretainedMetadata(for: type(of: instance)))
+                ._withUnsafeGuaranteedRef { $0.unslottedRecord(slot) }
+        } else {
+            record = nil
+        }
+        guard let record = record as? AttributeRecord<Value> else {
+            // Only an object of a class not yet discovered, read while this thread discovers
+            // another (inside that class's `init()`), has neither a slot nor a record.
+            fatalError("GraphStore: a \(type(of: instance)) property was read while another model class was being discovered, "
+                       + "before \(type(of: instance)) itself was; create its ModelContainer (or read the object) first")
+        }
+        return record.initialValue()
     }
 
     /// The wrapper children of a model object, the declaring class's last, with names without "_".
@@ -129,8 +158,15 @@ extension ModelDiscovery {
             recorder.noteRead(token: slot)
             return false
         }
-        // Discovering the class here would start a recording session inside this thread's own.
-        guard !DeclarationRecording.isRecordingOnThisThread else { return false }
+        // An attribute its class could not declare keeps no slot (ClassMetadata.prepare).
+        if slot < -1, slot > DeclarationRecording.firstToken { return false }
+        if DeclarationRecording.isRecordingOnThisThread {
+            // Discovering the class here would start a recording session inside this thread's
+            // own: only a class already discovered gives its slots.
+            guard let known = knownMetadata(for: type(of: instance)) else { return false }
+            known._withUnsafeGuaranteedRef { $0.prepare(instance) }
+            return true
+        }
         unretainedMetadata(for: type(of: instance))._withUnsafeGuaranteedRef { $0.prepare(instance) }
         return true
     }
@@ -142,10 +178,7 @@ extension ModelDiscovery {
     }
 }
 
-protocol AttributeWrapper: PropertyWrapperSlot {
-    /// This object's initial value (its class's coder stores it).
-    var initialValueAny: Any { get }
-}
+protocol AttributeWrapper: PropertyWrapperSlot {}
 
 protocol RelationshipWrapper: PropertyWrapperSlot {}
 
@@ -159,10 +192,15 @@ final class ClassMetadata: @unchecked Sendable {
     let declaration: Result<EntityDeclaration, any Error>
     private let attributeIndex: [String: Int]
     private let relationshipIndex: [String: Int]
-    /// Attributes whose initial value differs from object to object (`= UUID()`, `= Date()`):
-    /// found by making the type twice more and comparing. Each object's own value is recorded
-    /// when it is inserted (`Model.persistentInitialValues`).
-    let perInstanceAttributes: Set<String>
+    /// Attributes whose initial value differs from object to object (`= UUID()`, `= Date()`),
+    /// by slot and name: found by evaluating each initial value twice more and comparing. An
+    /// object evaluates its own when it is first read or inserted, whichever comes first
+    /// (`ownInitialValue`); an object made for a fetched row never does.
+    let perInstanceSlots: [(slot: Int, name: String)]
+    var perInstanceAttributes: Set<String> { Set(perInstanceSlots.map(\.name)) }
+    /// The records of attributes the class could not declare, whose wrappers keep `-2 - i` as
+    /// their slot: their properties still read their initial values.
+    private let unslottedRecords: [any DeclaredAttribute]
     /// Each attribute's coder, by slot (nil for a type with none, which the declaration refuses).
     @usableFromInline let attributeCoders: [AnyAttributeCoder?]
     /// The same coders, unretained, by slot: what objects' accessors read (a class's facts
@@ -181,10 +219,8 @@ final class ClassMetadata: @unchecked Sendable {
     private let learnt = LearntKeyPaths()
 
     init(type: Model.Type) {
-        // Three prototypes, made while their wrappers record their declarations: the first is
-        // the schema's, the other two tell which initial values differ from object to object.
-        let (prototypes, records) = DeclarationRecording.record { [type.init(), type.init(), type.init()] }
-        let prototype = prototypes[0]
+        // A prototype, made while its wrappers record their declarations.
+        let (prototype, records) = DeclarationRecording.record { type.init() }
         let entityName = String(describing: type)
         let prototypeLock = NSLock()
         var attributes: [AttributeDeclaration] = []
@@ -193,10 +229,11 @@ final class ClassMetadata: @unchecked Sendable {
         var failure: (any Error)?
         for (name, value) in ModelDiscovery.wrapperChildren(of: prototype) {
             let record = (value as? any PropertyWrapperSlot).flatMap { DeclarationRecording.record(forSlot: $0.slot, in: records) }
-            if let attribute = value as? any AttributeWrapper, let declared = record as? any DeclaredAttribute {
+            if value is any AttributeWrapper, let declared = record as? any DeclaredAttribute {
                 do {
-                    attributes.append(try declared.declaration(name: name, entity: entityName, initialValue: attribute.initialValueAny))
-                    coders.append(declared.coderBox)
+                    let (attribute, coder) = try declared.declaration(name: name, entity: entityName)
+                    attributes.append(attribute)
+                    coders.append(coder)
                 } catch { failure = failure ?? error }
             } else if value is any RelationshipWrapper, let declared = record as? any DeclaredRelationship {
                 relationships.append(declared.declaration(name: name))
@@ -220,10 +257,21 @@ final class ClassMetadata: @unchecked Sendable {
         // Each wrapper's slot, and where objects keep it (found on the prototype by its token).
         var fill: [(offset: Int, slot: Int)] = []
         var names: [Int: String] = [:]
+        var codersByToken: [Int: AnyAttributeCoder] = [:]
+        var unslotted: [any DeclaredAttribute] = []
         for (name, value) in ModelDiscovery.wrapperChildren(of: prototype) {
-            guard let token = (value as? any PropertyWrapperSlot)?.slot,
-                  let slot = value is any AttributeWrapper ? index[name] : relationshipPositions[name] else { continue }
+            guard let token = (value as? any PropertyWrapperSlot)?.slot else { continue }
+            let slot: Int
+            if let found = value is any AttributeWrapper ? index[name] : relationshipPositions[name] {
+                slot = found
+            } else if value is any AttributeWrapper, let declared = DeclarationRecording.record(forSlot: token, in: records) as? any DeclaredAttribute {
+                slot = -2 - unslotted.count
+                unslotted.append(declared)
+            } else {
+                continue
+            }
             names[token] = name
+            if slot >= 0, value is any AttributeWrapper { codersByToken[token] = coders[slot] }
             guard let offset = SlotLocator.offset(ofWrapper: name, holding: token, in: prototype) else {
                 failure = failure ?? SchemaError.unsupportedType(entity: entityName, property: name,
                                                                  type: "\(Swift.type(of: value)) (its storage in the object was not found)")
@@ -232,6 +280,7 @@ final class ClassMetadata: @unchecked Sendable {
             fill.append((offset, slot))
         }
         tokenNames = names
+        unslottedRecords = unslotted
         let learnt = self.learnt
         slotFillCount = fill.count
         slotFill = .allocate(capacity: max(1, 2 * fill.count))
@@ -239,10 +288,18 @@ final class ClassMetadata: @unchecked Sendable {
             slotFill[2 * i] = entry.offset
             slotFill[2 * i + 1] = entry.slot
         }
-        // The prototype's initial values are the declarations' defaults.
-        let first = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0.defaultValue) })
-        let others = prototypes.dropFirst().map { Self.storedInitialValues(of: $0, only: nil, index: index, coders: coders) }
-        perInstanceAttributes = Set(first.keys.filter { name in others.contains { $0[name] != first[name] } })
+        // An initial value that two more evaluations do not repeat differs per object. (A
+        // pause first: `Date()` as a Double moves in steps of about 100 ns near now.)
+        var perInstance: [(slot: Int, name: String)] = []
+        for _ in 0..<2 {
+            usleep(20)
+            for (slot, attribute) in attributes.enumerated() where !perInstance.contains(where: { $0.slot == slot }) {
+                guard let coder = coders[slot], coder.encodedFreshInitialValue() != attribute.defaultValue else { continue }
+                coder.isPerInstance = true
+                perInstance.append((slot, attribute.name))
+            }
+        }
+        perInstanceSlots = perInstance.sorted { $0.slot < $1.slot }
         if let failure {
             declaration = .failure(failure)
         } else {
@@ -253,7 +310,7 @@ final class ClassMetadata: @unchecked Sendable {
                 propertyName: { keyPath in
                     prototypeLock.lock()
                     defer { prototypeLock.unlock() }
-                    let recorder = AccessRecorder(names: names)
+                    let recorder = AccessRecorder(names: names, coders: codersByToken)
                     prototype.accessRecorder = recorder
                     defer { prototype.accessRecorder = nil }
                     _ = prototype[keyPath: keyPath]
@@ -263,20 +320,38 @@ final class ClassMetadata: @unchecked Sendable {
         }
     }
 
-    /// An object's initial values (as stored) of its attributes — of those in `names` only,
-    /// when given — by attribute name.
-    func storedInitialValues(of instance: Model, only names: Set<String>?) -> [String: GraphStore.Value] {
-        Self.storedInitialValues(of: instance, only: names, index: attributeIndex, coders: attributeCoders)
+    /// What the attribute at `slot` of `instance` reads when it has no value (see
+    /// `ModelDiscovery.initialValue`).
+    func initialValue<Value>(of instance: Model, slot: Int, as: Value.Type) -> Value {
+        // The slot was found by this class's declaration, whose coder at `slot` is this Value's.
+        let coder = unsafeDowncast(attributeCoders[slot]!, to: AttributeCoder<Value>.self)
+        guard coder.isPerInstance, instance.modelContext == nil else { return coder.defaultValue }
+        // An object of its own: its evaluation is kept, so that it reads the same until saved.
+        let value = coder.initialValue()
+        if let stored = try? coder.encode(value) { instance.persistentBacking.setAttributeValue(stored, at: slot, of: instance) }
+        return value
     }
 
-    private static func storedInitialValues(of instance: Model, only names: Set<String>?, index: [String: Int],
-                                            coders: [AnyAttributeCoder?]) -> [String: GraphStore.Value] {
+    /// The object's own values of the attributes whose initial value differs per object, by name:
+    /// what it holds, or (for an object in no context) a new evaluation, kept from then on.
+    func ownInitialValues(of instance: Model) -> [String: GraphStore.Value] {
         var values: [String: GraphStore.Value] = [:]
-        for (name, value) in ModelDiscovery.wrapperChildren(of: instance) where names?.contains(name) ?? true {
-            guard let attribute = value as? any AttributeWrapper, let slot = index[name], let coder = coders[slot] else { continue }
-            values[name] = coder.encodeInitialValue(attribute.initialValueAny)
+        let backing = instance.persistentBacking
+        for (slot, name) in perInstanceSlots {
+            if let held = backing.attributeValue(at: slot) {
+                values[name] = held
+            } else if instance.modelContext == nil, let fresh = attributeCoders[slot]?.encodedFreshInitialValue() {
+                backing.setAttributeValue(fresh, at: slot, of: instance)
+                values[name] = fresh
+            }
         }
         return values
+    }
+
+    /// The record of an attribute the class could not declare, by the slot its wrapper keeps.
+    func unslottedRecord(_ slot: Int) -> Any? {
+        let index = -2 - slot
+        return index >= 0 && index < unslottedRecords.count ? unslottedRecords[index] : nil
     }
 
     /// Gives a new object of exactly this class its facts and every wrapper its slot: one store

@@ -6,11 +6,10 @@ import Observation
 /// when each side has exactly one relationship to the other; otherwise declare it.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
-    // Only what differs per object; the rest of the declaration is recorded once per class
-    // (DeclarationRecording), not carried by every object.
+    // Only the slot, which differs per object; the declaration is recorded once per class
+    // (DeclarationRecording), not carried by every object. An initial value is not stored: a
+    // relationship starts empty (a to-one nil, a to-many []), whatever it is declared with.
     @usableFromInline var slot: Int
-    /// Nil for a non-optional to-one declared without a value (there is no empty one).
-    @usableFromInline let initialValue: Value?
 
     /// A relationship to one model (`Airport?`) or many (`[Flight]`): `deleteRule` says what
     /// deleting this object does to its targets, the counts bound a to-many at save, `originalName`
@@ -19,8 +18,8 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
     @inlinable
     public init(wrappedValue: Value, deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
                 originalName: String? = nil, inverse: AnyKeyPath? = nil) {
-        self.init(initialValue: wrappedValue, deleteRule: deleteRule, minimumModelCount: minimumModelCount,
-                  maximumModelCount: maximumModelCount, originalName: originalName, inverse: inverse)
+        self.init(deleteRule: deleteRule, minimumModelCount: minimumModelCount, maximumModelCount: maximumModelCount,
+                  originalName: originalName, inverse: inverse)
     }
 
     /// Declared without an initial value: a to-one starts as nil, a to-many empty, and a
@@ -28,14 +27,6 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
     @inlinable
     public init(deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
                 originalName: String? = nil, inverse: AnyKeyPath? = nil) {
-        self.init(initialValue: Value._emptyRelationship, deleteRule: deleteRule, minimumModelCount: minimumModelCount,
-                  maximumModelCount: maximumModelCount, originalName: originalName, inverse: inverse)
-    }
-
-    @inlinable
-    init(initialValue: Value?, deleteRule: DeleteRule, minimumModelCount: Int?, maximumModelCount: Int?,
-         originalName: String?, inverse: AnyKeyPath?) {
-        self.initialValue = initialValue
         slot = DeclarationRecording.slot(recording: RelationshipRecord<Value>(
             deleteRule: deleteRule, inverse: inverse, minimumCount: minimumModelCount, maximumCount: maximumModelCount,
             originalName: originalName))
@@ -56,7 +47,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
         // As Attribute's: the key paths are only projected through.
         @inline(__always) get {
             guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath) else {
-                return instance[keyPath: storageKeyPath].initialValue ?? Value._relationshipPlaceholder()
+                return Value._emptyRelationship ?? Value._relationshipPlaceholder()
             }
             Model.noteAccess(instance, slot: slot, isRelationship: true)
             let backing = instance.persistentBacking

@@ -63,3 +63,56 @@ final class Note: Model {
         #expect(Flight().persistentInitialValues().isEmpty)  // constant initial values: nothing to record
     }
 }
+
+/// Hands out 1, 2, 3…: an initial value that tells how many times it was evaluated.
+enum TicketSerials {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var last = 0
+
+    static func next() -> Int { lock.withLock { last += 1; return last } }
+    static var evaluated: Int { lock.withLock { last } }
+}
+
+final class Ticket: Model {
+    @Attribute var serial: Int = TicketSerials.next()
+    @Attribute var seat: String = ""
+}
+
+/// An initial value is an expression the class keeps, not a value every object carries: an
+/// object evaluates its own only when it needs it (read or inserted), once, and an object made
+/// for a fetched row never does.
+@Suite struct OwnInitialValueTests {
+    @Test func anObjectEvaluatesItsOwnOnceAndFetchedObjectsNever() throws {
+        let container = try ModelContainer(for: Ticket.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let before = TicketSerials.evaluated
+        let read = Ticket(), unread = Ticket(), assigned = Ticket()
+        #expect(TicketSerials.evaluated == before)              // made, not yet evaluated
+        let serial = read.serial
+        #expect(read.serial == serial)                          // kept: the same on every read
+        #expect(TicketSerials.evaluated == before + 1)
+        assigned.serial = -1
+        let context = ModelContext(container)
+        for ticket in [read, unread, assigned] { context.insert(ticket) }
+        #expect(TicketSerials.evaluated == before + 2)          // `unread`, at its insert
+        #expect(unread.serial != serial && unread.serial > before)
+        try context.save()
+        let afterSave = TicketSerials.evaluated
+        let fetcher = ModelContext(container)
+        let fetched = try fetcher.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.serial)]))
+        #expect(fetched.map(\.serial) == [-1, serial, unread.serial])
+        #expect(TicketSerials.evaluated == afterSave)           // objects for rows evaluate nothing
+    }
+
+    @Test func anObjectEncodesItsOwnValueAndSavesTheSame() throws {
+        let note = Note()
+        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(note)) as? [String: Any]
+        let text = try #require(encoded?["key"] as? String)
+        let key = try #require(UUID(uuidString: text))
+        #expect(note.key == key)
+        #expect(Note().key != key)
+        let context = ModelContext(try ModelContainer(for: Note.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        context.insert(note)
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Note>()).map(\.key) == [key])
+    }
+}
