@@ -27,6 +27,14 @@ open class ModelBacking {
     // access set per access, more than the read itself); each is only ever read or assigned
     // whole, never accessed in overlapping ways.
     @exclusivity(unchecked) final var state: State = .unmanaged
+    /// A private copy that shows only the committed row (fetches with `includePendingChanges: false`).
+    @exclusivity(unchecked) final var readsCommittedState = false
+    /// Whether the object takes itself out of its context's registry when it is freed
+    /// (`Model` does, in its deinit); other objects are registered weakly (ObjectRegistry).
+    final let unregistersWhenFreed: Bool
+    // (These small fields share one word with the state: every object of a million pays for
+    // each word.)
+    @exclusivity(unchecked) private final var storedEntityIndex: Int32 = -1
     /// The context that manages the object, reached through the context's `ContextLink`, which
     /// never keeps it alive (a context owns its objects' unsaved work, never the other way round).
     final var context: ModelContext? {
@@ -41,7 +49,10 @@ open class ModelBacking {
         didSet { unretainedLink = link.map(Unretained.init) }
     }
     /// The entity's position in the schema, once the object is managed (else -1).
-    @exclusivity(unchecked) final var entityIndex = -1
+    final var entityIndex: Int {
+        @inline(__always) get { Int(storedEntityIndex) }
+        set { storedEntityIndex = Int32(newValue) }
+    }
     @exclusivity(unchecked) final var row: UInt64 = 0
     // What every property read uses, without retaining: the link above (which keeps it alive).
     // A read would otherwise retain and release the link, the graph and the entity.
@@ -69,12 +80,9 @@ open class ModelBacking {
         if let newValue = attributeChanges[attribute] { return newValue != value }
         return false
     }
-    /// Unsaved relationship values (in the side object: most fetched objects never have any).
-    final var relationshipChanges: PropertyChanges<PendingRelationship> {
-        get { seldom?.relationshipChanges ?? PropertyChanges() }
-        set { if seldom != nil || !newValue.isEmpty { seldomUsed().relationshipChanges = newValue } }
-        _modify { yield &seldomUsed().relationshipChanges }
-    }
+    /// Unsaved relationship values. In the object, not the side object: every insert with a
+    /// relationship has some, and a side object for them cost more than its two words.
+    @exclusivity(unchecked) final var relationshipChanges = PropertyChanges<PendingRelationship>()
     /// A value that did not encode, if any (what a save checks every object for, without
     /// copying the dictionary out).
     final var firstEncodingFailure: (index: Int, reason: String)? {
@@ -105,7 +113,6 @@ open class ModelBacking {
     /// targets decoded by identifier), made when first needed: as fields of every object's
     /// backing, each was stored when a fetched object was made and released when it was freed.
     private final class Seldom {
-        var relationshipChanges = PropertyChanges<PendingRelationship>()
         var temporaryIdentifier: PersistentIdentifier?
         var encodingFailures: [Int: String] = [:]
         var unresolvedToOne: [Int: PersistentIdentifier] = [:]
@@ -119,12 +126,6 @@ open class ModelBacking {
         seldom = made
         return made
     }
-    /// A private copy that shows only the committed row (fetches with `includePendingChanges: false`).
-    @exclusivity(unchecked) final var readsCommittedState = false
-
-    /// Whether the object takes itself out of its context's registry when it is freed
-    /// (`Model` does, in its deinit); other objects are registered weakly (ObjectRegistry).
-    final let unregistersWhenFreed: Bool
 
     /// A backing with no context, for a type that is its own backing (`Model` subclasses
     /// `ModelBacking`).
