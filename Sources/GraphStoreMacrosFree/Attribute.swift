@@ -16,12 +16,12 @@ public struct Attribute<Value>: AttributeWrapper {
     // and an object made for a fetched row never reads it.
     // Inlinable, so that a model's initialiser (which creates every wrapper, each time an object
     // is made for a fetched row) is specialised for the concrete types.
-    @usableFromInline var slot: Int
+    @usableFromInline var rawSlot: Int32
 
     @inlinable
     init(initialValue: @escaping () -> Value, coder: @autoclosure () -> ValueCoder<Value>?, options: @autoclosure () -> AttributeOptions,
          originalName: String?) {
-        slot = DeclarationRecording.slot(recording: AttributeRecord(initialValue: initialValue, coder: coder(), options: options(),
+        rawSlot = DeclarationRecording.slot(recording: AttributeRecord(initialValue: initialValue, coder: coder(), options: options(),
                                                                     originalName: originalName))
     }
 
@@ -144,6 +144,12 @@ public struct Attribute<Value>: AttributeWrapper {
     public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions..., originalName: String? = nil) {
         self.init(initialValue: wrappedValue, coder: nil, options: options.reduce(into: []) { $0.formUnion($1) },
                   originalName: originalName)
+    }
+
+    /// Which property this is: 32 bits, as every object of a million carries one per property.
+    @inlinable var slot: Int {
+        @inline(__always) get { Int(rawSlot) }
+        set { rawSlot = Int32(truncatingIfNeeded: newValue) }
     }
 
     @available(*, unavailable, message: "@Attribute is only available on Model subclasses")

@@ -17,7 +17,8 @@ enum DeclarationRecording {
     /// Slots at or below this are tokens: record `firstToken - slot` of the running session.
     /// Far from any number a model is likely to store, since SlotLocator looks for tokens in a
     /// prototype's memory (it confirms what it finds, but each false find costs a reflection).
-    static let firstToken = -(1 << 40)
+    /// (Slots are 32 bits in objects.)
+    static let firstToken = -(1 << 30)
 
     /// Guards `session`; `sessionLock` is held for a whole session, so sessions run one at a time.
     private static let lock = NSLock()
@@ -26,18 +27,18 @@ enum DeclarationRecording {
 
     /// The slot a new wrapper starts with: a token when this thread is recording, else -1.
     @inlinable @inline(__always)
-    static func slot(recording record: @autoclosure () -> Any) -> Int {
+    static func slot(recording record: @autoclosure () -> Any) -> Int32 {
         graphstore_recording_sessions_running() ? token(for: record()) : -1
     }
 
     @usableFromInline
-    static func token(for record: Any) -> Int {
+    static func token(for record: Any) -> Int32 {
         lock.lock()
         defer { lock.unlock() }
         guard var current = session, pthread_equal(current.thread, pthread_self()) != 0 else { return -1 }
         current.records.append(record)
         session = current
-        return firstToken - (current.records.count - 1)
+        return Int32(firstToken - (current.records.count - 1))
     }
 
     /// Whether this thread is running a recording session (discovering a class).

@@ -361,7 +361,7 @@ final class ClassMetadata: @unchecked Sendable {
         instance.attributeCoderTable = attributeCoderTable
         let base = Unmanaged.passUnretained(instance).toOpaque()
         for i in 0..<slotFillCount {
-            base.storeBytes(of: slotFill[2 * i + 1], toByteOffset: slotFill[2 * i], as: Int.self)
+            base.storeBytes(of: Int32(truncatingIfNeeded: slotFill[2 * i + 1]), toByteOffset: slotFill[2 * i], as: Int32.self)
         }
     }
 

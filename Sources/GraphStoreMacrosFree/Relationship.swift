@@ -9,7 +9,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
     // Only the slot, which differs per object; the declaration is recorded once per class
     // (DeclarationRecording), not carried by every object. An initial value is not stored: a
     // relationship starts empty (a to-one nil, a to-many []), whatever it is declared with.
-    @usableFromInline var slot: Int
+    @usableFromInline var rawSlot: Int32
 
     /// A relationship to one model (`Airport?`) or many (`[Flight]`): `deleteRule` says what
     /// deleting this object does to its targets, the counts bound a to-many at save, `originalName`
@@ -27,9 +27,15 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
     @inlinable
     public init(deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
                 originalName: String? = nil, inverse: AnyKeyPath? = nil) {
-        slot = DeclarationRecording.slot(recording: RelationshipRecord<Value>(
+        rawSlot = DeclarationRecording.slot(recording: RelationshipRecord<Value>(
             deleteRule: deleteRule, inverse: inverse, minimumCount: minimumModelCount, maximumCount: maximumModelCount,
             originalName: originalName))
+    }
+
+    /// Which property this is (32 bits, as Attribute's).
+    @inlinable var slot: Int {
+        @inline(__always) get { Int(rawSlot) }
+        set { rawSlot = Int32(truncatingIfNeeded: newValue) }
     }
 
     @available(*, unavailable, message: "@Relationship is only available on Model subclasses")

@@ -12,16 +12,18 @@ enum SlotLocator {
     static func offset(ofWrapper name: String, holding token: Int, in prototype: Model) -> Int? {
         let base = Unmanaged.passUnretained(prototype).toOpaque()
         let size = allocationSize(of: base)
-        let probe = token == Int.min ? Int.max : Int.min
+        // Slots are 32 bits (Attribute.rawSlot).
+        let token = Int32(truncatingIfNeeded: token)
+        let probe = token == Int32.min ? Int32.max : Int32.min
         var found: Int?
         // The object header (metadata and reference counts) takes the first two words.
         var offset = 2 * MemoryLayout<Int>.size
-        while offset + MemoryLayout<Int>.size <= size {
-            defer { offset += MemoryLayout<Int>.alignment }
-            guard base.load(fromByteOffset: offset, as: Int.self) == token else { continue }
-            base.storeBytes(of: probe, toByteOffset: offset, as: Int.self)
-            let confirmed = slot(ofWrapper: name, in: prototype) == probe
-            base.storeBytes(of: token, toByteOffset: offset, as: Int.self)
+        while offset + MemoryLayout<Int32>.size <= size {
+            defer { offset += MemoryLayout<Int32>.alignment }
+            guard base.load(fromByteOffset: offset, as: Int32.self) == token else { continue }
+            base.storeBytes(of: probe, toByteOffset: offset, as: Int32.self)
+            let confirmed = slot(ofWrapper: name, in: prototype) == Int(probe)
+            base.storeBytes(of: token, toByteOffset: offset, as: Int32.self)
             if confirmed {
                 guard found == nil else { return nil }
                 found = offset

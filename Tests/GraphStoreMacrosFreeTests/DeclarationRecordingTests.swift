@@ -19,12 +19,17 @@ final class RecordedStop: Model {
     @Relationship var leg: RecordedLeg?
 }
 
-/// Initial values equal to the prototype's recording tokens (first's, second's and third's are
-/// firstToken, -1 and -2): each token is in the prototype twice, `third`'s first in `first`, and
-/// only the wrapper's slot is where objects keep it (SlotLocator).
+/// Stored values equal to the prototype's recording tokens (first's, second's and third's are
+/// firstToken, -1 and -2), in transient properties (which keep their values in the object, as
+/// persistent ones do not): each token is in the prototype twice, `third`'s first beside
+/// `first`, and only the wrapper's slot is where objects keep it (SlotLocator). Attributes
+/// whose initial values look like tokens too.
 final class TokenDecoys: Model {
+    @Transient var decoyOfThird: Int32 = Int32(DeclarationRecording.firstToken - 2)
     @Attribute var first: Int = DeclarationRecording.firstToken - 2
+    @Transient var decoyOfFirst: Int32 = Int32(DeclarationRecording.firstToken)
     @Attribute var second: Int = DeclarationRecording.firstToken
+    @Transient var decoyOfSecond: Int32 = Int32(DeclarationRecording.firstToken - 1)
     @Attribute var third: Int = DeclarationRecording.firstToken - 1
 }
 
@@ -56,11 +61,11 @@ final class RecordedOptions: Model {
 @Suite struct DeclarationRecordingTests {
     /// The point of recording: an object's wrappers carry only their slot.
     @Test func wrappersHoldOnlyTheirSlot() {
-        #expect(MemoryLayout<Attribute<String>>.size == MemoryLayout<Int>.size)
-        #expect(MemoryLayout<Attribute<Date?>>.size == MemoryLayout<Int>.size)
-        #expect(MemoryLayout<Attribute<Int>>.size == MemoryLayout<Int>.size)
-        #expect(MemoryLayout<Relationship<[RecordedStop]>>.size == MemoryLayout<Int>.size)
-        #expect(MemoryLayout<Relationship<RecordedLeg?>>.size == MemoryLayout<Int>.size)
+        #expect(MemoryLayout<Attribute<String>>.size == MemoryLayout<Int32>.size)
+        #expect(MemoryLayout<Attribute<Date?>>.size == MemoryLayout<Int32>.size)
+        #expect(MemoryLayout<Attribute<Int>>.size == MemoryLayout<Int32>.size)
+        #expect(MemoryLayout<Relationship<[RecordedStop]>>.size == MemoryLayout<Int32>.size)
+        #expect(MemoryLayout<Relationship<RecordedLeg?>>.size == MemoryLayout<Int32>.size)
     }
 
     /// Everything a wrapper declares reaches the schema from the class's recording, though no
@@ -141,6 +146,8 @@ final class RecordedOptions: Model {
         let object = TokenDecoys()
         #expect(wrapperSlots(object) == [0, 1, 2])
         let token = DeclarationRecording.firstToken
+        // Giving the slots wrote over no look-alike.
+        #expect(object.decoyOfFirst == Int32(token) && object.decoyOfSecond == Int32(token - 1) && object.decoyOfThird == Int32(token - 2))
         #expect(object.first == token - 2 && object.second == token && object.third == token - 1)
         object.second = 5
         #expect(object.first == token - 2 && object.second == 5 && object.third == token - 1)
