@@ -146,12 +146,6 @@ public struct Attribute<Value>: AttributeWrapper {
                   originalName: originalName)
     }
 
-    /// Which property this is: 32 bits, as every object of a million carries one per property.
-    @inlinable var slot: Int {
-        @inline(__always) get { Int(rawSlot) }
-        set { rawSlot = Int32(truncatingIfNeeded: newValue) }
-    }
-
     @available(*, unavailable, message: "@Attribute is only available on Model subclasses")
     public var wrappedValue: Value {
         get { fatalError() }

@@ -110,8 +110,6 @@ struct AttributeRecord<Value>: DeclaredAttribute {
         let declaration = AttributeDeclaration(name: name, type: coder.type, options: options, originalName: originalName, defaultValue: defaultValue)
         return (declaration, AttributeCoder(coder, initialValue: initialValue, defaultValue: initial))
     }
-
-    func evaluateInitialValue() -> Any { initialValue() }
 }
 
 /// The model type a property type holds — the type itself, an optional of it, or a collection
@@ -132,11 +130,9 @@ extension ContiguousArray: ElementTyped { static var elementType: Any.Type { Ele
 protocol DeclaredAttribute {
     /// The attribute's declaration, and the coder its class keeps for its objects' accessors.
     func declaration(name: String, entity: String) throws -> (AttributeDeclaration, AnyAttributeCoder)
-    /// A new evaluation of the declared initial value.
-    func evaluateInitialValue() -> Any
 }
 
-/// What `@Relationship` declares beside the initial value.
+/// What `@Relationship` declares (a relationship keeps no initial value: it starts empty).
 @usableFromInline
 struct RelationshipRecord<Value: RelationshipValue>: DeclaredRelationship {
     let deleteRule: DeleteRule
@@ -171,7 +167,7 @@ protocol DeclaredRelationship {
 @usableFromInline
 class AnyAttributeCoder {
     /// Whether the initial value differs from object to object (`= UUID()`, `= Date()`): each
-    /// object then gets its own evaluation (ClassMetadata.ownInitialValue). Set by discovery,
+    /// object then gets its own evaluation (ClassMetadata.initialValue(of:slot:as:) and ownInitialValues). Set by discovery,
     /// before any object reads it.
     final var isPerInstance = false
 

@@ -125,7 +125,15 @@ enum ModelDiscovery {
 /// Lets discovery read a wrapper's slot without knowing its generic type.
 @usableFromInline
 protocol PropertyWrapperSlot {
-    var slot: Int { get set }
+    /// Which property the wrapper is: 32 bits, as every object carries one per property.
+    var rawSlot: Int32 { get set }
+}
+
+extension PropertyWrapperSlot {
+    @inlinable var slot: Int {
+        @inline(__always) get { Int(rawSlot) }
+        set { rawSlot = Int32(truncatingIfNeeded: newValue) }
+    }
 }
 
 extension ModelDiscovery {
@@ -195,7 +203,7 @@ final class ClassMetadata: @unchecked Sendable {
     /// Attributes whose initial value differs from object to object (`= UUID()`, `= Date()`),
     /// by slot and name: found by evaluating each initial value twice more and comparing. An
     /// object evaluates its own when it is first read or inserted, whichever comes first
-    /// (`ownInitialValue`); an object made for a fetched row never does.
+    /// (`initialValue(of:slot:as:)`, `ownInitialValues`); an object made for a fetched row never does.
     let perInstanceSlots: [(slot: Int, name: String)]
     var perInstanceAttributes: Set<String> { Set(perInstanceSlots.map(\.name)) }
     /// The records of attributes the class could not declare, whose wrappers keep `-2 - i` as

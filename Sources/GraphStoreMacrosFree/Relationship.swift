@@ -32,12 +32,6 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
             originalName: originalName))
     }
 
-    /// Which property this is (32 bits, as Attribute's).
-    @inlinable var slot: Int {
-        @inline(__always) get { Int(rawSlot) }
-        set { rawSlot = Int32(truncatingIfNeeded: newValue) }
-    }
-
     @available(*, unavailable, message: "@Relationship is only available on Model subclasses")
     public var wrappedValue: Value {
         get { fatalError() }

@@ -83,7 +83,7 @@ final class RecordedOptions: Model {
         #expect(stops.minimumCount == 0 && stops.maximumCount == 3)
         #expect(stops.inverse == \RecordedStop.leg)
         #expect(ObjectIdentifier(stops.target) == ObjectIdentifier(RecordedStop.self))
-        // Found by comparing prototypes, which the recording session makes.
+        // Found by evaluating the recorded initial values again and comparing.
         #expect(ModelDiscovery.metadata(for: RecordedLeg.self).perInstanceAttributes == ["tail"])
     }
 
