@@ -1,4 +1,5 @@
 import Dispatch
+import CSwiftRuntime
 @_spi(GraphStoreInternals) import GraphStoreCore
 
 /// The committed rows of one entity: a column per attribute, relationship targets by row, and
@@ -86,13 +87,20 @@ import Dispatch
     }
 
     /// Starts loading the values of `row` for the attributes in `attributes` (positions as bits).
-    package func prefetch(row: UInt64, attributes: UInt64) {
+    package func prefetch(row: UInt64, attributes: UInt64, toOnes: Bool = false) {
         var remaining = attributes
         while remaining != 0 {
             let attribute = remaining.trailingZeroBitCount
             remaining &= remaining &- 1
-            guard attribute < unretainedColumns.count else { return }
+            guard attribute < unretainedColumns.count else { break }
             unretainedColumns[attribute].with { $0.prefetch(Int(row) - 1) }
+        }
+        guard toOnes, row > 0 else { return }
+        let slot = Int(row) - 1
+        for i in toOnePositions {
+            toOne[i].withUnsafeBufferPointer { targets in
+                if slot < targets.count, let base = targets.baseAddress { graphstore_prefetch(base + slot) }
+            }
         }
     }
 

@@ -53,6 +53,12 @@ import Synchronization
         }
     }
 
+    /// Starts loading `row`'s values of `attributes` (positions as bits) and its to-one targets
+    /// into the cache (a large result read in order, ResultReadAhead).
+    package func prefetch(entity: Int, row: UInt64, attributes: UInt64) {
+        lock.withReadLock { withTable(entity) { $0.prefetch(row: row, attributes: attributes, toOnes: true) } }
+    }
+
     /// The row whose unique `attribute` of `entity` holds `value`; with `loading` (attribute
     /// positions as bits), those values of the row start loading into the cache.
     package func row(entity: Int, uniqueAttribute attribute: Int, value: Value, loading: UInt64 = 0) -> UInt64? {

@@ -56,6 +56,13 @@ struct AttributeReadAhead: @unchecked Sendable {
         if seen & bit == 0 { graphstore_store_relaxed_u64(word, seen | bit) }
     }
 
+    /// Every attribute of `entity` read lately (what a result read in order loads ahead).
+    @inline(__always)
+    func attributesRead(entity: Int) -> UInt64 {
+        guard entity < entityCount else { return 0 }
+        return graphstore_load_relaxed_u64(learning + entity) | graphstore_load_relaxed_u64(loading + entity)
+    }
+
     /// The attributes a lookup of `entity` should load (at most `limit`, lowest first); counts
     /// the lookup, and every `turn` lookups makes what was read since the last turn what is loaded.
     func attributesToLoad(entity: Int) -> UInt64 {

@@ -53,6 +53,8 @@ final class ContextLink: @unchecked Sendable {
     let blobs: BlobStore?
     /// Which attributes the context's objects are read for, so that lookups load them early.
     let readAhead: AttributeReadAhead
+    /// The order of the context's last large fetch, so that reading it in order loads ahead.
+    let resultReadAhead = ResultReadAhead()
     // The live queries and the inbox are reached only under the registry's lock, each access
     // whole, so without run-time exclusivity checks (with 16 writers every save merges into 15
     // contexts, and each merge paid three).

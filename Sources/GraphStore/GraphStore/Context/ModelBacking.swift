@@ -187,6 +187,8 @@ open class ModelBacking {
         let entityIndex = self.entityIndex, row = self.row
         let stored = unretainedLink.with { link in
             link.readAhead.noteRead(entity: entityIndex, attribute: index)
+            link.resultReadAhead.noteRead(self, entity: entityIndex, graph: link.graph,
+                                          attributes: link.readAhead.attributesRead(entity: entityIndex))
             return link.graph.liveValue(entity: entityIndex, row: row, attribute: index)
         }
         guard case let .blob(reference)? = stored, let entity else { return stored }

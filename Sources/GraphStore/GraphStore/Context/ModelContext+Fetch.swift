@@ -17,8 +17,15 @@ extension ModelContext {
         defer { link.leave(entered) }
         runPendingAutosave()
         guard descriptor.includePendingChanges || !hasChanges else { return try fetchCommitted(descriptor) }
-        return try sortedAndPaged(try candidates(descriptor), sortBy: descriptor.sortBy,
-                                  offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        let results = try sortedAndPaged(try candidates(descriptor), sortBy: descriptor.sortBy,
+                                         offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        if results.count >= ResultReadAhead.minimumCount, let entity = schema.entity(for: T.self) {
+            link.resultReadAhead.publish(entity: entity.index, count: results.count) { i in
+                let backing = results[i].persistentBacking
+                return (backing, backing.state == .persistent ? backing.row : 0)
+            }
+        }
+        return results
     }
 
     /// A fetch's matches in its order, from its offset, at most its limit of them.
