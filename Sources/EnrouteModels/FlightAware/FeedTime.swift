@@ -68,13 +68,20 @@ enum FeedTime {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int) { text.append(UInt8(ascii: "0") + UInt8(n / 10)); text.append(UInt8(ascii: "0") + UInt8(n % 10)) }
-        two(year / 100); two(year % 100)
-        text.append(UInt8(ascii: "-")); two(month)
-        text.append(UInt8(ascii: "-")); two(day)
-        text.append(UInt8(ascii: "T")); two(secondOfDay / 3_600)
-        text.append(UInt8(ascii: ":")); two(secondOfDay / 60 % 60)
-        text.append(UInt8(ascii: ":")); two(secondOfDay % 60)
-        text.append(UInt8(ascii: "Z"))
+        // Filled in place and appended once: twenty appends each checked the array's room.
+        var bytes: (UInt64, UInt64, UInt32) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { out in
+            var at = 0
+            func put(_ byte: UInt8) { out[at] = byte; at += 1 }
+            func two(_ n: Int) { put(UInt8(ascii: "0") + UInt8(n / 10)); put(UInt8(ascii: "0") + UInt8(n % 10)) }
+            two(year / 100); two(year % 100)
+            put(UInt8(ascii: "-")); two(month)
+            put(UInt8(ascii: "-")); two(day)
+            put(UInt8(ascii: "T")); two(secondOfDay / 3_600)
+            put(UInt8(ascii: ":")); two(secondOfDay / 60 % 60)
+            put(UInt8(ascii: ":")); two(secondOfDay % 60)
+            put(UInt8(ascii: "Z"))
+            text.append(contentsOf: out[..<at])
+        }
     }
 }
