@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreModelTestSupport
+import GraphStoreTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
@@ -40,6 +41,38 @@ import Testing
         for sortBy in orders {
             let fetched = try context.fetch(FetchDescriptor<Flight>(sortBy: sortBy)).map(\.ident)
             #expect(fetched == unsorted.sorted(using: sortBy).map(\.ident), "\(sortBy)")
+        }
+    }
+
+    /// A sort by one number key of many objects goes by radix: the same order as comparing,
+    /// negatives, -0 beside 0, ties (kept in fetch order) and both directions included.
+    @Test func oneNumberKeyOfManyObjectsSortsAsComparisonsDo() throws {
+        let container = try ModelContainer(for: Airport.self, Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let loader = ModelContext(container)
+        var random = SplitMix64(seed: 7)
+        let specials: [Double] = [0, -0.0, -1, 1, -1e300, 1e300, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 1e15, -1e15]
+        for i in 0..<(2 * SortKeys.radixThreshold) {
+            let airport = Airport(icao: "A\(i)")
+            airport.latitude = i < specials.count ? specials[i] : Double(Int(random.next() % 41) - 20) / 2
+            loader.insert(airport)
+            let flight = Flight(ident: "F\(i)")
+            flight.routeDistance = Int(random.next() % 50) - 25
+            loader.insert(flight)
+        }
+        try loader.save()
+        let context = ModelContext(container)
+        let airports = try context.fetch(FetchDescriptor<Airport>())
+        let flights = try context.fetch(FetchDescriptor<Flight>())
+        #expect(airports.count >= SortKeys.radixThreshold)
+        for order in [SortOrder.forward, .reverse] {
+            func precedes(_ a: (offset: Int, element: Double), _ b: (offset: Int, element: Double)) -> Bool {
+                a.element != b.element ? (order == .forward) == (a.element < b.element) : a.offset < b.offset
+            }
+            let byLatitude = try context.fetch(FetchDescriptor<Airport>(sortBy: [SortDescriptor(\.latitude, order: order)]))
+            #expect(byLatitude.map(\.icao) == airports.map(\.latitude).enumerated().sorted(by: precedes).map { airports[$0.offset].icao })
+            let byDistance = try context.fetch(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.routeDistance, order: order)]))
+            #expect(byDistance.map(\.ident)
+                    == flights.map { Double($0.routeDistance) }.enumerated().sorted(by: precedes).map { flights[$0.offset].ident })
         }
     }
 

@@ -328,6 +328,10 @@ extension ModelContext {
     }
 
     private func sorted<T>(_ items: [T], by descriptors: [SortDescriptor<T>], keys: [SortKeys?]) -> [T] {
+        // One number key (a sort by date or distance): positions by radix, not by comparisons.
+        if keys.count == 1, items.count >= SortKeys.radixThreshold, let order = keys[0]?.radixOrder() {
+            return order.map { items[Int($0)] }
+        }
         // A descriptor is touched only for a key that was not read: in this unspecialised
         // function, a generic value made per comparison looks its type up at run time. The keys
         // are read in place (copying one out retains its arrays, per comparison).
@@ -439,6 +443,24 @@ struct SortKeys {
         case .orderedDescending: return .orderedAscending
         case .orderedSame: return .orderedSame
         }
+    }
+
+    /// From how many items a sort by one number key goes by radix (below, comparing is as quick).
+    static let radixThreshold = 256
+
+    /// The items' positions in this key's order (ties in position order, as the comparisons
+    /// leave them), sorted by radix on each number's order-keeping bits; nil for string keys.
+    func radixOrder() -> [UInt32]? {
+        guard !isString, numbers.count < Int(UInt32.max) else { return nil }
+        var keys: [UInt64] = []
+        keys.reserveCapacity(numbers.count)
+        for number in numbers {
+            // -0 and 0 are one key, as `<` has them (NaN never gets here: isExact).
+            let bits = (number == 0 ? 0 : number).bitPattern
+            let ordered = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+            keys.append(ascending ? ordered : ~ordered)
+        }
+        return radixSorted(rows: Array(0..<UInt32(numbers.count)), keys: keys)
     }
 
     /// Whether a key orders as its value does: beyond 2^53 a Double no longer tells integers
