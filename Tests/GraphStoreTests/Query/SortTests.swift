@@ -44,8 +44,9 @@ import Testing
         }
     }
 
-    /// A sort by one number key of many objects goes by radix: the same order as comparing,
-    /// negatives, -0 beside 0, ties (kept in fetch order) and both directions included.
+    /// A sort of many objects whose first key is a number goes by radix: the same order as
+    /// comparing, negatives, -0 beside 0, ties (kept in fetch order, or ordered by the next keys)
+    /// and both directions included.
     @Test func oneNumberKeyOfManyObjectsSortsAsComparisonsDo() throws {
         let container = try ModelContainer(for: Airport.self, Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let loader = ModelContext(container)
@@ -73,6 +74,13 @@ import Testing
             let byDistance = try context.fetch(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.routeDistance, order: order)]))
             #expect(byDistance.map(\.ident)
                     == flights.map { Double($0.routeDistance) }.enumerated().sorted(by: precedes).map { flights[$0.offset].ident })
+            // Ties of the number key go by the next keys, as Foundation's sort of the same objects.
+            let thenByIdent = [SortDescriptor(\Flight.routeDistance, order: order), SortDescriptor(\Flight.ident, order: order)]
+            #expect(try context.fetch(FetchDescriptor<Flight>(sortBy: thenByIdent)).map(\.ident)
+                    == flights.sorted(using: thenByIdent).map(\.ident))
+            let thenByLatitude = [SortDescriptor(\Airport.latitude, order: order), SortDescriptor(\Airport.icao)]
+            #expect(try context.fetch(FetchDescriptor<Airport>(sortBy: thenByLatitude)).map(\.icao)
+                    == airports.sorted(using: thenByLatitude).map(\.icao))
         }
     }
 

@@ -328,16 +328,13 @@ extension ModelContext {
     }
 
     private func sorted<T>(_ items: [T], by descriptors: [SortDescriptor<T>], keys: [SortKeys?]) -> [T] {
-        // One number key (a sort by date or distance): positions by radix, not by comparisons.
-        if keys.count == 1, items.count >= SortKeys.radixThreshold, let order = keys[0]?.radixOrder() {
-            return order.map { items[Int($0)] }
-        }
         // A descriptor is touched only for a key that was not read: in this unspecialised
         // function, a generic value made per comparison looks its type up at run time. The keys
         // are read in place (copying one out retains its arrays, per comparison).
-        let order = keys.withUnsafeBufferPointer { keys in
-            (0..<items.count).sorted { i, j in
-                for k in keys.indices {
+        let order = keys.withUnsafeBufferPointer { keys -> [Int] in
+            /// Whether item `i` goes before item `j` by the keys from `first` on (stably).
+            func precedes(_ i: Int, _ j: Int, from first: Int) -> Bool {
+                for k in first..<keys.count {
                     switch keys[k]?.compare(i, j) ?? descriptors[k].compare(items[i], items[j]) {
                     case .orderedAscending: return true
                     case .orderedDescending: return false
@@ -346,6 +343,22 @@ extension ModelContext {
                 }
                 return i < j  // stable
             }
+            // A number first key (a sort by date or distance): positions by radix, then each
+            // run of ties by the other keys, instead of comparing every pair by all of them.
+            guard items.count >= SortKeys.radixThreshold, let first = keys.first ?? nil, var order = first.radixOrder() else {
+                return (0..<items.count).sorted { precedes($0, $1, from: 0) }
+            }
+            guard keys.count > 1 else { return order }
+            order.withUnsafeMutableBufferPointer { order in
+                var start = 0
+                while start < order.count {
+                    var end = start + 1
+                    while end < order.count, first.compare(order[start], order[end]) == .orderedSame { end += 1 }
+                    if end - start > 1 { order[start..<end].sort { precedes($0, $1, from: 1) } }
+                    start = end
+                }
+            }
+            return order
         }
         return order.map { items[$0] }
     }
@@ -450,7 +463,7 @@ struct SortKeys {
 
     /// The items' positions in this key's order (ties in position order, as the comparisons
     /// leave them), sorted by radix on each number's order-keeping bits; nil for string keys.
-    func radixOrder() -> [UInt32]? {
+    func radixOrder() -> [Int]? {
         guard !isString, numbers.count < Int(UInt32.max) else { return nil }
         var keys: [UInt64] = []
         keys.reserveCapacity(numbers.count)
@@ -460,7 +473,7 @@ struct SortKeys {
             let ordered = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
             keys.append(ascending ? ordered : ~ordered)
         }
-        return radixSorted(rows: Array(0..<UInt32(numbers.count)), keys: keys)
+        return radixSorted(rows: Array(0..<UInt32(numbers.count)), keys: keys).map { Int($0) }
     }
 
     /// Whether a key orders as its value does: beyond 2^53 a Double no longer tells integers
