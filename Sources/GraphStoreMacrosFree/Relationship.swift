@@ -52,7 +52,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
             Model.noteAccess(instance, slot: slot, isRelationship: true)
             let backing = instance.persistentBacking
             if Value._isToManyRelationship { return Value._makeRelationship(backing.toMany(at: slot)) }
-            return Value._makeRelationship(backing.toOne(at: slot).map { [$0] } ?? [])
+            return Value._makeRelationship(toOne: backing.toOne(at: slot))
         }
         @inline(__always) set {
             guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath) else { return }
@@ -83,6 +83,8 @@ public protocol RelationshipValue {
     /// property a key path reads): the empty value, or a detached object.
     static func _relationshipPlaceholder() -> Self
     static func _makeRelationship(_ members: [any PersistentModel]) -> Self
+    /// A to-one's value from its target, if any (no array made per read).
+    static func _makeRelationship(toOne member: (any PersistentModel)?) -> Self
     var _relationshipMembers: [any PersistentModel] { get }
 }
 
@@ -93,6 +95,11 @@ extension Optional: RelationshipValue where Wrapped: Model {
     public static var _emptyRelationship: Self? { .some(nil) }
     public static func _relationshipPlaceholder() -> Self { nil }
     public static func _makeRelationship(_ members: [any PersistentModel]) -> Self { members.first as? Wrapped }
+    public static func _makeRelationship(toOne member: (any PersistentModel)?) -> Self {
+        guard let member else { return nil }
+        // The target is of the declared class unless the model is subclassed: no cast then.
+        return type(of: member) == Wrapped.self ? unsafeDowncast(member, to: Wrapped.self) : member as? Wrapped
+    }
     public var _relationshipMembers: [any PersistentModel] { map { [$0] } ?? [] }
 }
 
@@ -103,6 +110,7 @@ extension Array: RelationshipValue where Element: Model {
     public static var _emptyRelationship: Self? { [] }
     public static func _relationshipPlaceholder() -> Self { [] }
     public static func _makeRelationship(_ members: [any PersistentModel]) -> Self { members.compactMap { $0 as? Element } }
+    public static func _makeRelationship(toOne member: (any PersistentModel)?) -> Self { _makeRelationship(member.map { [$0] } ?? []) }
     public var _relationshipMembers: [any PersistentModel] { self }
 }
 
@@ -116,8 +124,9 @@ extension Model: RelationshipValue {
     public static var _isOptionalRelationship: Bool { false }
     public static var _emptyRelationship: Self? { nil }
     public static func _relationshipPlaceholder() -> Self { self.init() }
-    public static func _makeRelationship(_ members: [any PersistentModel]) -> Self {
-        guard let member = members.first as? Self else {
+    public static func _makeRelationship(_ members: [any PersistentModel]) -> Self { _makeRelationship(toOne: members.first) }
+    public static func _makeRelationship(toOne member: (any PersistentModel)?) -> Self {
+        guard let member = member as? Self else {
             // A predicate or sort reading an unsaved object goes on (see evaluatingOnObjects).
             if isEvaluatingOnObjects { return _relationshipPlaceholder() }
             fatalError("A non-optional relationship to \(Self.self) was read before it was set (declare it `\(Self.self)?` if it may be empty)")

@@ -53,6 +53,18 @@ import Synchronization
         }
     }
 
+    /// The target row of a live row's to-one relationship (nil when the row is gone or the
+    /// relationship empty): what every to-one read asks, without making a view of the graph.
+    package func liveToOne(entity: Int, row: UInt64, relationship: Int) -> UInt64? {
+        lock.withReadLock {
+            withTable(entity) { table in
+                guard table.isLive(row) else { return nil }
+                let target = table.toOne[relationship][Int(row - 1)]
+                return target == 0 ? nil : UInt64(target)
+            }
+        }
+    }
+
     /// Starts loading `row`'s values of `attributes` (positions as bits) and its to-one targets
     /// into the cache (a large result read in order, ResultReadAhead).
     package func prefetch(entity: Int, row: UInt64, attributes: UInt64) {

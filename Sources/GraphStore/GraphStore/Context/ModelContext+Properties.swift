@@ -7,14 +7,14 @@ extension ModelContext {
     // MARK: Committed state
 
     func committedToOne(of backing: ModelBacking, relationship index: Int) -> (any PersistentModel)? {
-        guard let entity = backing.entity else { return nil }
-        let relationship = entity.relationships[index]
-        let target = graph.read { view -> UInt64? in
-            guard view.isLive(entity: entity.index, row: backing.row) else { return nil }
-            return view.toOne(entity: entity.index, row: backing.row, relationship: index)
-        }
-        return target.map { backing.readsCommittedState ? committedCopy(entity: relationship.targetIndex, row: $0)
-            : object(entity: relationship.targetIndex, row: $0, keepingIfMade: true) }
+        // Positions and rows only: copying the entity's and the relationship's descriptions
+        // out retained and released their arrays and names on every to-one read.
+        let entity = backing.entityIndex, row = backing.row
+        guard entity >= 0 else { return nil }
+        let targetEntity = schema.entities[entity].relationships[index].targetIndex
+        let target = committedGraph { $0.liveToOne(entity: entity, row: row, relationship: index) }
+        return target.map { backing.readsCommittedState ? committedCopy(entity: targetEntity, row: $0)
+            : object(entity: targetEntity, row: $0, keepingIfMade: true) }
     }
 
     func committedToMany(of backing: ModelBacking, relationship index: Int, includingDeleted: Bool = false) -> [any PersistentModel] {
