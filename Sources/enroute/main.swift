@@ -83,15 +83,18 @@ let clock: DateFormatter = {
 
 /// A flight's entries, in their keys' byte order (the order the object is written in).
 @MainActor func write(_ flight: Flight, _ object: inout JSONObjectWriter) {
-    object.date("actualOff", flight.actualOff)
-    object.date("actualOn", flight.actualOn)
+    // Each stored time read once: `arrival` and `departure` are made of them.
+    let actualOff = flight.actualOff, actualOn = flight.actualOn
+    let estimatedOff = flight.estimatedOff, estimatedOn = flight.estimatedOn
+    object.date("actualOff", actualOff)
+    object.date("actualOn", actualOn)
     object.string("aircraftType", flight.aircraftType)
     object.string("airline", flight.airline?.code)
-    object.date("arrival", flight.arrival)
-    object.date("departure", flight.departure)
+    object.date("arrival", actualOn ?? estimatedOn)
+    object.date("departure", actualOff ?? estimatedOff)
     object.string("destination", flight.destination?.icao)
-    object.date("estimatedOff", flight.estimatedOff)
-    object.date("estimatedOn", flight.estimatedOn)
+    object.date("estimatedOff", estimatedOff)
+    object.date("estimatedOn", estimatedOn)
     object.int("filedAirspeed", flight.filedAirspeed)
     object.int("filedAltitude", flight.filedAltitude)
     object.string("ident", flight.ident)
@@ -228,7 +231,9 @@ let clock: DateFormatter = {
             print(flightTable(flights))
             print("\(flights.count) flight(s)")
         }
-        return .success
+        // The store is open read-only and everything is written: the process ends here, with
+        // its memory, instead of freeing the objects one by one (a third of a second a million).
+        withExtendedLifetime((context, flights)) { exit(.success) }
 
     case "airports":
         guard rest.isEmpty else {
