@@ -65,15 +65,22 @@ package final class CommitPipeline: Sendable {
             case .log:
                 let store = store!
                 encoded = try store.externalizeBlobs(encoded)
-                let reservation = try store.log.reserve(encoded, author: author)
-                if store.defersWrites {
-                    unwritten = reservation
-                } else {
-                    try store.log.write(reservation)
+                // The record's bytes go once written, before the graph takes the changes in:
+                // a large save's record (a hundred megabytes for a million rows) need not
+                // stand beside the columns being filled.
+                let receipt: TransactionLog.Receipt
+                do {
+                    let reservation = try store.log.reserve(encoded, author: author)
+                    if store.defersWrites {
+                        unwritten = reservation
+                    } else {
+                        try store.log.write(reservation)
+                    }
+                    receipt = reservation.receipt
                 }
-                number = reservation.receipt.number
+                number = receipt.number
                 graph.apply(encoded, number: number)
-                store.noteCommitted(encoded, receipt: reservation.receipt)
+                store.noteCommitted(encoded, receipt: receipt)
             case .memory:
                 number = graph.lastTransaction + 1
                 graph.apply(encoded, number: number)
