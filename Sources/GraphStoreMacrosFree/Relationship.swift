@@ -97,8 +97,7 @@ extension Optional: RelationshipValue where Wrapped: Model {
     public static func _makeRelationship(_ members: [any PersistentModel]) -> Self { members.first as? Wrapped }
     public static func _makeRelationship(toOne member: (any PersistentModel)?) -> Self {
         guard let member else { return nil }
-        // The target is of the declared class unless the model is subclassed: no cast then.
-        return type(of: member) == Wrapped.self ? unsafeDowncast(member, to: Wrapped.self) : member as? Wrapped
+        return downcast(member, to: Wrapped.self)
     }
     public var _relationshipMembers: [any PersistentModel] { map { [$0] } ?? [] }
 }
@@ -126,7 +125,7 @@ extension Model: RelationshipValue {
     public static func _relationshipPlaceholder() -> Self { self.init() }
     public static func _makeRelationship(_ members: [any PersistentModel]) -> Self { _makeRelationship(toOne: members.first) }
     public static func _makeRelationship(toOne member: (any PersistentModel)?) -> Self {
-        guard let member = member as? Self else {
+        guard let member = member.flatMap({ downcast($0, to: Self.self) }) else {
             // A predicate or sort reading an unsaved object goes on (see evaluatingOnObjects).
             if isEvaluatingOnObjects { return _relationshipPlaceholder() }
             fatalError("A non-optional relationship to \(Self.self) was read before it was set (declare it `\(Self.self)?` if it may be empty)")

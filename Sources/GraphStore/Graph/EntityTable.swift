@@ -298,6 +298,12 @@ import CSwiftRuntime
         for column in columns { column.clear(slot) }
     }
 
+    /// The target row of `row`'s to-one `relationship`, or nil when it has none.
+    package func toOneTarget(row: UInt64, relationship: Int) -> UInt64? {
+        let target = toOne[relationship][Int(row - 1)]
+        return target == 0 ? nil : UInt64(target)
+    }
+
     /// Reads a to-one column at each row (warming the cache for a predicate that reads it next).
     package func touchToOne(_ relationship: Int, rows: [UInt64]) -> UInt64 {
         toOne[relationship].withUnsafeBufferPointer { targets in

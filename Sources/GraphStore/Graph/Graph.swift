@@ -57,11 +57,7 @@ import Synchronization
     /// relationship empty): what every to-one read asks, without making a view of the graph.
     package func liveToOne(entity: Int, row: UInt64, relationship: Int) -> UInt64? {
         lock.withReadLock {
-            withTable(entity) { table in
-                guard table.isLive(row) else { return nil }
-                let target = table.toOne[relationship][Int(row - 1)]
-                return target == 0 ? nil : UInt64(target)
-            }
+            withTable(entity) { $0.isLive(row) ? $0.toOneTarget(row: row, relationship: relationship) : nil }
         }
     }
 

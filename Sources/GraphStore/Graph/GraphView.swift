@@ -26,8 +26,7 @@ import GraphStoreCore
 
     /// The target row of a to-one relationship, or nil.
     package func toOne(entity: Int, row: UInt64, relationship: Int) -> UInt64? {
-        let target = tables[entity].toOne[relationship][Int(row - 1)]
-        return target == 0 ? nil : UInt64(target)
+        tables[entity].toOneTarget(row: row, relationship: relationship)
     }
 
     /// The ordered target rows of a to-many relationship.

@@ -284,14 +284,6 @@ extension ModelContext {
         return results
     }
 
-    /// `model` as a `T`, without a run-time cast when it is of that class itself (nearly always:
-    /// a fetch's objects are of its entity's class); in a function not specialised for the
-    /// app's models, `as? T` looks the type up at run time for every object.
-    @inline(__always) func downcast<T: PersistentModel>(_ model: any PersistentModel, to type: T.Type) -> T? {
-        if Swift.type(of: model) == T.self { return unsafeDowncast(model as AnyObject, to: T.self) }
-        return model as? T
-    }
-
     /// Sorts by the descriptors in order; ties keep their previous order (stable).
     func stableSorted<T>(_ items: [T], by descriptors: [SortDescriptor<T>]) throws -> [T] {
         // Decorate, sort, undecorate: each key that is a number, a date or a string is read

@@ -229,10 +229,7 @@ extension ModelContext {
     }
 
     private func committedToOneRow(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> UInt64? {
-        graph.read { view in
-            view.isLive(entity: relationship.entityIndex, row: backing.row)
-                ? view.toOne(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index) : nil
-        }
+        committedGraph { $0.liveToOne(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index) }
     }
 
     private func committedToManyRows(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> [UInt64] {

@@ -87,3 +87,11 @@ extension PersistentModel {
         self[keyPath: writable] = newValue
     }
 }
+
+/// `model` as a `T`, without a run-time cast when it is of that class itself (nearly always: a
+/// fetch's objects, and a relationship's targets, are of their entity's class); in a function
+/// not specialised for the app's models, `as? T` looks the type up at run time for every object.
+@inlinable @inline(__always) package func downcast<T: PersistentModel>(_ model: any PersistentModel, to type: T.Type) -> T? {
+    if Swift.type(of: model) == T.self { return unsafeDowncast(model as AnyObject, to: T.self) }
+    return model as? T
+}
