@@ -17,8 +17,8 @@ extension ModelContext {
         defer { link.leave(entered) }
         runPendingAutosave()
         guard descriptor.includePendingChanges || !hasChanges else { return try fetchCommitted(descriptor) }
-        let results = try sortedAndPaged(try candidates(descriptor), sortBy: descriptor.sortBy,
-                                         offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        let results = try fetchWithoutChanges(descriptor)
+            ?? sortedAndPaged(try candidates(descriptor), sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         if results.count >= ResultReadAhead.minimumCount, let entity = schema.entity(for: T.self) {
             link.resultReadAhead.publish(entity: entity.index, count: results.count) { i in
                 let backing = results[i].persistentBacking
@@ -26,6 +26,20 @@ extension ModelContext {
             }
         }
         return results
+    }
+
+    /// A predicate fetch by a context without unsaved changes: a unique-key lookup, or the
+    /// shape's compiled query run on rows as a prepared fetch runs (`fetchOnRows`). Nil when the
+    /// predicate runs on objects (or there is none, or there are changes): `candidates` then.
+    private func fetchWithoutChanges<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T]? {
+        guard queryPlanningEnabled, let predicate = descriptor.predicate, !hasChanges, let entity = schema.entity(for: T.self) else { return nil }
+        if let found = lookupByUniqueKey(descriptor, entity: entity) {
+            return try sortedAndPaged(found, sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        }
+        let (compiled, constants) = compiledQuery(predicate, entity: entity)
+        let (stored, complete) = QueryPlanner.storedValues(constants)
+        return try fetchOnRows(compiled, entity: entity, stored: stored, given: constants, storedComplete: complete,
+                               sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
     }
 
     /// A fetch's matches in its order, from its offset, at most its limit of them.
@@ -164,7 +178,7 @@ extension ModelContext {
         let (plan, rows) = plan(descriptor, entity: entity, describing: true)
         var lines = [plan?.plan ?? "scan \(entity.name): \(rows.count) row(s)"]
         if let predicate = descriptor.predicate {
-            let (compiled, constants) = compiledQuery(PredicateNode(predicate.expression), entity: entity)
+            let (compiled, constants) = compiledQuery(predicate, entity: entity)
             let onRows = compiled.condition != nil && QueryPlanner.storedValues(constants).complete
             lines.append(onRows ? "filter by the predicate, compiled, on rows" : "filter by the predicate on objects")
         }
@@ -191,7 +205,7 @@ extension ModelContext {
             return (nil, graph.read { $0.table(entity.index).liveRows })
         }
         let pendingEntities: Set<Int> = ignoringPendingChanges ? [] : Set(unsavedModels.compactMap { $0.persistentBacking.entity?.index })
-        let (compiled, constants) = compiledQuery(PredicateNode(predicate.expression), entity: entity)
+        let (compiled, constants) = compiledQuery(predicate, entity: entity)
         return graph.read { view in
             let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
                                          stored: QueryPlanner.storedValues(constants).stored, given: constants, marks: rowMarks,
@@ -202,7 +216,26 @@ extension ModelContext {
     }
 
     /// The compiled query for a predicate's shape (made on the first fetch of that shape here),
-    /// and the predicate's constants, its slots' values.
+    /// and the predicate's constants, its slots' values: found by the expression's type and
+    /// signature when its tree converts statically (no tree made, no key path hashed), by shape
+    /// otherwise and the first time.
+    func compiledQuery<T>(_ predicate: Predicate<T>, entity: Schema.Entity) -> (CompiledQuery, constants: [Any]) {
+        let expression = predicate.expression
+        guard let convertible = expression as? any PredicateNodeConvertible else {
+            return compiledQuery(PredicateNode(expression), entity: entity)
+        }
+        var signature = PredicateSignature()
+        var constants: [Any] = []
+        convertible.sign(&signature, constants: &constants)
+        let type = ObjectIdentifier(Swift.type(of: expression))
+        if let kept = compiledQueriesBySignature.query(type: type, entity: entity.index, signature: signature) { return (kept, constants) }
+        let found = compiledQuery(convertible.predicateNode, entity: entity)
+        if compiledQueriesBySignature.count >= 256 { compiledQueriesBySignature.removeAll() }
+        compiledQueriesBySignature.keep(found.0, type: type, entity: entity.index, signature: signature)
+        return found
+    }
+
+    /// The same, by the shape of a converted predicate.
     func compiledQuery(_ node: PredicateNode, entity: Schema.Entity) -> (CompiledQuery, constants: [Any]) {
         let (shapeHash, constants) = QueryShape.fingerprint(of: node)
         let key = CompiledQueryKey(entity: entity.index, shapeHash: shapeHash)
@@ -259,7 +292,7 @@ extension ModelContext {
         guard pending.allSatisfy({ $0.persistentBacking.entity?.index == entity.index }) else { return nil }
         let pendingRows = Set(pending.filter { $0.persistentBacking.state != .inserted }.map(\.persistentBacking.row))
         let pendingEntities: Set<Int> = pending.isEmpty ? [] : [entity.index]
-        let (compiled, constants) = compiledQuery(PredicateNode(predicate.expression), entity: entity)
+        let (compiled, constants) = compiledQuery(predicate, entity: entity)
         let (stored, complete) = QueryPlanner.storedValues(constants)
         let matchedRows: [UInt64]? = graph.read { view in
             let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,

@@ -116,6 +116,8 @@ public final class ModelContext {
     var compiledPreparedFetches: [ObjectIdentifier: CompiledQuery] = [:]
     /// Ad-hoc fetches' predicates planned and compiled by shape (see QueryShape).
     var compiledQueries: [CompiledQueryKey: [(shape: QueryShape, query: CompiledQuery)]] = [:]
+    /// The same compiled queries, found by expression type and signature (see PredicateSignature).
+    var compiledQueriesBySignature = CompiledQueriesBySignature()
     /// The model executor that owns this context, if an actor's.
     var modelExecutor: DefaultSerialModelExecutor? { link.modelExecutor }
 

@@ -94,9 +94,13 @@ indirect enum PredicateNode {
     }
 }
 
-/// An expression whose whole subtree converts statically (see `PredicateNode`).
+/// An expression whose whole subtree converts statically (see `PredicateNode`), and signs
+/// itself the same way (see `PredicateSignature`).
 protocol PredicateNodeConvertible {
     var predicateNode: PredicateNode { get }
+    /// Appends what tells this subtree apart from others of its type to `signature`, and its
+    /// constants other than Bools to `constants`, in the order `QueryShape` numbers its slots.
+    func sign(_ signature: inout PredicateSignature, constants: inout [Any])
 }
 
 /// An expression of a known kind whose children may not all be known: converted child by child.

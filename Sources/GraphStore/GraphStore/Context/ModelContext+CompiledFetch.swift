@@ -1,0 +1,66 @@
+import Foundation
+@_spi(GraphStoreInternals) import GraphStoreGraph
+@_spi(GraphStoreInternals) import GraphStoreCore
+
+/// A compiled query run on committed rows for a context without unsaved changes: the plan's
+/// rows checked by the condition, put in order from the graph's columns where the first sort
+/// key allows it, and only then made into objects. Prepared fetches and ad-hoc `#Predicate`
+/// fetches of a shape this context has compiled both end here, so a fresh predicate costs what
+/// a prepared one costs once its shape is found.
+extension ModelContext {
+    /// The objects `compiled` matches for `stored` (the slots' stored forms; `given`, the values
+    /// as given, for IN's sequences), in `sortBy`'s order, paged. Nil when the condition cannot
+    /// decide (the predicate runs on objects, or a value has no stored form): the caller then
+    /// fetches through objects.
+    func fetchOnRows<T: PersistentModel>(_ compiled: CompiledQuery, entity: Schema.Entity, stored: [Value], given: [Any],
+                                         storedComplete: Bool, sortBy: [SortDescriptor<T>], offset: Int?, limit: Int?) throws -> [T]? {
+        guard compiled.condition != nil, storedComplete else { return nil }
+        let matched: (rows: [UInt64], sorted: Bool) = graph.read { view in
+            let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view, stored: stored, given: given,
+                                         marks: rowMarks)
+            var planned: QueryExecutor.Candidates?
+            let matched = compiled.matches(in: executor, storedComplete: true, planned: &planned) ?? []
+            guard matched.count > 1 else { return (matched, false) }
+            if let inOrder = Self.rowsInOrder(matched, by: sortBy, entity: entity, in: view) { return (inOrder, true) }
+            // Rows in row order, as a scan and `fetch` give them before sorting.
+            return (matched.sorted(), false)
+        }
+        guard !matched.rows.isEmpty else { return [] }
+        var matches: [T] = []
+        matches.reserveCapacity(matched.rows.count)
+        for row in matched.rows {
+            if let model = downcast(object(entity: entity.index, row: row), to: T.self) { matches.append(model) }
+        }
+        // In order already, and not paged: as found. (Sorting and paging, generic over the
+        // model type, look up its descriptors' type metadata at run time each time.)
+        if matched.sorted || matches.count < 2, offset == nil, limit == nil { return matches }
+        return try sortedAndPaged(matches, sortBy: matched.sorted ? [] : sortBy, offset: offset, limit: limit)
+    }
+
+    /// `rows` in the order `sortBy` gives their objects, worked out from the graph, when the
+    /// first sort key is a stored number or date and no two rows share it (so the other keys
+    /// never decide): for a context without unsaved changes, what the objects hold. Nil
+    /// otherwise, and the objects are sorted (see `stableSorted`).
+    private static func rowsInOrder<T>(_ rows: [UInt64], by sortBy: [SortDescriptor<T>], entity: Schema.Entity,
+                                       in view: GraphView) -> [UInt64]? {
+        guard let first = sortBy.first, let keyPath = first.keyPath,
+              case let .attribute(attribute)? = entity.property(for: keyPath) else { return nil }
+        var keyed: [(key: Double, row: UInt64)] = []
+        keyed.reserveCapacity(rows.count)
+        for row in rows {
+            let key: Double
+            switch view.value(entity: entity.index, row: row, attribute: attribute.index) {
+            case let .int(int): key = Double(int)
+            case let .uint(uint): key = Double(uint)
+            case let .double(double): key = double
+            case let .date(date): key = date.timeIntervalSinceReferenceDate
+            default: return nil  // nil, strings and others sort through Foundation
+            }
+            guard SortKeys.isExact(key) else { return nil }
+            keyed.append((key, row))
+        }
+        keyed.sort { $0.key < $1.key }
+        for i in keyed.indices.dropFirst() where keyed[i].key == keyed[i - 1].key { return nil }
+        return first.order == .forward ? keyed.map(\.row) : keyed.reversed().map(\.row)
+    }
+}
