@@ -11,8 +11,8 @@ final class CompiledQuery {
     let slots = ParameterSlots()
     let plan: QueryPlan
     let condition: RowCondition?
-    /// The column every candidate is checked on first (see ColumnWarming).
-    let firstRead: RowCompiler.ColumnRead?
+    /// The columns the condition reads, in order (the first one a run reads is warmed; see ColumnWarming).
+    private let reads: RowCompiler.ColumnReads
     /// What warming columns read (kept so that the reads are not optimised away; ColumnWarming).
     @exclusivity(unchecked) private var warmedChecksum: UInt64 = 0
     /// Per equality of the plan, the condition's sites that test it (see ParameterSlots).
@@ -24,7 +24,7 @@ final class CompiledQuery {
         var compiler = RowCompiler(schema: schema, entity: entity)
         compiler.parameters = slots
         condition = compiler.condition(node)
-        firstRead = compiler.reads.first
+        reads = compiler.reads
         sitesOfEquality = zip(plan.equalities, plan.chains).map { [slots] equality, chain in
             EqualitySet(slots.sites(chain: chain, slot: equality.slot))
         }
@@ -48,8 +48,9 @@ final class CompiledQuery {
         candidates?.satisfied.forEach { satisfiedSites = satisfiedSites.union(sitesOfEquality[$0]) }
         slots.resolve(in: view, satisfiedSites: satisfiedSites)
         let rows = candidates.map { $0.rows.map(UInt64.init) } ?? view.table(executor.entity.index).liveRows
-        // The column every candidate is checked on first, read for all of them at once (see ColumnWarming).
-        if rows.count >= 64, let first = firstRead { warmedChecksum &+= view.warm(first, rows: rows) }
+        // The column every candidate is checked on first, read for all of them at once (see
+        // ColumnWarming): not one an equality the plan's rows meet reads, which is never read.
+        if rows.count >= 64, let first = reads.first(skipping: satisfiedSites) { warmedChecksum &+= view.warm(first, rows: rows) }
         if excluding.isEmpty { return rows.filter { condition(view, $0) } }
         return rows.filter { !excluding.contains($0) && condition(view, $0) }
     }

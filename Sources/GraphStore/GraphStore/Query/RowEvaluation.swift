@@ -38,11 +38,25 @@ struct RowCompiler {
         case toOne(entity: Int, relationship: Int)
     }
 
-    /// Noted as compiling goes, leftmost leaf first: the first one is read for every row, before
-    /// anything can short-circuit (the one worth warming; see ColumnWarming).
+    /// Noted as compiling goes, leftmost leaf first, each with the equality site (see
+    /// `ParameterSlots`) that makes it, if any. A site the run's plan satisfies returns without
+    /// reading; the first read of any other kind is made for every row, before anything can
+    /// short-circuit: the one worth warming (see ColumnWarming).
     final class ColumnReads {
-        private(set) var first: ColumnRead?
-        func note(_ read: ColumnRead) { if first == nil { first = read } }
+        private var reads: [(read: ColumnRead, site: Int?)] = []
+        var count: Int { reads.count }
+
+        func note(_ read: ColumnRead) { reads.append((read, nil)) }
+
+        /// The reads noted since `start` are `site`'s.
+        func assign(site: Int, from start: Int) {
+            for i in start..<reads.count { reads[i].site = site }
+        }
+
+        /// The first read a run makes for every row, given the sites its plan satisfies.
+        func first(skipping satisfied: EqualitySet) -> ColumnRead? {
+            reads.first { $0.site.map { !satisfied.contains($0) } ?? true }?.read
+        }
     }
 
     /// The node as a function of a row, or nil when any part of it must run on objects.
@@ -137,6 +151,7 @@ struct RowCompiler {
     /// key names at most one target row, found once per run), otherwise the chain's value
     /// against the slot's.
     private func chainEqualsParameter(_ lhs: PredicateNode, _ rhs: PredicateNode) -> RowCondition? {
+        let firstRead = reads.count
         guard let parameters, let (keyPaths, slot) = PredicateNode.chainAndParameter(lhs, rhs),
               let read = chain(keyPaths) else { return nil }
         var steps: [Step] = []
@@ -147,6 +162,7 @@ struct RowCompiler {
             target = ParameterSlots.Target(entity: end.index, attribute: attribute.index)
         }
         let site = parameters.addSite(chain: keyPaths, slot: slot, target: target)
+        reads.assign(site: site, from: firstRead)
         return RowCondition { view, row in
             let decision = parameters.decisions[site]
             switch decision.mode {
