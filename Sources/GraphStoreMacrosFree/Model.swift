@@ -133,7 +133,9 @@ open class Model: ModelBacking, PersistentModel, Codable {
 /// Records which property a key path read on a prototype (whose wrappers hold recording tokens).
 @usableFromInline
 final class AccessRecorder {
+    /// The last property read, and how many reads there were.
     private(set) var name: String?
+    private(set) var reads = 0
     private let names: [Int: String]
     /// The class's coders by token, for the initial value a read returns (the class's own).
     private let coders: [Int: AnyAttributeCoder]
@@ -143,7 +145,10 @@ final class AccessRecorder {
         self.coders = coders
     }
 
-    func noteRead(token: Int) { name = names[token] }
+    func noteRead(token: Int) {
+        name = names[token]
+        reads += 1
+    }
 
     func coder(forToken token: Int) -> AnyAttributeCoder? { coders[token] }
 }

@@ -311,19 +311,24 @@ final class ClassMetadata: @unchecked Sendable {
         if let failure {
             declaration = .failure(failure)
         } else {
-            // Which property a key path reads: read it on the prototype with a recorder attached
-            // (and learn the key path of that property).
+            // Which property a key path is: read it on the prototype with a recorder attached
+            // (and learn the key path of that property). Only a settable key path that reads
+            // one property is that property: a computed one reads its properties too
+            // (`arrival`, `actualOn ?? estimatedOn`, reads one or both; `isEnroute` may stop
+            // at its first), and is answered through the objects.
             declaration = .success(EntityDeclaration(
                 name: entityName, type: type, attributes: attributes, relationships: relationships,
                 propertyName: { keyPath in
+                    guard (keyPath as? any SettableKeyPath)?.isSettable == true else { return nil }
                     prototypeLock.lock()
                     defer { prototypeLock.unlock() }
                     let recorder = AccessRecorder(names: names, coders: codersByToken)
                     prototype.accessRecorder = recorder
                     defer { prototype.accessRecorder = nil }
                     _ = prototype[keyPath: keyPath]
-                    if let name = recorder.name { learnt.remember(keyPath, forProperty: name) }
-                    return recorder.name
+                    guard recorder.reads == 1, let name = recorder.name else { return nil }
+                    learnt.remember(keyPath, forProperty: name)
+                    return name
                 }))
         }
     }
@@ -384,6 +389,16 @@ final class ClassMetadata: @unchecked Sendable {
             Model.noteMutation(model, slot: slot, isRelationship: true) {}
         }
     }
+}
+
+/// Whether a key path can write its value: every persistent property's can (a model's
+/// properties are settable), a computed property's without a setter cannot.
+protocol SettableKeyPath {
+    var isSettable: Bool { get }
+}
+
+extension KeyPath: SettableKeyPath {
+    var isSettable: Bool { self is WritableKeyPath<Root, Value> }
 }
 
 /// The key paths of a model class's properties learnt so far, by property name (ClassMetadata).
