@@ -22,6 +22,10 @@ struct ScaleRun {
         /// `small_save` latencies on the loaded store, µs, by engine, and the raw
         /// write+fdatasync loop's, interleaved with them ("raw").
         var smallSave: [String: Samples] = [:]
+        /// `merge`: a small save seen by a context holding every flight and a live board, µs.
+        var merge = Samples()
+        /// `lookup_pending`: a `#Predicate` lookup among as many unsaved flights as the store has, µs.
+        var pendingLookup = PendingLookup.Result()
         /// `json_import`: FlightAware files through the Enroute importer beside a bare decode.
         var jsonImport: JSONImport.Result?
         /// Peak resident set of each workload, each in a process of its own (GraphStore).
@@ -175,6 +179,10 @@ struct ScaleRun {
                 }
             }
         }
+
+        log("  merge, lookup_pending")
+        result.merge = try MergeIntoHolder(container: graphstore.container, rows: rows, rounds: smoke ? 10 : 200).run()
+        result.pendingLookup = try PendingLookup(container: graphstore.container, rows: rows, lookups: smoke ? 200 : 2_000).run()
 
         log("  property_read, property_write")
         result.propertyAccess = try PropertyAccess(container: graphstore.container, repetitions: queryRounds).run()
