@@ -190,14 +190,19 @@ extension Decimal: Storable {
     }
 }
 
+// Inlinable, so that an optional attribute's accessors (`Date?`) specialise the conversion
+// instead of looking the optional's type up at run time on every read and write.
 extension Optional: Storable where Wrapped: Storable {
     /// The wrapped type's column, with nil allowed.
     public static var storageType: AttributeType { AttributeType(kind: Wrapped.storageType.kind, isOptional: true) }
     /// `.null` for nil, otherwise the wrapped value's.
-    public var storedValue: Value { self?.storedValue ?? .null }
+    @inlinable public var storedValue: Value {
+        guard let wrapped = self else { return .null }
+        return wrapped.storedValue
+    }
     /// nil from `.null`, otherwise the wrapped type's conversion.
-    public init(storedValue: Value) throws {
-        self = storedValue == .null ? nil : try Wrapped(storedValue: storedValue)
+    @inlinable public init(storedValue: Value) throws {
+        if case .null = storedValue { self = nil } else { self = try Wrapped(storedValue: storedValue) }
     }
 }
 
