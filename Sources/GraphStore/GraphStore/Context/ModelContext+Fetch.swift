@@ -323,7 +323,7 @@ extension ModelContext {
         // once per object instead of twice per comparison (a key path read through a model,
         // computed properties included, costs far more than comparing two values). Keys of
         // other kinds still decide through `compare`.
-        evaluatingOnObjects { sorted(items, by: descriptors, keys: descriptors.map { SortKeys(items, $0) }) }
+        evaluatingOnObjects { sorted(items, by: descriptors) { SortKeys(items, $0) } }
     }
 
     /// The same for objects of this context: a key that is a stored attribute is read from the
@@ -331,7 +331,7 @@ extension ModelContext {
     /// what its row holds): a column read per object instead of a key path read through it.
     func stableSorted<T: PersistentModel>(_ items: [T], by descriptors: [SortDescriptor<T>]) throws -> [T] {
         evaluatingOnObjects {
-            sorted(items, by: descriptors, keys: descriptors.map { committedSortKeys(items, $0) ?? SortKeys(items, $0) })
+            sorted(items, by: descriptors) { committedSortKeys(items, $0) ?? SortKeys(items, $0) }
         }
     }
 
@@ -352,38 +352,58 @@ extension ModelContext {
         }
     }
 
-    private func sorted<T>(_ items: [T], by descriptors: [SortDescriptor<T>], keys: [SortKeys?]) -> [T] {
+    /// `items` in the order of the descriptors, each descriptor's key read once per item by
+    /// `keys` (nil: compared through the descriptor). The first key orders everything; the
+    /// others are read only when it ties somewhere, and order only its runs of ties.
+    private func sorted<T>(_ items: [T], by descriptors: [SortDescriptor<T>], keys: (SortDescriptor<T>) -> SortKeys?) -> [T] {
+        guard let firstDescriptor = descriptors.first else { return items }
         // A descriptor is touched only for a key that was not read: in this unspecialised
         // function, a generic value made per comparison looks its type up at run time. The keys
         // are read in place (copying one out retains its arrays, per comparison).
-        let order = keys.withUnsafeBufferPointer { keys -> [Int] in
-            /// Whether item `i` goes before item `j` by the keys from `first` on (stably).
-            func precedes(_ i: Int, _ j: Int, from first: Int) -> Bool {
-                for k in first..<keys.count {
-                    switch keys[k]?.compare(i, j) ?? descriptors[k].compare(items[i], items[j]) {
-                    case .orderedAscending: return true
-                    case .orderedDescending: return false
-                    case .orderedSame: continue
+        let first = keys(firstDescriptor)
+        func firstOrder(_ i: Int, _ j: Int) -> ComparisonResult {
+            first?.compare(i, j) ?? firstDescriptor.compare(items[i], items[j])
+        }
+        // A number first key from 256 items (a sort by date or distance): positions by radix;
+        // otherwise by comparing the first key alone, ties in position order (stable).
+        var order: [Int]
+        if items.count >= SortKeys.radixThreshold, let radix = first?.radixOrder() {
+            order = radix
+        } else {
+            order = (0..<items.count).sorted { i, j in
+                switch firstOrder(i, j) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: return i < j
+                }
+            }
+        }
+        guard descriptors.count > 1 else { return order.map { items[$0] } }
+        var rest: [SortKeys?]?
+        order.withUnsafeMutableBufferPointer { order in
+            var start = 0
+            while start < order.count {
+                var end = start + 1
+                while end < order.count, firstOrder(order[start], order[end]) == .orderedSame { end += 1 }
+                if end - start > 1 {
+                    if rest == nil { rest = descriptors.dropFirst().map(keys) }
+                    rest!.withUnsafeBufferPointer { rest in
+                        /// Whether item `i` goes before item `j` by the other keys (stably).
+                        func precedes(_ i: Int, _ j: Int) -> Bool {
+                            for k in rest.indices {
+                                switch rest[k]?.compare(i, j) ?? descriptors[k + 1].compare(items[i], items[j]) {
+                                case .orderedAscending: return true
+                                case .orderedDescending: return false
+                                case .orderedSame: continue
+                                }
+                            }
+                            return i < j
+                        }
+                        order[start..<end].sort(by: precedes)
                     }
                 }
-                return i < j  // stable
+                start = end
             }
-            // A number first key (a sort by date or distance): positions by radix, then each
-            // run of ties by the other keys, instead of comparing every pair by all of them.
-            guard items.count >= SortKeys.radixThreshold, let first = keys.first ?? nil, var order = first.radixOrder() else {
-                return (0..<items.count).sorted { precedes($0, $1, from: 0) }
-            }
-            guard keys.count > 1 else { return order }
-            order.withUnsafeMutableBufferPointer { order in
-                var start = 0
-                while start < order.count {
-                    var end = start + 1
-                    while end < order.count, first.compare(order[start], order[end]) == .orderedSame { end += 1 }
-                    if end - start > 1 { order[start..<end].sort { precedes($0, $1, from: 1) } }
-                    start = end
-                }
-            }
-            return order
         }
         return order.map { items[$0] }
     }
@@ -406,6 +426,24 @@ struct SortKeys {
     /// The key read through the descriptor's key path.
     init?<T>(_ items: [T], _ descriptor: SortDescriptor<T>) {
         guard let keyPath = descriptor.keyPath, let first = items.first else { return nil }
+        // The usual key types through a typed key path: each value read as itself, not boxed
+        // into an `Any` and cast back (a computed key, `arrival`, is read this way per object).
+        if let dates = keyPath as? KeyPath<T, Date> {
+            self.init(items, descriptor, number: { $0[keyPath: dates].timeIntervalSinceReferenceDate })
+            return
+        }
+        if let ints = keyPath as? KeyPath<T, Int> {
+            self.init(items, descriptor, number: { Double($0[keyPath: ints]) })
+            return
+        }
+        if let doubles = keyPath as? KeyPath<T, Double> {
+            self.init(items, descriptor, number: { $0[keyPath: doubles] })
+            return
+        }
+        if let strings = keyPath as? KeyPath<T, String> {
+            self.init(items, descriptor, string: { $0[keyPath: strings] })
+            return
+        }
         if first[keyPath: keyPath] is String {
             self.init(items, descriptor, string: { $0[keyPath: keyPath] as? String })
             return
