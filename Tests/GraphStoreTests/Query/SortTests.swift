@@ -37,6 +37,8 @@ import Testing
             [SortDescriptor(\.routeDistance, order: .reverse), SortDescriptor(\.ident, order: .reverse)],
             [SortDescriptor(\.actualOff), SortDescriptor(\.ident)],  // nil dates: through the descriptor
             [SortDescriptor(\.origin?.name), SortDescriptor(\.ident)],  // optional strings, some nil
+            // Ties of the first key ordered by the second (through the descriptor), then the third.
+            [SortDescriptor(\.routeDistance), SortDescriptor(\.actualOff), SortDescriptor(\.ident, order: .reverse)],
         ]
         for sortBy in orders {
             let fetched = try context.fetch(FetchDescriptor<Flight>(sortBy: sortBy)).map(\.ident)
