@@ -8,19 +8,21 @@ import Testing
 /// An ad-hoc fetch finds its compiled query by its predicate's expression type and signature.
 /// Predicates of one type that differ in a key path, an operator or a Bool must never share one.
 @Suite struct PredicateSignatureTests {
-    private func signed(_ predicate: Predicate<Flight>) throws -> (PredicateSignature, [Any]) {
+    private func signed(_ predicate: Predicate<Flight>) throws -> (PredicateSignature, SlotValues) {
         let convertible = try #require(predicate.expression as? any PredicateNodeConvertible)
         var signature = PredicateSignature()
-        var constants: [Any] = []
+        var constants = SlotValues()
         convertible.sign(&signature, constants: &constants)
         return (signature, constants)
     }
 
-    /// The constants a signature collects are the shape's slot values, in the shape's order.
+    /// The constants a signature collects are the shape's slot values, in the shape's order, in
+    /// the stored form a conversion of each gives.
     @Test func aSignaturesConstantsAreTheShapesSlotValues() throws {
         let d = 100, icao = "K1", other: String? = nil, on = true, off = false, idents = ["A", "B"]
-        let cutoff = Date(timeIntervalSince1970: 5)
+        let cutoff = Date(timeIntervalSince1970: 5), maybe: Bool? = true, status = FlightStatus.landed
         let predicates: [Predicate<Flight>] = [
+            #Predicate { $0.status == status && ($0.actualOff == cutoff || maybe == true) },
             #Predicate { $0.routeDistance > d && $0.destination?.icao == icao },
             #Predicate { on || ($0.routeDistance > d && off) },
             #Predicate { !($0.actualOff == nil) && ($0.origin?.icao ?? "none") != icao && $0.origin?.icao == other },
@@ -30,7 +32,9 @@ import Testing
         for (i, predicate) in predicates.enumerated() {
             let (_, constants) = try signed(predicate)
             let shaped = QueryShape.fingerprint(of: PredicateNode(predicate.expression)).constants
-            #expect(constants.map { "\($0)" } == shaped.map { "\($0)" }, "\(i)")
+            #expect(constants.given.map { "\($0)" } == shaped.map { "\($0)" }, "\(i)")
+            let converted = QueryPlanner.storedValues(shaped)
+            #expect(constants.stored == converted.stored && constants.storedComplete == converted.complete, "\(i)")
         }
     }
 

@@ -37,8 +37,7 @@ extension ModelContext {
             return try sortedAndPaged(found, sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         }
         let (compiled, constants) = compiledQuery(predicate, entity: entity)
-        let (stored, complete) = QueryPlanner.storedValues(constants)
-        return try fetchOnRows(compiled, entity: entity, stored: stored, given: constants, storedComplete: complete,
+        return try fetchOnRows(compiled, entity: entity, stored: constants.stored, given: constants.given, storedComplete: constants.storedComplete,
                                sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
     }
 
@@ -179,7 +178,7 @@ extension ModelContext {
         var lines = [plan?.plan ?? "scan \(entity.name): \(rows.count) row(s)"]
         if let predicate = descriptor.predicate {
             let (compiled, constants) = compiledQuery(predicate, entity: entity)
-            let onRows = compiled.condition != nil && QueryPlanner.storedValues(constants).complete
+            let onRows = compiled.condition != nil && constants.storedComplete
             lines.append(onRows ? "filter by the predicate, compiled, on rows" : "filter by the predicate on objects")
         }
         if descriptor.includePendingChanges && hasChanges { lines.append("with this context's unsaved changes") }
@@ -208,7 +207,7 @@ extension ModelContext {
         let (compiled, constants) = compiledQuery(predicate, entity: entity)
         return graph.read { view in
             let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
-                                         stored: QueryPlanner.storedValues(constants).stored, given: constants, marks: rowMarks,
+                                         stored: constants.stored, given: constants.given, marks: rowMarks,
                                          hasPendingChanges: { pendingEntities.contains($0) }, describes: describing)
             guard let candidates = executor.candidates() else { return (nil, view.table(entity.index).liveRows) }
             return (candidates, candidates.rows.map(UInt64.init))
@@ -219,20 +218,23 @@ extension ModelContext {
     /// and the predicate's constants, its slots' values: found by the expression's type and
     /// signature when its tree converts statically (no tree made, no key path hashed), by shape
     /// otherwise and the first time.
-    func compiledQuery<T>(_ predicate: Predicate<T>, entity: Schema.Entity) -> (CompiledQuery, constants: [Any]) {
+    func compiledQuery<T>(_ predicate: Predicate<T>, entity: Schema.Entity) -> (CompiledQuery, constants: SlotValues) {
         let expression = predicate.expression
         guard let convertible = expression as? any PredicateNodeConvertible else {
-            return compiledQuery(PredicateNode(expression), entity: entity)
+            let (compiled, constants) = compiledQuery(PredicateNode(expression), entity: entity)
+            return (compiled, SlotValues(given: constants))
         }
         var signature = PredicateSignature()
-        var constants: [Any] = []
+        var constants = SlotValues()
         convertible.sign(&signature, constants: &constants)
         let type = ObjectIdentifier(Swift.type(of: expression))
         if let kept = compiledQueriesBySignature.query(type: type, entity: entity.index, signature: signature) { return (kept, constants) }
-        let found = compiledQuery(convertible.predicateNode, entity: entity)
+        let (compiled, _) = compiledQuery(convertible.predicateNode, entity: entity)
         if compiledQueriesBySignature.count >= 256 { compiledQueriesBySignature.removeAll() }
-        compiledQueriesBySignature.keep(found.0, type: type, entity: entity.index, signature: signature)
-        return found
+        var kept = PredicateSignature(retainingKeyPaths: true), keptConstants = SlotValues()
+        convertible.sign(&kept, constants: &keptConstants)
+        compiledQueriesBySignature.keep(compiled, type: type, entity: entity.index, signature: kept)
+        return (compiled, constants)
     }
 
     /// The same, by the shape of a converted predicate.
@@ -293,10 +295,10 @@ extension ModelContext {
         let pendingRows = Set(pending.filter { $0.persistentBacking.state != .inserted }.map(\.persistentBacking.row))
         let pendingEntities: Set<Int> = pending.isEmpty ? [] : [entity.index]
         let (compiled, constants) = compiledQuery(predicate, entity: entity)
-        let (stored, complete) = QueryPlanner.storedValues(constants)
+        let (stored, given, complete) = (constants.stored, constants.given, constants.storedComplete)
         let matchedRows: [UInt64]? = graph.read { view in
             let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
-                                         stored: stored, given: constants, marks: rowMarks,
+                                         stored: stored, given: given, marks: rowMarks,
                                          hasPendingChanges: { pendingEntities.contains($0) })
             var found: QueryExecutor.Candidates?
             if let rows = compiled.matches(in: executor, storedComplete: complete, excluding: pendingRows, planned: &found) {

@@ -100,7 +100,7 @@ protocol PredicateNodeConvertible {
     var predicateNode: PredicateNode { get }
     /// Appends what tells this subtree apart from others of its type to `signature`, and its
     /// constants other than Bools to `constants`, in the order `QueryShape` numbers its slots.
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any])
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues)
 }
 
 /// An expression of a known kind whose children may not all be known: converted child by child.

@@ -5,24 +5,47 @@ import Foundation
 /// structs nested as the predicate is, so the type already says every node's kind; with the
 /// signature it says the whole shape (see `QueryShape`), and a fetch finds its compiled query
 /// by the expression's type and this, without converting the tree or hashing its key paths.
-/// Key paths compare by identity first: a key path literal is made once per process.
+///
+/// Key paths compare by identity: a key path literal is made once per process, so a predicate
+/// written in a loop names the same objects each time. (An equal key path made some other way
+/// only misses here and is found by shape.) A signature that is kept retains its key paths, so
+/// that no other key path can take one of their addresses while it is kept.
 struct PredicateSignature: Equatable {
-    private(set) var keyPaths: [AnyKeyPath] = []
+    private var identities: [ObjectIdentifier] = []
     /// Per constant, a Bool's value or that it is a slot; per comparison, its operator.
-    private(set) var details: [UInt8] = []
+    private var details: [UInt8] = []
+    /// The key paths themselves, for a signature that is kept (`retainingKeyPaths`).
+    private(set) var keyPaths: [AnyKeyPath] = []
+    private let retainsKeyPaths: Bool
 
-    init() {
+    init(retainingKeyPaths: Bool = false) {
+        retainsKeyPaths = retainingKeyPaths
         // Room for a predicate of a few conditions, grown once at most.
-        keyPaths.reserveCapacity(8)
+        identities.reserveCapacity(8)
         details.reserveCapacity(8)
     }
 
-    mutating func append(_ keyPath: AnyKeyPath) { keyPaths.append(keyPath) }
+    static func == (lhs: PredicateSignature, rhs: PredicateSignature) -> Bool {
+        lhs.identities == rhs.identities && lhs.details == rhs.details
+    }
+
+    mutating func append(_ keyPath: AnyKeyPath) {
+        identities.append(ObjectIdentifier(keyPath))
+        if retainsKeyPaths { keyPaths.append(keyPath) }
+    }
 
     /// A constant: a Bool stays in the shape (the planner and compiler read it); anything else
-    /// is the next slot's value.
-    mutating func append(constant: Any, to constants: inout [Any]) {
-        if let flag = constant as? Bool {
+    /// is the next slot's value. (The type is compared first: a cast of each constant to Bool
+    /// costs a dynamic cast per constant and fetch.)
+    mutating func append<T>(constant: T, to constants: inout SlotValues) {
+        if T.self == Bool.self {
+            details.append(unsafeBitCast(constant, to: Bool.self) ? 2 : 1)
+        } else if T.self == Bool?.self, let flag = unsafeBitCast(constant, to: Bool?.self) {
+            details.append(flag ? 2 : 1)
+        } else if T.self == Bool?.self || T.self == String.self || T.self == String?.self || T.self == Int.self || T.self == Date.self {
+            details.append(0)
+            constants.append(constant)
+        } else if let flag = constant as? Bool {
             details.append(flag ? 2 : 1)
         } else {
             details.append(0)
@@ -66,50 +89,50 @@ struct CompiledQueriesBySignature {
 // MARK: Signing, leaves first; children in the order `PredicateNode.replacing` visits them
 
 extension PredicateExpressions.Value {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
         signature.append(constant: value, to: &constants)
     }
 }
 
 extension PredicateExpressions.NilLiteral {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {}
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {}
 }
 
 extension PredicateExpressions.Variable {
     // Any variable: shapes compare variables equal whatever their identifiers.
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {}
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {}
 }
 
 extension PredicateExpressions.KeyPath where Root: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
         signature.append(keyPath)
         root.sign(&signature, constants: &constants)
     }
 }
 
 extension PredicateExpressions.OptionalFlatMap where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
         wrapped.sign(&signature, constants: &constants)
         transform.sign(&signature, constants: &constants)
     }
 }
 
 extension PredicateExpressions.Equal where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
         lhs.sign(&signature, constants: &constants)
         rhs.sign(&signature, constants: &constants)
     }
 }
 
 extension PredicateExpressions.NotEqual where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
         lhs.sign(&signature, constants: &constants)
         rhs.sign(&signature, constants: &constants)
     }
 }
 
 extension PredicateExpressions.Comparison where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
         signature.append(op)
         lhs.sign(&signature, constants: &constants)
         rhs.sign(&signature, constants: &constants)
@@ -117,34 +140,34 @@ extension PredicateExpressions.Comparison where LHS: PredicateNodeConvertible, R
 }
 
 extension PredicateExpressions.Conjunction where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
         lhs.sign(&signature, constants: &constants)
         rhs.sign(&signature, constants: &constants)
     }
 }
 
 extension PredicateExpressions.Disjunction where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
         lhs.sign(&signature, constants: &constants)
         rhs.sign(&signature, constants: &constants)
     }
 }
 
 extension PredicateExpressions.Negation where Wrapped: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
         wrapped.sign(&signature, constants: &constants)
     }
 }
 
 extension PredicateExpressions.NilCoalesce where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
         lhs.sign(&signature, constants: &constants)
         rhs.sign(&signature, constants: &constants)
     }
 }
 
 extension PredicateExpressions.SequenceContains where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout [Any]) {
+    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
         sequence.sign(&signature, constants: &constants)
         element.sign(&signature, constants: &constants)
     }
