@@ -8,16 +8,15 @@ import Foundation
 /// fetches of a shape this context has compiled both end here, so a fresh predicate costs what
 /// a prepared one costs once its shape is found.
 extension ModelContext {
-    /// The objects `compiled` matches for `stored` (the slots' stored forms; `given`, the values
-    /// as given, for IN's sequences), in `sortBy`'s order, paged. Nil when the condition cannot
-    /// decide (the predicate runs on objects, or a value has no stored form): the caller then
-    /// fetches through objects.
-    func fetchOnRows<T: PersistentModel>(_ compiled: CompiledQuery, entity: Schema.Entity, stored: [Value], given: [Any],
-                                         storedComplete: Bool, sortBy: [SortDescriptor<T>], offset: Int?, limit: Int?) throws -> [T]? {
-        guard compiled.condition != nil, storedComplete else { return nil }
+    /// The objects `compiled` matches for the slots' `values`, in `sortBy`'s order, paged. Nil
+    /// when the condition cannot decide (the predicate runs on objects, or a value has no stored
+    /// form): the caller then fetches through objects.
+    func fetchOnRows<T: PersistentModel>(_ compiled: CompiledQuery, entity: Schema.Entity, values: SlotValues,
+                                         sortBy: [SortDescriptor<T>], offset: Int?, limit: Int?) throws -> [T]? {
+        guard compiled.condition != nil, values.storedComplete else { return nil }
         let matched: (rows: [UInt64], sorted: Bool) = graph.read { view in
-            let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view, stored: stored, given: given,
-                                         marks: rowMarks)
+            let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view, stored: values.stored,
+                                         given: values.given, marks: rowMarks)
             var planned: QueryExecutor.Candidates?
             let matched = compiled.matches(in: executor, storedComplete: true, planned: &planned) ?? []
             guard matched.count > 1 else { return (matched, false) }

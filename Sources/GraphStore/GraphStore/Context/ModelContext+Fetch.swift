@@ -37,8 +37,8 @@ extension ModelContext {
             return try sortedAndPaged(found, sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         }
         let (compiled, constants) = compiledQuery(predicate, entity: entity)
-        return try fetchOnRows(compiled, entity: entity, stored: constants.stored, given: constants.given, storedComplete: constants.storedComplete,
-                               sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        return try fetchOnRows(compiled, entity: entity, values: constants, sortBy: descriptor.sortBy,
+                               offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
     }
 
     /// A fetch's matches in its order, from its offset, at most its limit of them.
@@ -117,11 +117,15 @@ extension ModelContext {
            let model = downcast(object(entity: entity.index, row: row), to: T.self) {
             committed = model
         }
-        guard pendingChanges else { return committed == nil ? [] : [committed!] }
+        func committedOnly() -> [T] {
+            guard let committed else { return [] }
+            return [committed]
+        }
+        guard pendingChanges else { return committedOnly() }
         if let model = committed, model.persistentBacking.isDeletedOrChangedAway(attribute: key.attribute, from: value) { committed = nil }
         guard let owner = pendingUniqueOwner(entity: entity.index, attribute: key.attribute, value: value),
               let pending = downcast(owner, to: T.self),
-              pending !== committed else { return committed == nil ? [] : [committed!] }
+              pending !== committed else { return committedOnly() }
         guard let committed else { return [pending] }
         // Both: in the order a scan gives, rows first by number, unsaved inserts after them.
         let pendingRow = pending.persistentBacking.state == .inserted ? UInt64.max : pending.persistentBacking.row

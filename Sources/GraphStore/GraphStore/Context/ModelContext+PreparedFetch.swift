@@ -21,14 +21,9 @@ extension ModelContext {
         let compiled = compiledPreparedFetch(fetch.prepared, entity: entity)
         // Stored forms straight from the parameters when each slot has a typed reader;
         // otherwise converted from the values as given.
-        let stored: [Value], given: [Any], complete: Bool
-        if let typed = fetch.storedSlotValues(parameters) {
-            (stored, given, complete) = (typed, [], true)
-        } else {
-            given = fetch.slotValues(parameters) + fetch.prepared.constants
-            (stored, complete) = QueryPlanner.storedValues(given)
-        }
-        if let found: [T] = try fetchOnRows(compiled, entity: entity, stored: stored, given: given, storedComplete: complete,
+        let values = fetch.storedSlotValues(parameters).map(SlotValues.init(stored:))
+            ?? SlotValues(given: fetch.slotValues(parameters) + fetch.prepared.constants)
+        if let found: [T] = try fetchOnRows(compiled, entity: entity, values: values,
                                             sortBy: fetch.sortBy, offset: fetch.fetchOffset, limit: fetch.fetchLimit) {
             return found
         }

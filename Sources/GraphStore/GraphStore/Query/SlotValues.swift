@@ -17,6 +17,12 @@ struct SlotValues {
         (stored, storedComplete) = QueryPlanner.storedValues(given)
     }
 
+    /// Stored forms read straight from a prepared fetch's parameters, every slot having one
+    /// (nothing reads them as given).
+    init(stored: [Value]) {
+        self.stored = stored
+    }
+
     /// The next slot's value. The usual types are converted by their type, compared first (in
     /// the unspecialised walk that signs a predicate, a cast per constant is a dynamic cast).
     mutating func append<T>(_ constant: T) {
