@@ -32,9 +32,12 @@ public final class Flight: Model {
     public static func airlineCode(ofIdent ident: String) -> String { String(ident.prefix { $0.isLetter }) }
 
     /// When it leaves (or left) the ground: actual if known, else estimated.
-    public var departure: Date { actualOff ?? estimatedOff }
+    public var departure: Date { Flight.time(actual: actualOff, estimated: estimatedOff) }
     /// When it lands (or landed): actual if known, else estimated.
-    public var arrival: Date { actualOn ?? estimatedOn }
+    public var arrival: Date { Flight.time(actual: actualOn, estimated: estimatedOn) }
+
+    /// A departure or arrival from its two times (for a caller that has read them already).
+    public static func time(actual: Date?, estimated: Date) -> Date { actual ?? estimated }
     /// Gate-to-gate time in the air, as far as known.
     public var duration: TimeInterval { arrival.timeIntervalSince(departure) }
     /// In the air: off the ground and not yet landed.

@@ -3,12 +3,13 @@ import Foundation
 import GraphStore
 
 /// `lookup_pending`: a `#Predicate { $0.ident == ident }` fetch in a context holding as many
-/// unsaved flights as the store has (inserted as `import_objects` inserts them), for idents
-/// among the unsaved ones: the lookup the seed app's find-or-create makes before its one save
-/// (GraphStore only: SQLite has no unsaved objects). µs per lookup, the same at 1M as at 10k
-/// when pending changes are indexed. The first lookup, which indexes the unsaved objects'
-/// unique values (once: later inserts keep that map up to date), is timed on its own. The
-/// context is rolled back, untimed.
+/// unsaved flights as the store has (each a new object with an ident of its own and a
+/// distance), for idents among the unsaved ones: the lookup the seed app's find-or-create makes
+/// before its one save (GraphStore only: SQLite has no unsaved objects). µs per lookup: constant
+/// work when pending changes are indexed, growing with the store only as a committed lookup
+/// does (memory's latency). The first lookup, which indexes the unsaved objects' unique values
+/// (once: later inserts keep that map up to date), is timed on its own. The context is rolled
+/// back, untimed.
 struct PendingLookup {
     let container: ModelContainer
     let rows: SyntheticEnroute.Rows
