@@ -51,6 +51,10 @@ final class ContextLink: @unchecked Sendable {
     let graph: Graph
     /// Where the store keeps external-storage values; nil in memory, where they stay inline.
     let blobs: BlobStore?
+    /// The attribute values of the context's unsaved inserts, by column. Here rather than in the
+    /// context because an insert's values must stay readable through its link after the context
+    /// is gone, as a fetched object's stored ones do; only the context's own domain touches it.
+    @exclusivity(unchecked) var insertedValues = InsertedValues()
     /// Which attributes the context's objects are read for, so that lookups load them early.
     let readAhead: AttributeReadAhead
     /// The order of the context's last large fetch, so that reading it in order loads ahead.

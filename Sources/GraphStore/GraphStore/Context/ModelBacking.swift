@@ -64,20 +64,85 @@ open class ModelBacking {
         return link.schema.entities[entityIndex]
     }
 
-    /// Unsaved attribute values (all values set so far, for an unmanaged object).
-    @exclusivity(unchecked) final var attributeChanges = PropertyChanges<Value>()
+    /// Unsaved attribute values (all values set so far, for an unmanaged object), except an
+    /// unsaved insert's, which its context keeps by column (`insertedSlot`). Read and written
+    /// through `changedValue(ofAttribute:)` and `setChangedValue(_:ofAttribute:)`.
+    @exclusivity(unchecked) private final var attributeChanges = PropertyChanges<Value>()
+    /// The unsaved insert's row in its context's `InsertedValues`, where its attribute values
+    /// are kept; -1 for every other object.
+    @exclusivity(unchecked) final var insertedSlot: Int32 = -1
+
+    /// The unsaved value assigned to attribute `index`; nil when none was.
+    @inline(__always) final func changedValue(ofAttribute index: Int) -> Value? {
+        guard insertedSlot >= 0, let unretainedLink else { return attributeChanges[index] }
+        let entity = entityIndex, slot = Int(insertedSlot)
+        return unretainedLink.with { $0.insertedValues.value(entity: entity, slot: slot, attribute: index) }
+    }
+
+    /// Assigns (nil: forgets) the unsaved value of attribute `index`.
+    @inline(__always) final func setChangedValue(_ value: Value?, ofAttribute index: Int) {
+        guard insertedSlot >= 0, let unretainedLink else { return attributeChanges[index] = value }
+        let entity = entityIndex, slot = Int(insertedSlot)
+        unretainedLink.with { $0.insertedValues.set(value, entity: entity, slot: slot, attribute: index) }
+    }
+
+    /// Whether any attribute has an unsaved value.
+    final var hasChangedAttributes: Bool {
+        guard insertedSlot >= 0, let unretainedLink else { return !attributeChanges.isEmpty }
+        let entity = entityIndex, slot = Int(insertedSlot)
+        return unretainedLink.with { $0.insertedValues.hasValues(entity: entity, slot: slot) }
+    }
+
+    /// The attributes with an unsaved value, ascending.
+    final var changedAttributes: [Int] {
+        guard insertedSlot >= 0, let entity else { return attributeChanges.keys }
+        return entity.attributes.indices.filter { changedValue(ofAttribute: $0) != nil }
+    }
+
+    /// Calls `body` with each attribute that has an unsaved value and the value, ascending.
+    final func forEachChangedValue(_ body: (Int, Value) -> Void) {
+        guard insertedSlot >= 0, let entity else { return attributeChanges.forEachValue(body) }
+        for index in entity.attributes.indices { if let value = changedValue(ofAttribute: index) { body(index, value) } }
+    }
+
+    /// Forgets every unsaved attribute value (the object's slot, if it had one, is left to the
+    /// table, which a save empties).
+    final func clearChangedAttributes() {
+        insertedSlot = -1
+        attributeChanges = [:]
+    }
+
+    /// Moves the values assigned so far into the context's table, as a slot of the object's
+    /// entity: the object has just become an unsaved insert of `entity` through `link`.
+    final func moveChangedValues(into link: ContextLink, entity: Schema.Entity) {
+        guard insertedSlot < 0 else { return }
+        let slot = link.insertedValues.newSlot(entity: entity.index, attributes: entity.attributes.count)
+        attributeChanges.forEachValue { link.insertedValues.set($1, entity: entity.index, slot: slot, attribute: $0) }
+        attributeChanges = [:]
+        insertedSlot = Int32(slot)
+    }
+
+    /// Takes the object's values out of its context's table into the object (it stops being an
+    /// unsaved insert there: rolled back, or deleted before it was saved).
+    final func takeBackChangedValues() {
+        guard insertedSlot >= 0, let entity else { return }
+        var values = PropertyChanges<Value>()
+        for index in entity.attributes.indices { if let value = changedValue(ofAttribute: index) { values[index] = value } }
+        insertedSlot = -1
+        attributeChanges = values
+    }
 
     /// The value this object holds for attribute `attribute` that its context has not saved: its
     /// unsaved change, or for an unsaved insert the declared default; nil when it holds none.
     final func unsavedValue(ofAttribute attribute: Int) -> Value? {
-        attributeChanges[attribute] ?? (state == .inserted ? entity?.attributes[attribute].defaultValue : nil)
+        changedValue(ofAttribute: attribute) ?? (state == .inserted ? entity?.attributes[attribute].defaultValue : nil)
     }
 
     /// Whether this object of a committed row that holds `value` for attribute `attribute` no
     /// longer does, for its context: deleted, or given another value, not yet saved.
     final func isDeletedOrChangedAway(attribute: Int, from value: Value) -> Bool {
         if state == .deleted { return true }
-        if let newValue = attributeChanges[attribute] { return newValue != value }
+        if let newValue = changedValue(ofAttribute: attribute) { return newValue != value }
         return false
     }
     /// Unsaved relationship values. In the object, not the side object: every insert with a
@@ -181,7 +246,7 @@ open class ModelBacking {
         // A read changes nothing of the context's: it checks that no other thread is inside
         // (ContextUse), and enters nothing.
         unretainedLink?.with { $0.checkNoOtherThreadInside("reading an attribute") }
-        if !readsCommittedState, let value = attributeChanges[index] { return value }
+        if !readsCommittedState, let value = changedValue(ofAttribute: index) { return value }
         if let seldom, let value = seldom.ephemeralValues[index] { return value }
         guard row > 0, state != .inserted, entityIndex >= 0, let unretainedLink else { return nil }
         let entityIndex = self.entityIndex, row = self.row

@@ -57,7 +57,7 @@ extension ModelContext {
         }
         registerAttributeUndo(model, index)
         notePendingUniqueValue(model, attribute: index, value)
-        backing.attributeChanges[index] = value
+        backing.setChangedValue(value, ofAttribute: index)
         markChanged(model)
     }
 

@@ -63,6 +63,9 @@ extension ModelContext {
         inserted = []
         changed = [:]
         deleted = [:]
+        // No object holds a slot now (the saved ones were cleared, deleted inserts took their
+        // values back); the columns go with the transaction.
+        link.insertedValues.removeAll()
         resetInsertedIDs()
         let (number, summary) = committed
         notifyLiveQueries(summary)
@@ -71,7 +74,7 @@ extension ModelContext {
     }
 
     private func clear(_ model: any PersistentModel) {
-        model.persistentBacking.attributeChanges = [:]
+        model.persistentBacking.clearChangedAttributes()
         model.persistentBacking.relationshipChanges = [:]
     }
 
@@ -159,7 +162,7 @@ extension ModelContext {
         var order: [Schema.Entity] = []
         for model in models {
             let backing = model.persistentBacking
-            guard let entity = backing.entity, everyAttribute || !backing.attributeChanges.isEmpty else { continue }
+            guard let entity = backing.entity, everyAttribute || backing.hasChangedAttributes else { continue }
             if entity.index >= byEntity.count { byEntity.append(contentsOf: repeatElement([], count: entity.index + 1 - byEntity.count)) }
             if byEntity[entity.index].isEmpty { order.append(entity) }
             byEntity[entity.index].append(backing)
@@ -167,21 +170,27 @@ extension ModelContext {
         return order.map { entity in
             let backings = byEntity[entity.index]
             let defaults = entity.attributes.map(\.defaultValue)
+            if kind == .insert {
+                // The context's columns themselves, the saved objects' slots the sources (an
+                // insert made live again by undo kept its values in the object until now).
+                for backing in backings { backing.moveChangedValues(into: link, entity: entity) }
+                return RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers,
+                                columns: link.insertedValues.columns(of: entity.index), defaults: defaults,
+                                rows: backings.map(\.row), sources: backings.map { Int($0.insertedSlot) })
+            }
             var columns = [BatchColumn](repeating: BatchColumn(), count: defaults.count)
             for index in columns.indices { columns[index].reserveCapacity(backings.count) }
             // Object by object, so that each object's changes are read once, while in cache.
             for (row, backing) in backings.enumerated() {
-                let changes = backing.attributeChanges
                 if everyAttribute {
-                    for index in defaults.indices { columns[index].set(changes[index] ?? defaults[index], row: row) }
+                    for index in defaults.indices { columns[index].set(backing.changedValue(ofAttribute: index) ?? defaults[index], row: row) }
                 } else {
                     // Rows after a column's last value read as unset.
-                    changes.forEachValue { index, value in columns[index].setSlowly(value, row: row) }
+                    backing.forEachChangedValue { index, value in columns[index].setSlowly(value, row: row) }
                 }
             }
-            return RowBlock(kind: kind, entity: entity.number, properties: entity.attributeNumbers, columns: columns,
-                            defaults: kind == .insert ? defaults : [],
-                            rows: backings.map(\.row), sources: Array(backings.indices))
+            return RowBlock(kind: .update, entity: entity.number, properties: entity.attributeNumbers, columns: columns,
+                            defaults: [], rows: backings.map(\.row), sources: Array(backings.indices))
         }
     }
 

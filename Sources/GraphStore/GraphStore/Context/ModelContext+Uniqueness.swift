@@ -142,7 +142,7 @@ extension ModelContext {
         let backing = model.persistentBacking
         switch rule.members {
         case let .attribute(index, defaultValue):
-            let value = backing.attributeChanges[index] ?? backing.attributeValue(at: index) ?? defaultValue
+            let value = backing.changedValue(ofAttribute: index) ?? backing.attributeValue(at: index) ?? defaultValue
             return value == .null ? nil : .single(value)
         case let .compound(index):
             var key: [Value] = []
@@ -185,11 +185,11 @@ extension ModelContext {
     /// Whether this save changes a member of the rule for `backing`.
     private func saveChanges(_ backing: ModelBacking, _ rule: UniquenessRule) -> Bool {
         switch rule.members {
-        case let .attribute(index, _): return backing.attributeChanges[index] != nil
+        case let .attribute(index, _): return backing.changedValue(ofAttribute: index) != nil
         case let .compound(index):
             return index.members.contains { member in
                 switch member {
-                case let .attribute(a): return backing.attributeChanges[a] != nil
+                case let .attribute(a): return backing.changedValue(ofAttribute: a) != nil
                 case let .toOne(r): return backing.relationshipChanges[r] != nil
                 }
             }

@@ -297,7 +297,7 @@ public final class ModelContext {
         guard entityIndex >= 0, backing.state != .deleted else { return }
         for rule in uniqueness[entityIndex].attributes {
             guard case let .attribute(index, defaultValue) = rule.members else { continue }
-            guard let value = backing.attributeChanges[index] ?? (changedOnly ? nil : defaultValue) else { continue }
+            guard let value = backing.changedValue(ofAttribute: index) ?? (changedOnly ? nil : defaultValue) else { continue }
             listPendingUnique(model, entity: entityIndex, attribute: index, value)
         }
     }
@@ -366,7 +366,7 @@ public final class ModelContext {
         guard entityIndex >= 0, !pendingUnique.isEmpty else { return }
         for rule in uniqueness[entityIndex].attributes {
             guard case let .attribute(index, defaultValue) = rule.members else { continue }
-            let key = UniqueValueKey(entity: entityIndex, slot: index, key: backing.attributeChanges[index] ?? defaultValue)
+            let key = UniqueValueKey(entity: entityIndex, slot: index, key: backing.changedValue(ofAttribute: index) ?? defaultValue)
             if pendingUnique[key] === model { pendingUnique[key] = nil }
         }
     }
@@ -407,19 +407,19 @@ public final class ModelContext {
         // Initial values that differ per object (`= UUID()`) become this object's values now:
         // left unset, the save would write the schema's default — one value for every object.
         for (name, value) in model.persistentInitialValues() {
-            if let attribute = entity.attribute(named: name), backing.attributeChanges[attribute.index] == nil {
-                backing.attributeChanges[attribute.index] = value
+            if let attribute = entity.attribute(named: name), backing.changedValue(ofAttribute: attribute.index) == nil {
+                backing.setChangedValue(value, ofAttribute: attribute.index)
             }
         }
         // Ephemeral values set before the insert stay the object's own, out of what is saved.
         for index in entity.ephemeralAttributes {
-            guard let value = backing.attributeChanges[index] else { continue }
+            guard let value = backing.changedValue(ofAttribute: index) else { continue }
             backing.ephemeralValues[index] = value
-            backing.attributeChanges[index] = nil
+            backing.setChangedValue(nil, ofAttribute: index)
         }
         backing.context = self
         backing.entityIndex = entity.index
-        backing.attributeChanges.reserveCapacity(entity.attributes.count)
+        backing.moveChangedValues(into: link, entity: entity)
         backing.row = graph.reserveRow(entity: entity.index)
         backing.state = .inserted
         scheduleAutosave()
@@ -460,6 +460,7 @@ public final class ModelContext {
         registerLifecycleUndo(model, wasLive: true)
         let id = ObjectIdentifier(model)
         if backing.state == .inserted {
+            backing.takeBackChangedValues()
             inserted.removeAll { $0 === model }
             insertedIDs.remove(id)
             unregister(entity: entity.index, row: backing.row)
@@ -507,6 +508,7 @@ public final class ModelContext {
         for model in inserted {
             let backing = model.persistentBacking
             if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
+            backing.takeBackChangedValues()
             backing.context = nil
             backing.state = .unmanaged
             backing.row = 0
@@ -514,14 +516,15 @@ public final class ModelContext {
         let touched = Array(changed.values) + Array(deleted.values)
         inserted = []
         insertedIDs = []
+        link.insertedValues.removeAll()
         forgetAllPendingUnique()
         changed = [:]
         deleted = [:]
         for model in touched {
             let backing = model.persistentBacking
-            let names = backing.attributeChanges.keys.compactMap { backing.entity?.attributes[$0].name }
+            let names = backing.changedAttributes.compactMap { backing.entity?.attributes[$0].name }
                 + backing.relationshipChanges.keys.compactMap { backing.entity?.relationships[$0].name }
-            backing.attributeChanges = [:]
+            backing.clearChangedAttributes()
             backing.relationshipChanges = [:]
             backing.state = .persistent
             for name in names { model.persistentPropertyDidChange(named: name) }
@@ -607,9 +610,9 @@ extension ModelContext {
                     guard let description = backing.entity else { continue }
                     var clashing: [String] = []
                     for name in names.sorted() {
-                        if let attribute = description.attribute(named: name), backing.attributeChanges[attribute.index] != nil {
+                        if let attribute = description.attribute(named: name), backing.changedValue(ofAttribute: attribute.index) != nil {
                             clashing.append(name)
-                            if mergePolicy == .storeWins { backing.attributeChanges[attribute.index] = nil }
+                            if mergePolicy == .storeWins { backing.setChangedValue(nil, ofAttribute: attribute.index) }
                         } else if let relationship = description.relationship(named: name),
                                   case .toOne? = backing.relationshipChanges[relationship.index] {
                             clashing.append(name)
@@ -621,7 +624,7 @@ extension ModelContext {
                     case .localWins: break
                     case .storeWins:
                         for name in clashing { model.persistentPropertyDidChange(named: name) }
-                        if backing.attributeChanges.isEmpty && backing.relationshipChanges.isEmpty { changed[ObjectIdentifier(model)] = nil }
+                        if !backing.hasChangedAttributes && backing.relationshipChanges.isEmpty { changed[ObjectIdentifier(model)] = nil }
                     case .error:
                         conflicts.append((model.persistentModelID, clashing))
                     }

@@ -66,7 +66,7 @@ extension PersistentModel {
     /// Whether the object has unsaved changes.
     public var hasChanges: Bool {
         persistentBacking.link?.checkNoOtherThreadInside("hasChanges")
-        return persistentBacking.state == .inserted || !persistentBacking.attributeChanges.isEmpty
+        return persistentBacking.state == .inserted || persistentBacking.hasChangedAttributes
             || !persistentBacking.relationshipChanges.isEmpty
     }
 }

@@ -62,7 +62,7 @@ extension ModelContext {
         guard let entity = model.persistentBacking.entity else { return }
         registerAttributeUndo(model, index)
         notePendingUniqueValue(model, attribute: index, value)
-        model.persistentBacking.attributeChanges[index] = value
+        model.persistentBacking.setChangedValue(value, ofAttribute: index)
         markChanged(model)
         model.persistentPropertyDidChange(named: entity.attributes[index].name)
     }
@@ -110,7 +110,7 @@ extension ModelContext {
             register(model, entity: entity.index, row: backing.row)
             for (index, value) in attributes {
                 notePendingUniqueValue(model, attribute: index, value)
-                backing.attributeChanges[index] = value
+                backing.setChangedValue(value, ofAttribute: index)
             }
             for (index, target) in toOne { backing.relationshipChanges[index] = .toOne(target) }
             for (index, members) in toMany { backing.relationshipChanges[index] = .toMany(PendingToMany(base: members)) }
@@ -119,6 +119,7 @@ extension ModelContext {
             inserted.removeAll { $0 === model }
             forgetInserted(model)
             unregister(entity: entity.index, row: backing.row)
+            backing.takeBackChangedValues()
             backing.state = .unmanaged
             backing.context = nil
         } else {
