@@ -102,6 +102,30 @@ import GraphStoreModelTestSupport
         #expect(saved.map(\.ident) == ["U", "V"] && saved.map(\.routeDistance) == [42, 7] && saved[0].status == .landed)
     }
 
+    @Test func anInsertDeletedThenInsertedAgainIsSaved() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Flight.self, Airport.self, Airline.self)
+        let context = ModelContext(container)
+        let again = flight("AGAIN", 5, in: context)
+        let gone = flight("GONE", 6, in: context)
+        context.delete(again)
+        context.delete(gone)
+        context.insert(again)
+        again.routeDistance = 55
+        #expect(context.insertedModelsArray.count == 1 && context.hasChanges)
+        #expect(try context.fetch(FetchDescriptor<Flight>()).map(\.ident) == ["AGAIN"])
+        try context.save()
+        let saved = try ModelContext(container).fetch(FetchDescriptor<Flight>())
+        #expect(saved.map(\.ident) == ["AGAIN"] && saved.map(\.routeDistance) == [55])
+        // Deleted, saved, then inserted again: a new insert of its row.
+        context.delete(again)
+        try context.save()
+        let shown = again.routeDistance
+        context.insert(again)
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Flight>()).map(\.routeDistance) == [shown])
+    }
+
     @Test func anInsertOutlivingItsContextKeepsItsValues() throws {
         let store = TemporaryStore()
         let container = try store.container(Flight.self, Airport.self, Airline.self)

@@ -66,7 +66,7 @@ extension ModelContext {
         // No object holds a slot now (the saved ones were cleared, deleted inserts took their
         // values back); the columns go with the transaction.
         link.insertedValues.removeAll()
-        resetInsertedIDs()
+        forgetAllPendingUnique()
         let (number, summary) = committed
         notifyLiveQueries(summary)
         announce(.didSave, SaveNotification(phase: .didSave, transaction: number, author: author ?? "",

@@ -26,7 +26,6 @@ public final class ModelContext {
     // thread-local access-set update each).
     /// Unsaved work, held strongly. Insertion order is kept for save.
     @exclusivity(unchecked) var inserted: [any PersistentModel] = []
-    @exclusivity(unchecked) private var insertedIDs: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) var changed: [ObjectIdentifier: any PersistentModel] = [:] {
         didSet { if changed.isEmpty == hasEdits { editsChanged() } }
     }
@@ -269,13 +268,8 @@ public final class ModelContext {
         return Array(deleted.values)
     }
 
-    func resetInsertedIDs() {
-        insertedIDs = []
-        forgetAllPendingUnique()
-    }
-
     /// Empties `pendingUnique`, and stops keeping it until a lookup needs it again.
-    private func forgetAllPendingUnique() {
+    func forgetAllPendingUnique() {
         pendingUnique = [:]
         pendingUniqueIsKept = false
         pendingUniqueIsAmbiguous = false
@@ -399,9 +393,19 @@ public final class ModelContext {
         }
         registerLifecycleUndo(model, wasLive: false)
         if backing.state == .deleted {
-            // Re-inserting an object deleted in this context undoes the delete.
-            deleted[ObjectIdentifier(model)] = nil
-            backing.state = backing.row > 0 && insertedIDs.contains(ObjectIdentifier(model)) ? .inserted : .persistent
+            // Re-inserting an object deleted in this context undoes the delete: a committed
+            // row's object is live again, an insert deleted before it was saved an insert again.
+            if backing.context === self, deleted.removeValue(forKey: ObjectIdentifier(model)) == nil, backing.row > 0 {
+                backing.state = .inserted
+                backing.moveChangedValues(into: link, entity: entity)
+                inserted.append(model)
+                register(model, entity: entity.index, row: backing.row)
+                noteInserted(model)
+                scheduleAutosave()
+            } else {
+                deleted[ObjectIdentifier(model)] = nil
+                backing.state = .persistent
+            }
             return
         }
         // Initial values that differ per object (`= UUID()`) become this object's values now:
@@ -462,7 +466,6 @@ public final class ModelContext {
         if backing.state == .inserted {
             backing.takeBackChangedValues()
             inserted.removeAll { $0 === model }
-            insertedIDs.remove(id)
             unregister(entity: entity.index, row: backing.row)
             forgetPendingUnique(model)
         } else {
@@ -515,7 +518,6 @@ public final class ModelContext {
         }
         let touched = Array(changed.values) + Array(deleted.values)
         inserted = []
-        insertedIDs = []
         link.insertedValues.removeAll()
         forgetAllPendingUnique()
         changed = [:]
@@ -560,14 +562,12 @@ public final class ModelContext {
 
     /// Bookkeeping for an object that became an unsaved insert.
     func noteInserted(_ model: any PersistentModel) {
-        insertedIDs.insert(ObjectIdentifier(model))
         // A new insert is listed under nothing yet (a delete unlists): listed, not moved.
         if pendingUniqueIsKept { listPendingUniqueValues(of: model, changedOnly: false) }
     }
 
     /// Bookkeeping for an unsaved insert that left the context.
     func forgetInserted(_ model: any PersistentModel) {
-        insertedIDs.remove(ObjectIdentifier(model))
         forgetPendingUnique(model)
     }
 }
