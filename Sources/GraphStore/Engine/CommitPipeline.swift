@@ -50,9 +50,14 @@ package final class CommitPipeline: Sendable {
 
     /// Commits what `encode` makes and returns the transaction's number once it is as durable
     /// as the log's durability asks. `encode` runs under `lock`; `didCommit` runs after the
-    /// write and sync, outside it.
+    /// write and sync, outside it. `cannotFail` runs under the lock once nothing can stop the
+    /// commit any more (its record written, or no log to write) and before the graph takes it
+    /// in: the caller may let go of what the transaction now carries, so that a large save's
+    /// unsaved state need not stand beside the graph's new columns. With writes deferred past
+    /// the lock (`.grouped`) the write can still fail, and it is not called.
     @discardableResult
     package func commit(author: String, encode: () throws -> TransactionChanges,
+                        cannotFail: () -> Void = {},
                         didCommit: (UInt64, TransactionChanges) -> Void = { _, _ in }) throws -> UInt64 {
         lock.lock()
         let number: UInt64
@@ -75,6 +80,7 @@ package final class CommitPipeline: Sendable {
                         unwritten = reservation
                     } else {
                         try store.log.write(reservation)
+                        cannotFail()
                     }
                     receipt = reservation.receipt
                 }
@@ -83,9 +89,11 @@ package final class CommitPipeline: Sendable {
                 store.noteCommitted(encoded, receipt: receipt)
             case .memory:
                 number = graph.lastTransaction + 1
+                cannotFail()
                 graph.apply(encoded, number: number)
             case let .staging(captured):
                 number = graph.lastTransaction + 1
+                cannotFail()
                 graph.apply(encoded, number: number)
                 captured.withLock { $0.append(contentsOf: encoded.expandedOperations) }
             }

@@ -77,6 +77,8 @@ import Testing
         doomed.destination = Airport(icao: "KSFO")
         #expect(throws: StorageError.self) { try context.save() }
         #expect(context.hasChanges)
+        // The objects still hold their unsaved values and links.
+        #expect(doomed.ident == "LOST" && doomed.destination?.icao == "KSFO" && doomed.destination?.flightsTo.map(\.ident) == ["LOST"])
         let other = ModelContext(container)
         #expect(try other.fetch(FetchDescriptor<Flight>()).map(\.ident) == ["KEEP"])
         #expect(try other.fetchCount(FetchDescriptor<Airport>()) == 0)
@@ -133,9 +135,12 @@ import Testing
             context.insert(Flight(ident: "KEEP"))
             try context.save()
             faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount, errno: 28)))
-            context.insert(Flight(ident: "LOST"))
+            let lost = Flight(ident: "LOST")
+            context.insert(lost)
+            lost.destination = Airport(icao: "KSFO")
             #expect(throws: StorageError.self) { try context.save() }
             #expect(context.hasChanges)
+            #expect(lost.ident == "LOST" && lost.destination?.icao == "KSFO")
             context.insert(Flight(ident: "LATER"))
             #expect(throws: StorageError.self) { try context.save() }
             container.close()

@@ -209,9 +209,11 @@ public final class ModelContainer: @unchecked Sendable {
         try commit(from: saver, author: author) { TransactionChanges(operations: try encode()) }
     }
 
-    func commit(from saver: ModelContext?, author: String, _ encode: () throws -> TransactionChanges) throws -> (UInt64, ChangeSummary) {
+    /// `cannotFail`: as `CommitPipeline.commit` calls it.
+    func commit(from saver: ModelContext?, author: String, _ encode: () throws -> TransactionChanges,
+                cannotFail: () -> Void = {}) throws -> (UInt64, ChangeSummary) {
         var summary: ChangeSummary?
-        let number = try pipeline.commit(author: author, encode: encode) { _, changes in
+        let number = try pipeline.commit(author: author, encode: encode, cannotFail: cannotFail) { _, changes in
             let committed = ChangeSummary(changes: changes, schema: schema)
             summary = committed
             // Through the links: a merge never takes a reference to another context.

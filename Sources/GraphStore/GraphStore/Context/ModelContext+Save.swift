@@ -31,14 +31,21 @@ extension ModelContext {
         var upserts: [Upsert] = []
         let committed: (UInt64, ChangeSummary)
         do {
-            committed = try container.commit(from: self, author: author ?? "") {
+            committed = try container.commit(from: self, author: author ?? "", {
                 let claimed: UniqueClaims
                 (upserts, claimed) = resolveUpserts(inserts)
                 let upserted = Set(upserts.map { ObjectIdentifier($0.model) })
                 let plainInserts = upserts.isEmpty ? inserts : inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
                 try validateUniqueness(inserts: plainInserts, changes: changes + upserts.map(\.model), claimedByInserts: claimed)
                 return try encodeOperations(inserts: plainInserts, changes: changes, upserted: upserts.map(\.model), deletes: deletes)
-            }
+            }, cannotFail: {
+                // The transaction carries every change now: the objects' own copies go before
+                // the graph grows (a million changed objects' values, or their links, beside
+                // the new columns were most of a large save's peak).
+                for model in inserts { clear(model) }
+                for model in changes { clear(model) }
+                for model in deletes { clear(model) }
+            })
         } catch {
             // Nothing was committed: upserted objects go back to the rows they reserved.
             for upsert in upserts { upsert.model.persistentBacking.row = upsert.reservedRow }
