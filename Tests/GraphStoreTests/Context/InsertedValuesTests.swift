@@ -69,16 +69,25 @@ import GraphStoreModelTestSupport
         let container = try store.container(Flight.self, Airport.self, Airline.self)
         let context = ModelContext(container)
         let kept = flight("K", 1, in: context)
+        let airport = Airport()
+        airport.icao = "KSFO"
+        context.insert(airport)
         try context.save()
         let dropped = (0..<4).map { flight("D\($0)", 10 + $0, in: context) }
+        for flight in dropped { flight.origin = airport }
+        #expect(airport.flightsFrom.count == 4)
         context.rollback()
         #expect(dropped.map(\.routeDistance) == [10, 11, 12, 13] && dropped.allSatisfy { $0.modelContext == nil })
-        // Inserted again: saved with the values they had.
+        #expect(dropped.allSatisfy { $0.origin === airport } && airport.flightsFrom.isEmpty)
+        // Inserted again: saved with the values and links they had.
         dropped[2].routeDistance = 99
         context.insert(dropped[2])
+        #expect(airport.flightsFrom.map(\.ident) == ["D2"])
         try context.save()
-        let saved = try ModelContext(container).fetch(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.ident)]))
+        let reader = ModelContext(container)  // kept: its objects read relationships through it
+        let saved = try reader.fetch(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.ident)]))
         #expect(saved.map(\.ident) == ["D2", "K"] && saved.map(\.routeDistance) == [99, 1] && kept.routeDistance == 1)
+        #expect(saved.map { $0.origin?.icao } == ["KSFO", nil])
     }
 
     @Test func anInsertBroughtBackByUndoIsSavedWithItsValues() throws {

@@ -1,57 +1,84 @@
 @_spi(GraphStoreInternals) import GraphStoreCore
 
-/// The attribute values of a context's unsaved inserts, entity by entity, by column
-/// (`BatchColumn`: a date or a number in 9 bytes, a string in 17). Kept in each object, as an
-/// array of optional `Value`s, a flight's thirteen values took 344 bytes, and a save copied them
-/// into columns like these beside it; a million unsaved flights held both.
+/// The unsaved changes of a context's inserts, entity by entity, by column: attribute values in
+/// typed storage (`BatchColumn`: a date or a number in 9 bytes, a string in 17), relationship
+/// changes one column per relationship. Kept in each object, as arrays of optionals, a flight's
+/// thirteen values and three links took two allocations and 456 bytes, and a save copied the
+/// values into columns like these beside them; a million unsaved flights held both.
 ///
 /// An insert has a slot here (`ModelBacking.insertedSlot`, its row in the columns) from its
-/// insert until it is saved, rolled back or deleted; a save hands an entity's columns to the
-/// transaction as its insert block, uncopied, with the slots of the objects it saves as the
-/// block's sources. Slots are never reused before the whole table is emptied, after a save.
+/// insert until it is saved, rolled back or deleted; a save hands an entity's attribute columns
+/// to the transaction as its insert block, uncopied, with the slots of the objects it saves as
+/// the block's sources. Slots are never reused before the whole table is emptied, once no
+/// object holds one.
 struct InsertedValues {
-    private var tables: [BatchColumns] = []
-    /// Slots handed out, by entity.
-    private var slotCounts: [Int] = []
+    private struct Table {
+        var attributes: BatchColumns
+        var relationships: [[PendingRelationship?]]
+        /// Slots handed out.
+        var count = 0
+    }
 
-    /// A new slot of `entity`, which has `attributes` attributes.
-    mutating func newSlot(entity: Int, attributes: Int) -> Int {
+    private var tables: [Table] = []
+
+    /// A new slot of `entity`, which has `attributes` attributes and `relationships` relationships.
+    mutating func newSlot(entity: Int, attributes: Int, relationships: Int) -> Int {
         if entity >= tables.count {
-            tables.append(contentsOf: repeatElement(BatchColumns(columns: 0), count: entity + 1 - tables.count))
-            slotCounts.append(contentsOf: repeatElement(0, count: entity + 1 - slotCounts.count))
+            tables.append(contentsOf: repeatElement(Table(attributes: BatchColumns(columns: 0), relationships: []),
+                                                    count: entity + 1 - tables.count))
         }
-        if tables[entity].columns.count < attributes { tables[entity] = BatchColumns(columns: attributes) }
-        defer { slotCounts[entity] += 1 }
-        return slotCounts[entity]
+        if tables[entity].attributes.columns.count < attributes { tables[entity].attributes = BatchColumns(columns: attributes) }
+        if tables[entity].relationships.count < relationships {
+            tables[entity].relationships = Array(repeating: [], count: relationships)
+        }
+        defer { tables[entity].count += 1 }
+        return tables[entity].count
     }
 
     /// The value slot `slot` of `entity` was given for attribute `attribute`; nil when unset.
     @inline(__always) func value(entity: Int, slot: Int, attribute: Int) -> Value? {
-        tables[entity].columns[attribute][slot]
+        tables[entity].attributes.columns[attribute][slot]
     }
 
     /// Sets (nil: unsets) attribute `attribute` of slot `slot`.
     @inline(__always) mutating func set(_ value: Value?, entity: Int, slot: Int, attribute: Int) {
         if let value {
-            tables[entity].columns[attribute].set(value, row: slot)
-        } else if slot < tables[entity].columns[attribute].count {
-            tables[entity].columns[attribute].setSlowly(nil, row: slot)
+            tables[entity].attributes.columns[attribute].set(value, row: slot)
+        } else if slot < tables[entity].attributes.columns[attribute].count {
+            tables[entity].attributes.columns[attribute].setSlowly(nil, row: slot)
         }
     }
 
     /// Whether slot `slot` of `entity` has a value for any attribute.
     func hasValues(entity: Int, slot: Int) -> Bool {
-        tables[entity].columns.contains { $0.state(ofRow: slot) != BatchColumn.unset }
+        tables[entity].attributes.columns.contains { $0.state(ofRow: slot) != BatchColumn.unset }
+    }
+
+    /// The change slot `slot` of `entity` has for relationship `relationship`; nil when none.
+    @inline(__always) func relationship(entity: Int, slot: Int, relationship: Int) -> PendingRelationship? {
+        let column = tables[entity].relationships[relationship]
+        return slot < column.count ? column[slot] : nil
+    }
+
+    /// Records (nil: forgets) the change of relationship `relationship` of slot `slot`.
+    @inline(__always) mutating func setRelationship(_ change: PendingRelationship?, entity: Int, slot: Int, relationship: Int) {
+        let count = tables[entity].relationships[relationship].count
+        if slot >= count {
+            guard change != nil else { return }
+            tables[entity].relationships[relationship].append(contentsOf: repeatElement(nil, count: slot - count))
+            tables[entity].relationships[relationship].append(change)
+        } else {
+            tables[entity].relationships[relationship][slot] = change
+        }
     }
 
     /// Every attribute's column of `entity` (the rows are slots).
     func columns(of entity: Int) -> [BatchColumn] {
-        entity < tables.count ? tables[entity].columns : []
+        entity < tables.count ? tables[entity].attributes.columns : []
     }
 
-    /// Forgets every slot (after a save, when no object holds one any more).
+    /// Forgets every slot (once no object holds one).
     mutating func removeAll() {
         tables = []
-        slotCounts = []
     }
 }

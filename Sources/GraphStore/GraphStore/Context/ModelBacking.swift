@@ -56,7 +56,7 @@ open class ModelBacking {
     @exclusivity(unchecked) final var row: UInt64 = 0
     // What every property read uses, without retaining: the link above (which keeps it alive).
     // A read would otherwise retain and release the link, the graph and the entity.
-    @exclusivity(unchecked) private final var unretainedLink: Unretained<ContextLink>?
+    @exclusivity(unchecked) private(set) final var unretainedLink: Unretained<ContextLink>?
 
     /// The object's entity, while a context manages it.
     final var entity: Schema.Entity? {
@@ -64,73 +64,16 @@ open class ModelBacking {
         return link.schema.entities[entityIndex]
     }
 
-    /// Unsaved attribute values (all values set so far, for an unmanaged object), except an
-    /// unsaved insert's, which its context keeps by column (`insertedSlot`). Read and written
-    /// through `changedValue(ofAttribute:)` and `setChangedValue(_:ofAttribute:)`.
-    @exclusivity(unchecked) private final var attributeChanges = PropertyChanges<Value>()
-    /// The unsaved insert's row in its context's `InsertedValues`, where its attribute values
-    /// are kept; -1 for every other object.
+    /// Unsaved attribute values and relationship changes (all set so far, for an unmanaged
+    /// object), except an unsaved insert's, which its context keeps by column (`insertedSlot`).
+    /// Read and written only through the accessors of ModelBacking+Changes.swift. In the object,
+    /// not a side object: every insert with a relationship has some, and a side object for them
+    /// cost more than its two words.
+    @exclusivity(unchecked) final var ownAttributeChanges = PropertyChanges<Value>()
+    @exclusivity(unchecked) final var ownRelationshipChanges = PropertyChanges<PendingRelationship>()
+    /// The unsaved insert's row in its context's `InsertedValues`, where its changes are kept;
+    /// -1 for every other object.
     @exclusivity(unchecked) final var insertedSlot: Int32 = -1
-
-    /// The unsaved value assigned to attribute `index`; nil when none was.
-    @inline(__always) final func changedValue(ofAttribute index: Int) -> Value? {
-        guard insertedSlot >= 0, let unretainedLink else { return attributeChanges[index] }
-        let entity = entityIndex, slot = Int(insertedSlot)
-        return unretainedLink.with { $0.insertedValues.value(entity: entity, slot: slot, attribute: index) }
-    }
-
-    /// Assigns (nil: forgets) the unsaved value of attribute `index`.
-    @inline(__always) final func setChangedValue(_ value: Value?, ofAttribute index: Int) {
-        guard insertedSlot >= 0, let unretainedLink else { return attributeChanges[index] = value }
-        let entity = entityIndex, slot = Int(insertedSlot)
-        unretainedLink.with { $0.insertedValues.set(value, entity: entity, slot: slot, attribute: index) }
-    }
-
-    /// Whether any attribute has an unsaved value.
-    final var hasChangedAttributes: Bool {
-        guard insertedSlot >= 0, let unretainedLink else { return !attributeChanges.isEmpty }
-        let entity = entityIndex, slot = Int(insertedSlot)
-        return unretainedLink.with { $0.insertedValues.hasValues(entity: entity, slot: slot) }
-    }
-
-    /// The attributes with an unsaved value, ascending.
-    final var changedAttributes: [Int] {
-        guard insertedSlot >= 0, let entity else { return attributeChanges.keys }
-        return entity.attributes.indices.filter { changedValue(ofAttribute: $0) != nil }
-    }
-
-    /// Calls `body` with each attribute that has an unsaved value and the value, ascending.
-    final func forEachChangedValue(_ body: (Int, Value) -> Void) {
-        guard insertedSlot >= 0, let entity else { return attributeChanges.forEachValue(body) }
-        for index in entity.attributes.indices { if let value = changedValue(ofAttribute: index) { body(index, value) } }
-    }
-
-    /// Forgets every unsaved attribute value (the object's slot, if it had one, is left to the
-    /// table, which a save empties).
-    final func clearChangedAttributes() {
-        insertedSlot = -1
-        attributeChanges = [:]
-    }
-
-    /// Moves the values assigned so far into the context's table, as a slot of the object's
-    /// entity: the object has just become an unsaved insert of `entity` through `link`.
-    final func moveChangedValues(into link: ContextLink, entity: Schema.Entity) {
-        guard insertedSlot < 0 else { return }
-        let slot = link.insertedValues.newSlot(entity: entity.index, attributes: entity.attributes.count)
-        attributeChanges.forEachValue { link.insertedValues.set($1, entity: entity.index, slot: slot, attribute: $0) }
-        attributeChanges = [:]
-        insertedSlot = Int32(slot)
-    }
-
-    /// Takes the object's values out of its context's table into the object (it stops being an
-    /// unsaved insert there: rolled back, or deleted before it was saved).
-    final func takeBackChangedValues() {
-        guard insertedSlot >= 0, let entity else { return }
-        var values = PropertyChanges<Value>()
-        for index in entity.attributes.indices { if let value = changedValue(ofAttribute: index) { values[index] = value } }
-        insertedSlot = -1
-        attributeChanges = values
-    }
 
     /// The value this object holds for attribute `attribute` that its context has not saved: its
     /// unsaved change, or for an unsaved insert the declared default; nil when it holds none.
@@ -145,9 +88,6 @@ open class ModelBacking {
         if let newValue = changedValue(ofAttribute: attribute) { return newValue != value }
         return false
     }
-    /// Unsaved relationship values. In the object, not the side object: every insert with a
-    /// relationship has some, and a side object for them cost more than its two words.
-    @exclusivity(unchecked) final var relationshipChanges = PropertyChanges<PendingRelationship>()
     /// A value that did not encode, if any (what a save checks every object for, without
     /// copying the dictionary out).
     final var firstEncodingFailure: (index: Int, reason: String)? {
@@ -269,7 +209,7 @@ open class ModelBacking {
         if let context {
             context.setAttribute(value, at: index, of: model)
         } else {
-            attributeChanges[index] = value
+            setChangedValue(value, ofAttribute: index)
         }
         // Only an object that recorded a failure has one to clear (through `encodingFailures`,
         // every set copied an empty dictionary out and back in).
@@ -291,7 +231,7 @@ open class ModelBacking {
     }
 
     private final func relationshipTarget(at index: Int) -> (any PersistentModel)? {
-        if !readsCommittedState, case let .toOne(target)? = relationshipChanges[index] { return target }
+        if !readsCommittedState, case let .toOne(target)? = pendingRelationship(at: index) { return target }
         guard let context, row > 0, state != .inserted else { return nil }
         return context.committedToOne(of: self, relationship: index)
     }
@@ -308,7 +248,7 @@ open class ModelBacking {
     /// The members, in order; objects deleted in the context are left out unless asked for.
     final func toMany(at index: Int, includingDeleted: Bool) -> [any PersistentModel] {
         let pending: PendingToMany?
-        if !readsCommittedState, case let .toMany(p)? = relationshipChanges[index] { pending = p } else { pending = nil }
+        if !readsCommittedState, case let .toMany(p)? = pendingRelationship(at: index) { pending = p } else { pending = nil }
         var list: [any PersistentModel]
         if let base = pending?.base {
             list = base
@@ -331,7 +271,7 @@ open class ModelBacking {
         if let context {
             context.setToOne(target, at: index, of: model)
         } else {
-            relationshipChanges[index] = .toOne(target)
+            setPendingRelationship(.toOne(target), at: index)
         }
     }
 
@@ -341,7 +281,7 @@ open class ModelBacking {
         if let context {
             context.setToMany(targets, at: index, of: model)
         } else {
-            relationshipChanges[index] = .toMany(PendingToMany(base: targets))
+            setPendingRelationship(.toMany(PendingToMany(base: targets)), at: index)
         }
     }
 }

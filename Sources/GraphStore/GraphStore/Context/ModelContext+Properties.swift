@@ -71,7 +71,7 @@ extension ModelContext {
         if let target, target.persistentBacking.context == nil { insertAny(target) }
         if old === target { return }
         registerRelationshipUndo(model, relationship)
-        backing.relationshipChanges[index] = .toOne(target)
+        backing.setPendingRelationship(.toOne(target), at: index)
         markChanged(model)
         guard let inverse = inverseRelationship(of: relationship) else { return }
         if let old { removeFromSide(old, inverse, member: model) }
@@ -87,10 +87,10 @@ extension ModelContext {
         // Unique members, in the order given.
         var seen = Set<ObjectIdentifier>()
         let list = targets.filter { seen.insert(ObjectIdentifier($0)).inserted }
-        let old = backing.state == .inserted && backing.relationshipChanges[index] == nil ? [] : backing.toMany(at: index)
+        let old = backing.state == .inserted && backing.pendingRelationship(at: index) == nil ? [] : backing.toMany(at: index)
         for target in list where target.persistentBacking.context == nil { insertAny(target) }
         registerRelationshipUndo(model, relationship)
-        backing.relationshipChanges[index] = .toMany(PendingToMany(base: list))
+        backing.setPendingRelationship(.toMany(PendingToMany(base: list)), at: index)
         markChanged(model)
         guard let inverse = inverseRelationship(of: relationship) else { return }
         let oldIDs = Set(old.map(ObjectIdentifier.init))
@@ -100,10 +100,10 @@ extension ModelContext {
 
     /// The unsaved changes of a to-many relationship, created empty on first use.
     private func pendingToMany(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> PendingToMany {
-        if case let .toMany(pending)? = backing.relationshipChanges[relationship.index] { return pending }
+        if case let .toMany(pending)? = backing.pendingRelationship(at: relationship.index) { return pending }
         // An object that was never saved has no committed list: its list starts empty.
         let pending = PendingToMany(base: backing.state == .inserted ? [] : nil)
-        backing.relationshipChanges[relationship.index] = .toMany(pending)
+        backing.setPendingRelationship(.toMany(pending), at: relationship.index)
         return pending
     }
 
@@ -117,7 +117,7 @@ extension ModelContext {
             let previous = backing.toOne(at: side.index)
             if previous === member { return }
             registerRelationshipUndo(owner, side)
-            backing.relationshipChanges[side.index] = .toOne(member)
+            backing.setPendingRelationship(.toOne(member), at: side.index)
             // One-to-one: the member's previous partner loses it.
             if let previous, let back = inverseRelationship(of: side) { removeFromSide(previous, back, member: owner) }
         }
@@ -134,7 +134,7 @@ extension ModelContext {
         } else {
             guard backing.toOne(at: side.index) === member else { return }
             registerRelationshipUndo(owner, side)
-            backing.relationshipChanges[side.index] = .toOne(nil)
+            backing.setPendingRelationship(.toOne(nil), at: side.index)
         }
         markChanged(owner)
         owner.persistentPropertyDidChange(named: side.name)

@@ -45,6 +45,7 @@ extension ModelContext {
                 for model in inserts { clear(model) }
                 for model in changes { clear(model) }
                 for model in deletes { clear(model) }
+                link.insertedValues.removeAll()
             })
         } catch {
             // Nothing was committed: upserted objects go back to the rows they reserved.
@@ -81,8 +82,7 @@ extension ModelContext {
     }
 
     private func clear(_ model: any PersistentModel) {
-        model.persistentBacking.clearChangedAttributes()
-        model.persistentBacking.relationshipChanges = [:]
+        model.persistentBacking.clearChanges()
     }
 
     // MARK: Validation
@@ -180,7 +180,7 @@ extension ModelContext {
             if kind == .insert {
                 // The context's columns themselves, the saved objects' slots the sources (an
                 // insert made live again by undo kept its values in the object until now).
-                for backing in backings { backing.moveChangedValues(into: link, entity: entity) }
+                for backing in backings { backing.moveChanges(into: link, entity: entity) }
                 return RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers,
                                 columns: link.insertedValues.columns(of: entity.index), defaults: defaults,
                                 rows: backings.map(\.row), sources: backings.map { Int($0.insertedSlot) })
@@ -203,9 +203,9 @@ extension ModelContext {
 
     private func encodeLinks(of model: any PersistentModel, existingRow: Bool, into operations: inout [LogOperation]) {
         let backing = model.persistentBacking
-        guard !backing.relationshipChanges.isEmpty, let entity = backing.entity else { return }
+        guard backing.hasPendingRelationships, let entity = backing.entity else { return }
         let isNew = backing.state == .inserted && !existingRow
-        for (index, change) in backing.relationshipChanges.entries {
+        for (index, change) in backing.pendingRelationships {
             let relationship = entity.relationships[index]
             guard schema.writesLinks(relationship) else { continue }
             let number = relationship.number

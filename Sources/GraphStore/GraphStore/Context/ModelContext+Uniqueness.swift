@@ -190,7 +190,7 @@ extension ModelContext {
             return index.members.contains { member in
                 switch member {
                 case let .attribute(a): return backing.changedValue(ofAttribute: a) != nil
-                case let .toOne(r): return backing.relationshipChanges[r] != nil
+                case let .toOne(r): return backing.pendingRelationship(at: r) != nil
                 }
             }
         }

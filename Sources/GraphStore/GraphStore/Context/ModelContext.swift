@@ -397,7 +397,7 @@ public final class ModelContext {
             // row's object is live again, an insert deleted before it was saved an insert again.
             if backing.context === self, deleted.removeValue(forKey: ObjectIdentifier(model)) == nil, backing.row > 0 {
                 backing.state = .inserted
-                backing.moveChangedValues(into: link, entity: entity)
+                backing.moveChanges(into: link, entity: entity)
                 inserted.append(model)
                 register(model, entity: entity.index, row: backing.row)
                 noteInserted(model)
@@ -423,7 +423,8 @@ public final class ModelContext {
         }
         backing.context = self
         backing.entityIndex = entity.index
-        backing.moveChangedValues(into: link, entity: entity)
+        let unmanagedRelationships = backing.takeOwnRelationshipChanges()
+        backing.moveChanges(into: link, entity: entity)
         backing.row = graph.reserveRow(entity: entity.index)
         backing.state = .inserted
         scheduleAutosave()
@@ -431,10 +432,7 @@ public final class ModelContext {
         register(model, entity: entity.index, row: backing.row)
         noteInserted(model)
         // Relationships set while unmanaged: insert their targets and put the inverses in step.
-        let pending = backing.relationshipChanges
-        backing.relationshipChanges = [:]
-        backing.relationshipChanges.reserveCapacity(entity.relationships.count)
-        for (index, value) in pending.entries {
+        for (index, value) in unmanagedRelationships {
             switch value {
             case let .toOne(target): setToOne(target, at: index, of: model)
             case let .toMany(list): setToMany(list.base ?? [], at: index, of: model)
@@ -464,7 +462,7 @@ public final class ModelContext {
         registerLifecycleUndo(model, wasLive: true)
         let id = ObjectIdentifier(model)
         if backing.state == .inserted {
-            backing.takeBackChangedValues()
+            backing.takeBackChanges()
             inserted.removeAll { $0 === model }
             unregister(entity: entity.index, row: backing.row)
             forgetPendingUnique(model)
@@ -511,7 +509,7 @@ public final class ModelContext {
         for model in inserted {
             let backing = model.persistentBacking
             if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
-            backing.takeBackChangedValues()
+            backing.takeBackChanges()
             backing.context = nil
             backing.state = .unmanaged
             backing.row = 0
@@ -525,9 +523,8 @@ public final class ModelContext {
         for model in touched {
             let backing = model.persistentBacking
             let names = backing.changedAttributes.compactMap { backing.entity?.attributes[$0].name }
-                + backing.relationshipChanges.keys.compactMap { backing.entity?.relationships[$0].name }
-            backing.clearChangedAttributes()
-            backing.relationshipChanges = [:]
+                + backing.pendingRelationships.compactMap { backing.entity?.relationships[$0.key].name }
+            backing.clearChanges()
             backing.state = .persistent
             for name in names { model.persistentPropertyDidChange(named: name) }
         }
@@ -614,9 +611,9 @@ extension ModelContext {
                             clashing.append(name)
                             if mergePolicy == .storeWins { backing.setChangedValue(nil, ofAttribute: attribute.index) }
                         } else if let relationship = description.relationship(named: name),
-                                  case .toOne? = backing.relationshipChanges[relationship.index] {
+                                  case .toOne? = backing.pendingRelationship(at: relationship.index) {
                             clashing.append(name)
-                            if mergePolicy == .storeWins { backing.relationshipChanges[relationship.index] = nil }
+                            if mergePolicy == .storeWins { backing.setPendingRelationship(nil, at: relationship.index) }
                         }
                     }
                     guard !clashing.isEmpty else { continue }
@@ -624,7 +621,7 @@ extension ModelContext {
                     case .localWins: break
                     case .storeWins:
                         for name in clashing { model.persistentPropertyDidChange(named: name) }
-                        if !backing.hasChangedAttributes && backing.relationshipChanges.isEmpty { changed[ObjectIdentifier(model)] = nil }
+                        if !backing.hasChangedAttributes && !backing.hasPendingRelationships { changed[ObjectIdentifier(model)] = nil }
                     case .error:
                         conflicts.append((model.persistentModelID, clashing))
                     }

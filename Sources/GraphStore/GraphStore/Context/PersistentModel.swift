@@ -67,7 +67,7 @@ extension PersistentModel {
     public var hasChanges: Bool {
         persistentBacking.link?.checkNoOtherThreadInside("hasChanges")
         return persistentBacking.state == .inserted || persistentBacking.hasChangedAttributes
-            || !persistentBacking.relationshipChanges.isEmpty
+            || persistentBacking.hasPendingRelationships
     }
 }
 

@@ -71,7 +71,7 @@ extension ModelContext {
         let entered = link.enterOrStop("undo")
         defer { link.leave(entered) }
         registerRelationshipUndo(model, relationship)
-        model.persistentBacking.relationshipChanges[relationship.index] = .toOne(target)
+        model.persistentBacking.setPendingRelationship(.toOne(target), at: relationship.index)
         markChanged(model)
         model.persistentPropertyDidChange(named: relationship.name)
     }
@@ -80,7 +80,7 @@ extension ModelContext {
         let entered = link.enterOrStop("undo")
         defer { link.leave(entered) }
         registerRelationshipUndo(model, relationship)
-        model.persistentBacking.relationshipChanges[relationship.index] = .toMany(PendingToMany(base: members))
+        model.persistentBacking.setPendingRelationship(.toMany(PendingToMany(base: members)), at: relationship.index)
         markChanged(model)
         model.persistentPropertyDidChange(named: relationship.name)
     }
@@ -112,14 +112,14 @@ extension ModelContext {
                 notePendingUniqueValue(model, attribute: index, value)
                 backing.setChangedValue(value, ofAttribute: index)
             }
-            for (index, target) in toOne { backing.relationshipChanges[index] = .toOne(target) }
-            for (index, members) in toMany { backing.relationshipChanges[index] = .toMany(PendingToMany(base: members)) }
+            for (index, target) in toOne { backing.setPendingRelationship(.toOne(target), at: index) }
+            for (index, members) in toMany { backing.setPendingRelationship(.toMany(PendingToMany(base: members)), at: index) }
             markChanged(model)
         } else if backing.state == .inserted {
             inserted.removeAll { $0 === model }
             forgetInserted(model)
             unregister(entity: entity.index, row: backing.row)
-            backing.takeBackChangedValues()
+            backing.takeBackChanges()
             backing.state = .unmanaged
             backing.context = nil
         } else {
