@@ -115,7 +115,8 @@ import Testing
 
     /// An insert block of every attribute kind is applied from the columns' typed storage as its
     /// operations are: each column of its attribute's kind, of another kind (stored as the
-    /// graph stores such a value, or null), or of mixed kinds, with nulls and unset rows.
+    /// graph stores such a value, or null), or of mixed kinds, with nulls and unset rows; a
+    /// block that lets go of its columns as they are written gives the same graph.
     @Test(arguments: [UInt64(11), 12, 13])
     func everyKindOfValueAppliesAsItsOperations(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
@@ -158,12 +159,19 @@ import Testing
         let updatedRows = (0..<rows).map { _ in 1 + random.next() % UInt64(rows + 10) }
         let update = RowBlock(kind: .update, entity: entity.number, properties: entity.attributeNumbers, values: randomColumns(),
                               defaults: [], rows: updatedRows, sources: Array(0..<rows).shuffled(using: &random))
+        // The same inserts as a context's save makes them: each column let go once written.
+        let viaReleasingBlock = try ModelContainer(for: Everything.self, configurations: configuration)
+        let releasing = RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers, columns: block.columns,
+                                 defaults: block.defaults, rows: block.rows, sources: block.sources, releasesColumnsWhenApplied: true)
         viaBlock.graph.apply(TransactionChanges(blocks: [block]), number: 1)
+        viaReleasingBlock.graph.apply(TransactionChanges(blocks: [releasing]), number: 1)
+        #expect(releasing.columns.allSatisfy(\.isEmpty) && block.columns.contains { !$0.isEmpty })
         viaOperations.graph.apply(block.operations, number: 1)
-        for container in [viaBlock, viaOperations] { container.graph.apply(deletes, number: 2) }
+        for container in [viaBlock, viaReleasingBlock, viaOperations] { container.graph.apply(deletes, number: 2) }
         viaBlock.graph.apply(TransactionChanges(blocks: [update]), number: 3)
+        viaReleasingBlock.graph.apply(TransactionChanges(blocks: [update]), number: 3)
         viaOperations.graph.apply(update.operations, number: 3)
-        viaBlock.graph.read { blocks in
+        for via in [viaBlock, viaReleasingBlock] { via.graph.read { blocks in
             viaOperations.graph.read { operations in
                 #expect(blocks.table(entity.index).liveRows == operations.table(entity.index).liveRows)
                 #expect(blocks.table(entity.index).slotCount == rows)
@@ -175,7 +183,7 @@ import Testing
                     }
                 }
             }
-        }
+        } }
     }
 
     static func sameKind(_ a: Value, _ b: Value) -> Bool {

@@ -5,7 +5,11 @@
 /// import touched. A block is encoded into
 /// the log as exactly those operations (the same bytes: FILE-FORMAT.md knows no blocks) and
 /// applied to the graph straight from its columns. Recovery reads the operations back.
-@_spi(GraphStoreInternals) public final class RowBlock: Sendable {
+///
+/// Immutable once shared, with one exception: a block made with `releasesColumnsWhenApplied`
+/// gives up each column as the graph, the last reader of its values, writes it (under the
+/// commit lock, before any other thread sees the block).
+@_spi(GraphStoreInternals) public final class RowBlock: @unchecked Sendable {
     @usableFromInline package enum Kind: Sendable {
         /// New rows: a column a row leaves unset takes its default.
         case insert
@@ -20,7 +24,12 @@
     /// The rows written, in order.
     package let rows: [UInt64]
     /// By column, each source row's value (nil: unset).
-    @usableFromInline package let columns: [BatchColumn]
+    @usableFromInline package private(set) var columns: [BatchColumn]
+    /// Whether applying the block to the graph frees each column once written there: set by a
+    /// context's save, whose transaction is encoded before it is applied and whose summaries
+    /// read an insert block's rows only, so that a large save's values are not held twice (in
+    /// the block and in the graph's new columns) at its end.
+    package let releasesColumnsWhenApplied: Bool
     /// Each row's source row in `columns`.
     @usableFromInline package let sources: [Int]
     /// By column, for inserts: what an unset slot takes.
@@ -30,7 +39,7 @@
 
     /// `defaults` has a value per column for inserts (it is not read for updates).
     package init(kind: Kind, entity: EntityNumber, properties: [PropertyNumber], columns: [BatchColumn],
-         defaults: [Value], rows: [UInt64], sources: [Int]) {
+         defaults: [Value], rows: [UInt64], sources: [Int], releasesColumnsWhenApplied: Bool = false) {
         precondition(properties.count == columns.count && rows.count == sources.count, "a property per column, a source per row")
         precondition(kind == .update || defaults.count == columns.count, "a default per column for inserts")
         self.kind = kind
@@ -40,7 +49,15 @@
         self.defaults = defaults
         self.rows = rows
         self.sources = sources
+        self.releasesColumnsWhenApplied = releasesColumnsWhenApplied
         setColumns = columns.indices.filter { !columns[$0].isEmpty }
+    }
+
+    /// Lets go of a column the graph has written (`releasesColumnsWhenApplied`); its values
+    /// read as unset from then on.
+    package func releaseColumn(_ column: Int) {
+        precondition(releasesColumnsWhenApplied, "a block that keeps its columns")
+        columns[column] = BatchColumn()
     }
 
     /// A block of columns given as optional values (tests).

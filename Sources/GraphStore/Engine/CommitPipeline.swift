@@ -94,8 +94,9 @@ package final class CommitPipeline: Sendable {
             case let .staging(captured):
                 number = graph.lastTransaction + 1
                 cannotFail()
-                graph.apply(encoded, number: number)
+                // Kept before it is applied: applying frees a save's insert columns.
                 captured.withLock { $0.append(contentsOf: encoded.expandedOperations) }
+                graph.apply(encoded, number: number)
             }
             changes = encoded
         }

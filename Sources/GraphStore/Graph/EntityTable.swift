@@ -165,6 +165,7 @@ import CSwiftRuntime
             guard let index = positions[block.properties[column]] else { continue }
             given[index] = true
             unretainedColumns[index].with { block.write(column: column, into: $0) }
+            if block.releasesColumnsWhenApplied { block.releaseColumn(column) }
         }
         for index in columns.indices where !given[index] {
             unretainedColumns[index].with { target in

@@ -183,7 +183,8 @@ extension ModelContext {
                 for backing in backings { backing.moveChanges(into: link, entity: entity) }
                 return RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers,
                                 columns: link.insertedValues.columns(of: entity.index), defaults: defaults,
-                                rows: backings.map(\.row), sources: backings.map { Int($0.insertedSlot) })
+                                rows: backings.map(\.row), sources: backings.map { Int($0.insertedSlot) },
+                                releasesColumnsWhenApplied: true)
             }
             var columns = [BatchColumn](repeating: BatchColumn(), count: defaults.count)
             for index in columns.indices { columns[index].reserveCapacity(backings.count) }
