@@ -54,7 +54,7 @@ final class ContextLink: @unchecked Sendable {
     /// The attribute values of the context's unsaved inserts, by column. Here rather than in the
     /// context because an insert's values must stay readable through its link after the context
     /// is gone, as a fetched object's stored ones do; only the context's own domain touches it.
-    @exclusivity(unchecked) var insertedValues = InsertedValues()
+    @exclusivity(unchecked) var unsavedValues = UnsavedValues()
     /// Which attributes the context's objects are read for, so that lookups load them early.
     let readAhead: AttributeReadAhead
     /// The order of the context's last large fetch, so that reading it in order loads ahead.

@@ -64,16 +64,14 @@ open class ModelBacking {
         return link.schema.entities[entityIndex]
     }
 
-    /// Unsaved attribute values and relationship changes (all set so far, for an unmanaged
-    /// object), except an unsaved insert's, which its context keeps by column (`insertedSlot`).
-    /// Read and written only through the accessors of ModelBacking+Changes.swift. In the object,
-    /// not a side object: every insert with a relationship has some, and a side object for them
-    /// cost more than its two words.
+    /// Unsaved attribute values and relationship changes set while the object was unmanaged
+    /// (or taken back when it left its context); a context keeps its objects' changes by column
+    /// (`unsavedSlot`). Read and written only through the accessors of ModelBacking+Changes.swift.
     @exclusivity(unchecked) final var ownAttributeChanges = PropertyChanges<Value>()
     @exclusivity(unchecked) final var ownRelationshipChanges = PropertyChanges<PendingRelationship>()
-    /// The unsaved insert's row in its context's `InsertedValues`, where its changes are kept;
-    /// -1 for every other object.
-    @exclusivity(unchecked) final var insertedSlot: Int32 = -1
+    /// The object's row in its context's `UnsavedValues`, where its unsaved changes are kept
+    /// while it is an insert or a changed committed object there; -1 otherwise.
+    @exclusivity(unchecked) final var unsavedSlot: Int32 = -1
 
     /// The value this object holds for attribute `attribute` that its context has not saved: its
     /// unsaved change, or for an unsaved insert the declared default; nil when it holds none.

@@ -45,7 +45,7 @@ extension ModelContext {
                 for model in inserts { clear(model) }
                 for model in changes { clear(model) }
                 for model in deletes { clear(model) }
-                link.insertedValues.removeAll()
+                link.unsavedValues.removeAll()
             })
         } catch {
             // Nothing was committed: upserted objects go back to the rows they reserved.
@@ -73,7 +73,7 @@ extension ModelContext {
         deleted = [:]
         // No object holds a slot now (the saved ones were cleared, deleted inserts took their
         // values back); the columns go with the transaction.
-        link.insertedValues.removeAll()
+        link.unsavedValues.removeAll()
         forgetAllPendingUnique()
         let (number, summary) = committed
         notifyLiveQueries(summary)
@@ -161,7 +161,8 @@ extension ModelContext {
 
     /// One block per entity of `models`, in the order its first object comes: for inserts (and
     /// with `everyAttribute`, an upsert's update) every attribute, what an object leaves unset
-    /// being its default; for updates the attributes each object changed.
+    /// being its default; for updates the attributes each object changed. Inserts and updates
+    /// are the context's own columns (`UnsavedValues`); an upsert's are made here.
     private func rowBlocks(_ kind: RowBlock.Kind, of models: [any PersistentModel], everyAttribute: Bool = false) -> [RowBlock] {
         let everyAttribute = everyAttribute || kind == .insert
         // By entity, in an array indexed by it (a save of a million objects groups a million).
@@ -177,25 +178,21 @@ extension ModelContext {
         return order.map { entity in
             let backings = byEntity[entity.index]
             let defaults = entity.attributes.map(\.defaultValue)
-            if kind == .insert {
+            if kind == .insert || !everyAttribute {
                 // The context's columns themselves, the saved objects' slots the sources (an
                 // insert made live again by undo kept its values in the object until now).
                 for backing in backings { backing.moveChanges(into: link, entity: entity) }
-                return RowBlock(kind: .insert, entity: entity.number, properties: entity.attributeNumbers,
-                                columns: link.insertedValues.columns(of: entity.index), defaults: defaults,
-                                rows: backings.map(\.row), sources: backings.map { Int($0.insertedSlot) },
-                                releasesColumnsWhenApplied: true)
+                return RowBlock(kind: kind, entity: entity.number, properties: entity.attributeNumbers,
+                                columns: link.unsavedValues.columns(of: entity.index), defaults: kind == .insert ? defaults : [],
+                                rows: backings.map(\.row), sources: backings.map { Int($0.unsavedSlot) },
+                                releasesColumnsWhenApplied: kind == .insert)
             }
+            // An upsert's update: every attribute, what the insert left unset its default.
             var columns = [BatchColumn](repeating: BatchColumn(), count: defaults.count)
             for index in columns.indices { columns[index].reserveCapacity(backings.count) }
             // Object by object, so that each object's changes are read once, while in cache.
             for (row, backing) in backings.enumerated() {
-                if everyAttribute {
-                    for index in defaults.indices { columns[index].set(backing.changedValue(ofAttribute: index) ?? defaults[index], row: row) }
-                } else {
-                    // Rows after a column's last value read as unset.
-                    backing.forEachChangedValue { index, value in columns[index].setSlowly(value, row: row) }
-                }
+                for index in defaults.indices { columns[index].set(backing.changedValue(ofAttribute: index) ?? defaults[index], row: row) }
             }
             return RowBlock(kind: .update, entity: entity.number, properties: entity.attributeNumbers, columns: columns,
                             defaults: [], rows: backings.map(\.row), sources: Array(backings.indices))

@@ -405,6 +405,8 @@ public final class ModelContext {
             } else {
                 deleted[ObjectIdentifier(model)] = nil
                 backing.state = .persistent
+                // Changes made before the delete are unsaved changes again.
+                if backing.hasChangedAttributes || backing.hasPendingRelationships { markChanged(model) }
             }
             return
         }
@@ -516,7 +518,7 @@ public final class ModelContext {
         }
         let touched = Array(changed.values) + Array(deleted.values)
         inserted = []
-        link.insertedValues.removeAll()
+        link.unsavedValues.removeAll()
         forgetAllPendingUnique()
         changed = [:]
         deleted = [:]
@@ -621,7 +623,10 @@ extension ModelContext {
                     case .localWins: break
                     case .storeWins:
                         for name in clashing { model.persistentPropertyDidChange(named: name) }
-                        if !backing.hasChangedAttributes && !backing.hasPendingRelationships { changed[ObjectIdentifier(model)] = nil }
+                        if !backing.hasChangedAttributes && !backing.hasPendingRelationships {
+                            changed[ObjectIdentifier(model)] = nil
+                            backing.clearChanges()
+                        }
                     case .error:
                         conflicts.append((model.persistentModelID, clashing))
                     }

@@ -3,11 +3,12 @@ import Testing
 import GraphStoreMacrosFree
 import GraphStoreModelTestSupport
 
-/// A context keeps its unsaved inserts' values by column, each insert a slot, and a save hands
-/// the columns to its transaction. Every way an insert's values can leave that table — saved,
-/// deleted before the save, rolled back, a failed save, an undo — leaves them right, in the
-/// object and in the store, and no object ever reads another's slot.
-@Suite struct InsertedValuesTests {
+/// A context keeps its objects' unsaved changes by column, each insert or changed object a
+/// slot, and a save hands the columns to its transaction. Every way changes can leave that
+/// table — saved, deleted before the save, rolled back, a failed save, an undo, a merge the
+/// store wins — leaves them right, in the object and in the store, and no object ever reads
+/// another's slot.
+@Suite struct UnsavedValuesTests {
     private func flight(_ ident: String, _ distance: Int, in context: ModelContext) -> Flight {
         let flight = Flight()
         flight.ident = ident
@@ -133,6 +134,93 @@ import GraphStoreModelTestSupport
         context.insert(again)
         try context.save()
         #expect(try ModelContext(container).fetch(FetchDescriptor<Flight>()).map(\.routeDistance) == [shown])
+    }
+
+    @Test func changesToCommittedObjectsAreSavedAndTheirSlotsGoAfterward() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Flight.self, Airport.self, Airline.self)
+        let context = ModelContext(container)
+        let airline = Airline()
+        airline.code = "UA"
+        context.insert(airline)
+        let flights = (0..<20).map { flight("F\($0)", $0, in: context) }
+        for flight in flights { flight.actualOff = Date(timeIntervalSince1970: 1) }
+        try context.save()
+        for (i, flight) in flights.enumerated() {
+            if i % 2 == 0 { flight.routeDistance = 1_000 + i }
+            if i % 3 == 0 { flight.status = .landed }
+            if i % 5 == 0 { flight.actualOff = nil }
+            if i % 4 == 0 { flight.airline = airline }
+        }
+        _ = flight("NEW", 7, in: context)  // an insert's slot beside the changes'
+        #expect(flights[6].routeDistance == 1_006 && flights[6].status == .landed && flights[5].actualOff == nil)
+        try context.save()
+        func check(_ expected: (Int) -> (Int, FlightStatus, Bool, Bool)) throws {
+            let reader = ModelContext(container)
+            let saved = try reader.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident != "NEW" }, sortBy: [SortDescriptor(\.routeDistance)]))
+            var byIdent: [String: Flight] = [:]
+            for flight in saved { byIdent[flight.ident] = flight }
+            for i in 0..<20 {
+                let flight = try #require(byIdent["F\(i)"])
+                let (distance, status, hasOff, hasAirline) = expected(i)
+                #expect(flight.routeDistance == distance && flight.status == status, "F\(i)")
+                #expect((flight.actualOff != nil) == hasOff && (flight.airline != nil) == hasAirline, "F\(i)")
+            }
+        }
+        try check { i in (i % 2 == 0 ? 1_000 + i : i, i % 3 == 0 ? .landed : .scheduled, i % 5 != 0, i % 4 == 0) }
+        // The same objects changed again after the table was emptied: new slots, nothing stale.
+        flights[1].routeDistance = 5
+        flights[2].status = .enroute
+        #expect(flights[0].routeDistance == 1_000 && flights[3].status == .landed)
+        try context.save()
+        try check { i in
+            (i == 1 ? 5 : i % 2 == 0 ? 1_000 + i : i, i == 2 ? .enroute : i % 3 == 0 ? .landed : .scheduled, i % 5 != 0, i % 4 == 0)
+        }
+        // Rolled back: the committed values show again.
+        flights[4].routeDistance = 44
+        context.rollback()
+        #expect(flights[4].routeDistance == 1_004 && !context.hasChanges)
+    }
+
+    @Test func aChangedObjectDeletedThenInsertedAgainKeepsItsChanges() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Flight.self, Airport.self, Airline.self)
+        let context = ModelContext(container)
+        let made = flight("X", 1, in: context)
+        try context.save()
+        made.routeDistance = 2
+        context.delete(made)
+        context.insert(made)
+        #expect(made.routeDistance == 2 && context.hasChanges)
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Flight>()).map(\.routeDistance) == [2])
+    }
+
+    @Test func aChangeTheStoreWinsOverLeavesNoSlotBehind() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Flight.self, Airport.self, Airline.self)
+        let setup = ModelContext(container)
+        _ = flight("A", 1, in: setup)
+        _ = flight("B", 2, in: setup)
+        try setup.save()
+        let local = ModelContext(container)
+        local.mergePolicy = .storeWins
+        let a = try #require(try local.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "A" })).first)
+        let b = try #require(try local.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "B" })).first)
+        a.routeDistance = 10
+        let remote = ModelContext(container)
+        try #require(try remote.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "A" })).first).routeDistance = 20
+        try remote.save()
+        b.routeDistance = 30
+        try local.save()  // A's change loses to the store's; B's is saved
+        #expect(a.routeDistance == 20 && b.routeDistance == 30)
+        // A changed again after the table was emptied reads and saves its own value.
+        a.routeDistance = 40
+        _ = flight("C", 3, in: local)
+        #expect(a.routeDistance == 40)
+        try local.save()
+        let saved = try ModelContext(container).fetch(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.ident)]))
+        #expect(saved.map(\.routeDistance) == [40, 30, 3])
     }
 
     @Test func anInsertOutlivingItsContextKeepsItsValues() throws {

@@ -1,28 +1,32 @@
 @_spi(GraphStoreInternals) import GraphStoreCore
 
-/// The unsaved changes of a context's inserts, entity by entity, by column: attribute values in
-/// typed storage (`BatchColumn`: a date or a number in 9 bytes, a string in 17), relationship
-/// changes one column per relationship. Kept in each object, as arrays of optionals, a flight's
-/// thirteen values and three links took two allocations and 456 bytes, and a save copied the
-/// values into columns like these beside them; a million unsaved flights held both.
+/// The unsaved changes of a context's objects (its inserts, and the committed objects it
+/// changed), entity by entity, by column: attribute values in typed storage (`BatchColumn`: a
+/// date or a number in 9 bytes, a string in 17), relationship changes one column per
+/// relationship. Kept in each object, as arrays of optionals, a flight's thirteen values and
+/// three links took two allocations and 456 bytes, and a save copied the values into columns
+/// like these beside them; a million unsaved flights held both.
 ///
-/// An insert has a slot here (`ModelBacking.insertedSlot`, its row in the columns) from its
-/// insert until it is saved, rolled back or deleted; a save hands an entity's attribute columns
-/// to the transaction as its insert block, uncopied, with the slots of the objects it saves as
-/// the block's sources. Slots are never reused before the whole table is emptied, once no
-/// object holds one.
-struct InsertedValues {
+/// An object has a slot here (`ModelBacking.unsavedSlot`, its row in the columns) from its
+/// first change or its insert until it is saved, rolled back, or (an insert) deleted; a save
+/// hands an entity's attribute columns to the transaction as its insert and update blocks,
+/// uncopied, with the slots of the objects it saves as the blocks' sources. Slots are never
+/// reused before the whole table is emptied; emptying it takes every slot back from the
+/// objects still holding one, so none can read another's later.
+struct UnsavedValues {
     private struct Table {
         var attributes: BatchColumns
         var relationships: [[PendingRelationship?]]
-        /// Slots handed out.
-        var count = 0
+        /// Each slot's object (held: every one is an unsaved insert or change the context holds
+        /// anyway).
+        var owners: [ModelBacking] = []
     }
 
     private var tables: [Table] = []
 
-    /// A new slot of `entity`, which has `attributes` attributes and `relationships` relationships.
-    mutating func newSlot(entity: Int, attributes: Int, relationships: Int) -> Int {
+    /// A new slot of `entity` for `owner`; `entity` has `attributes` attributes and
+    /// `relationships` relationships.
+    mutating func newSlot(for owner: ModelBacking, entity: Int, attributes: Int, relationships: Int) -> Int {
         if entity >= tables.count {
             tables.append(contentsOf: repeatElement(Table(attributes: BatchColumns(columns: 0), relationships: []),
                                                     count: entity + 1 - tables.count))
@@ -31,8 +35,8 @@ struct InsertedValues {
         if tables[entity].relationships.count < relationships {
             tables[entity].relationships = Array(repeating: [], count: relationships)
         }
-        defer { tables[entity].count += 1 }
-        return tables[entity].count
+        tables[entity].owners.append(owner)
+        return tables[entity].owners.count - 1
     }
 
     /// The value slot `slot` of `entity` was given for attribute `attribute`; nil when unset.
@@ -77,8 +81,15 @@ struct InsertedValues {
         entity < tables.count ? tables[entity].attributes.columns : []
     }
 
-    /// Forgets every slot (once no object holds one).
+    /// Forgets every slot, taking back those objects still hold (their unsaved changes were
+    /// saved or discarded: an object whose changes must outlive the table takes them back
+    /// first, `ModelBacking.takeBackChanges`).
     mutating func removeAll() {
+        for e in tables.indices {
+            for (slot, owner) in tables[e].owners.enumerated() where owner.unsavedSlot == Int32(slot) && owner.entityIndex == e {
+                owner.unsavedSlot = -1
+            }
+        }
         tables = []
     }
 }
