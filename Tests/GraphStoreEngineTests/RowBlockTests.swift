@@ -257,6 +257,10 @@ import Testing
             #expect(fromBlocks.updated == fromOperations.updated)
             #expect(fromBlocks.deleted == fromOperations.deleted)
             #expect(fromBlocks.changes == fromOperations.changes)
+            // The identifiers alone (worked out first above, without the names) are the whole
+            // summary's.
+            let settled = ChangeSummary(changes: transaction, schema: container.schema).settled
+            #expect(settled.inserted == fromBlocks.inserted && settled.updated == fromBlocks.updated && settled.deleted == fromBlocks.deleted)
         }
         #expect(!ChangeSummary(changes: TransactionChanges(blocks: [changes.blocks[1]]), schema: container.schema).updated.isEmpty)
     }

@@ -182,6 +182,13 @@ import Testing
         ]
         let listed = ChangeSummary(operations: operations, schema: schema).changes
         #expect(Set(listed.keys) == [flight.index, airport.index])
+        // The identifiers alone, worked out without the names, are the whole summary's.
+        // (An update of the row deleted here, which counts as deleted only.)
+        let withLateUpdate = operations + [.update(entity: flight.number, row: 2, values: [PropertyValue(distance.number, .int(6))])]
+        let identifiersOnly = ChangeSummary(operations: withLateUpdate, schema: schema)
+        let whole = ChangeSummary(operations: withLateUpdate, schema: schema).settled
+        #expect(identifiersOnly.updated == whole.updated && identifiersOnly.deleted == whole.deleted && identifiersOnly.inserted == whole.inserted)
+        #expect(!identifiersOnly.isSettled && whole.updated.count == 5 && whole.deleted.count == 1)
         for (entity, rows) in listed {
             for row in rows.keys {
                 let fresh = ChangeSummary(operations: operations, schema: schema)

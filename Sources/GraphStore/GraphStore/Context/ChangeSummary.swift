@@ -21,9 +21,13 @@ struct ChangeSummary {
     /// a transaction nobody holds objects of, watches or is notified of (a batch import beside
     /// contexts holding nothing) never pays for a row-by-row summary. Once worked out, the
     /// operations are let go (a summary waiting in an inbox must not keep an import's records).
+    ///
+    /// The identifiers alone (what save notifications carry) are worked out apart, without the
+    /// map of names: a save of a million updates notifies its observers without a million-entry
+    /// map that only a context holding those rows would read.
     private final class Contents: Sendable {
         private enum State {
-            case pending(TransactionChanges, Schema)
+            case pending(TransactionChanges, Schema, identifiers: Computed?)
             case computed(Computed)
         }
 
@@ -34,7 +38,7 @@ struct ChangeSummary {
         }
 
         init(changes: TransactionChanges, schema: Schema) {
-            state = Locked(.pending(changes, schema))
+            state = Locked(.pending(changes, schema, identifiers: nil))
         }
 
         var isSettled: Bool {
@@ -46,8 +50,25 @@ struct ChangeSummary {
             switch state.withLock({ $0 }) {
             case let .computed(computed):
                 return computed.changes.contains { entity, rows in rows.keys.contains { isHeld(entity, $0) } }
-            case let .pending(changes, schema):
+            case let .pending(changes, schema, _):
                 return changes.mayChange(anyOf: isHeld, schema: schema)
+            }
+        }
+
+        /// The inserted, updated and deleted identifiers (`changes` is empty unless the whole
+        /// summary was worked out already).
+        var identifiers: Computed {
+            state.withLock { state in
+                switch state {
+                case let .computed(computed):
+                    return computed
+                case let .pending(_, _, identifiers?):
+                    return identifiers
+                case let .pending(changes, schema, nil):
+                    let identifiers = Computed(changes: changes, schema: schema, keepingNames: false)
+                    state = .pending(changes, schema, identifiers: identifiers)
+                    return identifiers
+                }
             }
         }
 
@@ -56,8 +77,8 @@ struct ChangeSummary {
                 switch state {
                 case let .computed(computed):
                     return computed
-                case let .pending(changes, schema):
-                    let computed = Computed(changes: changes, schema: schema)
+                case let .pending(changes, schema, _):
+                    let computed = Computed(changes: changes, schema: schema, keepingNames: true)
                     state = .computed(computed)
                     return computed
                 }
@@ -79,9 +100,9 @@ struct ChangeSummary {
 
     /// entity position → row → property names.
     var changes: [Int: [UInt64: Set<String>]] { contents.value.changes }
-    var inserted: [PersistentIdentifier] { contents.value.inserted }
-    var updated: [PersistentIdentifier] { contents.value.updated }
-    var deleted: [PersistentIdentifier] { contents.value.deleted }
+    var inserted: [PersistentIdentifier] { contents.identifiers.inserted }
+    var updated: [PersistentIdentifier] { contents.identifiers.updated }
+    var deleted: [PersistentIdentifier] { contents.identifiers.deleted }
 
     /// Whether the transaction may have changed a row for which `isHeld(entity position, row)`
     /// is true: never false when it did; true for a row it inserted or wrote nothing known to.
@@ -104,7 +125,8 @@ struct ChangeSummary {
 }
 
 extension ChangeSummary.Computed {
-    init(changes transaction: TransactionChanges, schema: Schema) {
+    /// `keepingNames`: whether to make the map of names (else only the identifiers).
+    init(changes transaction: TransactionChanges, schema: Schema, keepingNames: Bool) {
         let operations = transaction.operations
         var changes: [Int: [UInt64: Set<String>]] = [:]
         var inserted: [PersistentIdentifier] = []
@@ -117,6 +139,8 @@ extension ChangeSummary.Computed {
         // (hashing an identifier hashes its entity's name).
         var insertedRows = [RowFlags](repeating: RowFlags(), count: schema.entities.count)
         var anyInserted = false
+        // Without the names map, the rows listed as updated so far (rows number from 1).
+        var updatedRows = [RowFlags](repeating: RowFlags(firstRow: 1), count: keepingNames ? 0 : schema.entities.count)
         func noteInserted(_ entity: Schema.Entity, _ row: UInt64) {
             inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
             insertedRows[entity.index].insert(row)
@@ -152,7 +176,8 @@ extension ChangeSummary.Computed {
         /// reported as deleted instead).
         func note(_ entity: Int, _ row: UInt64, _ names: @autoclosure () -> Set<String>) {
             if anyInserted, insertedRows[entity].contains(row) { return }
-            if add(names(), row: row, to: &changes[entity, default: [:]]) {
+            if keepingNames ? add(names(), row: row, to: &changes[entity, default: [:]]) : !updatedRows[entity].contains(row) {
+                if !keepingNames { updatedRows[entity].insert(row) }
                 updated.append(PersistentIdentifier(entityName: schema.entities[entity].name, row: row))
             }
         }
@@ -202,6 +227,7 @@ extension ChangeSummary.Computed {
             case let .delete(number, row):
                 guard let entity = entity(number) else { continue }
                 deleted.append(PersistentIdentifier(entityName: entity.name, row: row))
+                guard keepingNames else { continue }
                 for a in entity.attributes { changes[entity.index, default: [:]][row, default: []].insert(a.name) }
                 for r in entity.relationships { changes[entity.index, default: [:]][row, default: []].insert(r.name) }
             case let .link(number, source, target), let .unlink(number, source, target):
@@ -252,11 +278,20 @@ extension TransactionChanges {
 struct RowFlags {
     private var flags: [Bool] = []
     private var base: UInt64 = 0
+    private var baseIsFixed = false
     private var others: Set<UInt64> = []
     private static let denseLimit: UInt64 = 1 << 26
 
+    init() {}
+
+    /// Flags from `firstRow` on, whatever the order rows come in (a save's updated rows).
+    init(firstRow: UInt64) {
+        base = firstRow
+        baseIsFixed = true
+    }
+
     mutating func insert(_ row: UInt64) {
-        if flags.isEmpty && others.isEmpty { base = row }
+        if !baseIsFixed && flags.isEmpty && others.isEmpty { base = row }
         guard row >= base, row - base < Self.denseLimit else {
             others.insert(row)
             return

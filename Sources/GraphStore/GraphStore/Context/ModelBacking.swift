@@ -26,15 +26,24 @@ open class ModelBacking {
     // The fields every property access reads skip run-time exclusivity checks (a thread-local
     // access set per access, more than the read itself); each is only ever read or assigned
     // whole, never accessed in overlapping ways.
+    // These four fields share one word (every object of a million pays for each word): two
+    // flags in a byte, the entity's index in 16 bits.
     @exclusivity(unchecked) final var state: State = .unmanaged
+    @exclusivity(unchecked) private final var flags: UInt8
+    @exclusivity(unchecked) private final var storedEntityIndex: Int16 = -1
+    /// The object's row in its context's `UnsavedValues`, where its unsaved changes are kept
+    /// while it is an insert or a changed committed object there; -1 otherwise.
+    @exclusivity(unchecked) final var unsavedSlot: Int32 = -1
+
+    private static let readsCommittedStateFlag: UInt8 = 1, unregistersWhenFreedFlag: UInt8 = 2
     /// A private copy that shows only the committed row (fetches with `includePendingChanges: false`).
-    @exclusivity(unchecked) final var readsCommittedState = false
+    final var readsCommittedState: Bool {
+        @inline(__always) get { flags & Self.readsCommittedStateFlag != 0 }
+        set { flags = newValue ? flags | Self.readsCommittedStateFlag : flags & ~Self.readsCommittedStateFlag }
+    }
     /// Whether the object takes itself out of its context's registry when it is freed
     /// (`Model` does, in its deinit); other objects are registered weakly (ObjectRegistry).
-    final let unregistersWhenFreed: Bool
-    // (These small fields share one word with the state: every object of a million pays for
-    // each word.)
-    @exclusivity(unchecked) private final var storedEntityIndex: Int32 = -1
+    final var unregistersWhenFreed: Bool { flags & Self.unregistersWhenFreedFlag != 0 }
     /// The context that manages the object, reached through the context's `ContextLink`, which
     /// never keeps it alive (a context owns its objects' unsaved work, never the other way round).
     final var context: ModelContext? {
@@ -51,7 +60,7 @@ open class ModelBacking {
     /// The entity's position in the schema, once the object is managed (else -1).
     final var entityIndex: Int {
         @inline(__always) get { Int(storedEntityIndex) }
-        set { storedEntityIndex = Int32(newValue) }
+        set { storedEntityIndex = Int16(newValue) }
     }
     @exclusivity(unchecked) final var row: UInt64 = 0
     // What every property read uses, without retaining: the link above (which keeps it alive).
@@ -69,9 +78,6 @@ open class ModelBacking {
     /// (`unsavedSlot`). Read and written only through the accessors of ModelBacking+Changes.swift.
     @exclusivity(unchecked) final var ownAttributeChanges = PropertyChanges<Value>()
     @exclusivity(unchecked) final var ownRelationshipChanges = PropertyChanges<PendingRelationship>()
-    /// The object's row in its context's `UnsavedValues`, where its unsaved changes are kept
-    /// while it is an insert or a changed committed object there; -1 otherwise.
-    @exclusivity(unchecked) final var unsavedSlot: Int32 = -1
 
     /// The value this object holds for attribute `attribute` that its context has not saved: its
     /// unsaved change, or for an unsaved insert the declared default; nil when it holds none.
@@ -132,10 +138,10 @@ open class ModelBacking {
 
     /// A backing with no context, for a type that is its own backing (`Model` subclasses
     /// `ModelBacking`).
-    public init() { unregistersWhenFreed = false }
+    public init() { flags = 0 }
 
     /// A backing whose object calls `modelWillBeFreed` from its deinit.
-    public init(unregistersWhenFreed: Bool) { self.unregistersWhenFreed = unregistersWhenFreed }
+    public init(unregistersWhenFreed: Bool) { flags = unregistersWhenFreed ? Self.unregistersWhenFreedFlag : 0 }
 
     /// Called from the object's deinit: its registry entry must go before its memory does.
     public final func modelWillBeFreed(_ object: ObjectIdentifier) {
