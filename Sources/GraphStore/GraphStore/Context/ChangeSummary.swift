@@ -139,8 +139,8 @@ extension ChangeSummary.Computed {
         // (hashing an identifier hashes its entity's name).
         var insertedRows = [RowFlags](repeating: RowFlags(), count: schema.entities.count)
         var anyInserted = false
-        // Without the names map, the rows listed as updated so far (rows number from 1).
-        var updatedRows = [RowFlags](repeating: RowFlags(firstRow: 1), count: keepingNames ? 0 : schema.entities.count)
+        // Without the names map, the rows listed as updated so far.
+        var updatedRows = [RowFlags](repeating: RowFlags(), count: keepingNames ? 0 : schema.entities.count)
         func noteInserted(_ entity: Schema.Entity, _ row: UInt64) {
             inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
             insertedRows[entity.index].insert(row)
@@ -278,20 +278,11 @@ extension TransactionChanges {
 struct RowFlags {
     private var flags: [Bool] = []
     private var base: UInt64 = 0
-    private var baseIsFixed = false
     private var others: Set<UInt64> = []
     private static let denseLimit: UInt64 = 1 << 26
 
-    init() {}
-
-    /// Flags from `firstRow` on, whatever the order rows come in (a save's updated rows).
-    init(firstRow: UInt64) {
-        base = firstRow
-        baseIsFixed = true
-    }
-
     mutating func insert(_ row: UInt64) {
-        if !baseIsFixed && flags.isEmpty && others.isEmpty { base = row }
+        if flags.isEmpty && others.isEmpty { base = row }
         guard row >= base, row - base < Self.denseLimit else {
             others.insert(row)
             return

@@ -16,7 +16,7 @@ extension ModelBacking {
 
     /// Assigns (nil: forgets) the unsaved value of attribute `index`.
     @inline(__always) final func setChangedValue(_ value: Value?, ofAttribute index: Int) {
-        if unsavedSlot < 0 { takeSlotIfManaged() }
+        if unsavedSlot < 0, value != nil { takeSlotIfManaged() }
         guard unsavedSlot >= 0, let unretainedLink else { return ownAttributeChanges[index] = value }
         let entity = entityIndex, slot = Int(unsavedSlot)
         unretainedLink.with { $0.unsavedValues.set(value, entity: entity, slot: slot, attribute: index) }
@@ -52,7 +52,7 @@ extension ModelBacking {
 
     /// Records (nil: forgets) the unsaved change of relationship `index`.
     @inline(__always) final func setPendingRelationship(_ change: PendingRelationship?, at index: Int) {
-        if unsavedSlot < 0 { takeSlotIfManaged() }
+        if unsavedSlot < 0, change != nil { takeSlotIfManaged() }
         guard unsavedSlot >= 0, let unretainedLink else { return ownRelationshipChanges[index] = change }
         let entity = entityIndex, slot = Int(unsavedSlot)
         unretainedLink.with { $0.unsavedValues.setRelationship(change, entity: entity, slot: slot, relationship: index) }
@@ -66,8 +66,8 @@ extension ModelBacking {
 
     /// Whether any relationship has an unsaved change.
     final var hasPendingRelationships: Bool {
-        guard unsavedSlot >= 0 else { return !ownRelationshipChanges.isEmpty }
-        return !pendingRelationships.isEmpty
+        guard unsavedSlot >= 0, let entity else { return !ownRelationshipChanges.isEmpty }
+        return entity.relationships.indices.contains { pendingRelationship(at: $0) != nil }
     }
 
     // MARK: Where they are kept
@@ -87,9 +87,10 @@ extension ModelBacking {
         return ownRelationshipChanges.entries
     }
 
-    /// A committed object of a context takes a slot at its first change.
+    /// A committed object of a context takes a slot at its first change (an insert has one
+    /// from its insert, or, brought back by undo, from its first change).
     private final func takeSlotIfManaged() {
-        guard state == .persistent, !readsCommittedState, let link, let entity else { return }
+        guard state == .persistent || state == .inserted, !readsCommittedState, let link, let entity else { return }
         moveChanges(into: link, entity: entity)
     }
 

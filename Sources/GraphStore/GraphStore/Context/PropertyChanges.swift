@@ -1,9 +1,8 @@
 @_spi(GraphStoreInternals) import GraphStoreCore
 @_spi(GraphStoreInternals) import GraphStoreGraph
-/// An object's unsaved attribute values or relationship changes, by property index: a flat
-/// array of optionals (one allocation, reserved when the object is inserted; no hashing). A
-/// dictionary here was reallocated and rehashed as an insert's values arrived, and freeing it
-/// walked every entry.
+/// The changes an object keeps itself (set while unmanaged, or taken back when it left its
+/// context), by property index: a flat array of optionals (one allocation; no hashing). A
+/// context keeps its objects' changes by column instead (`UnsavedValues`).
 struct PropertyChanges<Element>: ExpressibleByDictionaryLiteral {
     private var values: [Element?] = []
     /// How many attributes have a value.
@@ -28,11 +27,6 @@ struct PropertyChanges<Element>: ExpressibleByDictionaryLiteral {
             values[index] = newValue
             count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
         }
-    }
-
-    /// Room for `propertyCount` properties, so that setting them never reallocates.
-    mutating func reserveCapacity(_ propertyCount: Int) {
-        values.reserveCapacity(propertyCount)
     }
 
     /// The indexes of the properties with a change, ascending.
