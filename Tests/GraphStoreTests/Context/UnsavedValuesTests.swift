@@ -223,6 +223,30 @@ import GraphStoreModelTestSupport
         #expect(saved.map(\.routeDistance) == [40, 30, 3])
     }
 
+    @Test func aContextDroppedWithUnsavedChangesKeepsNothingAlive() throws {
+        let store = TemporaryStore()
+        let container = try store.container(Flight.self, Airport.self, Airline.self)
+        let setup = ModelContext(container)
+        _ = flight("C", 1, in: setup)
+        try setup.save()
+        weak var inserted: Flight?
+        weak var changed: Flight?
+        weak var droppedContext: ModelContext?
+        do {
+            let context = ModelContext(container)
+            droppedContext = context
+            let made = flight("N", 2, in: context)
+            inserted = made
+            let committed = try #require(try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "C" })).first)
+            committed.routeDistance = 3
+            changed = committed
+        }
+        // Neither the context's table of unsaved values nor its objects keep each other alive.
+        #expect(droppedContext == nil)
+        #expect(inserted == nil)
+        #expect(changed == nil)
+    }
+
     @Test func anInsertOutlivingItsContextKeepsItsValues() throws {
         let store = TemporaryStore()
         let container = try store.container(Flight.self, Airport.self, Airline.self)

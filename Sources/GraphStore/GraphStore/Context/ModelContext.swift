@@ -136,6 +136,11 @@ public final class ModelContext {
     }
 
     deinit {
+        // The table holds its objects and they hold the link that holds it: the objects take
+        // their unsaved changes back (they stay readable, as a detached object's are) and the
+        // table lets them go.
+        for owner in link.unsavedValues.owners { owner.takeBackChanges() }
+        link.unsavedValues.removeAll()
         link.detach()
         container.unregister(link)
     }

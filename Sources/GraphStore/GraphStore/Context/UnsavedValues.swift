@@ -81,6 +81,9 @@ struct UnsavedValues {
         entity < tables.count ? tables[entity].attributes.columns : []
     }
 
+    /// Every object that took a slot (some more than once).
+    var owners: [ModelBacking] { tables.flatMap(\.owners) }
+
     /// Forgets every slot, taking back those objects still hold (their unsaved changes were
     /// saved or discarded: an object whose changes must outlive the table takes them back
     /// first, `ModelBacking.takeBackChanges`).
