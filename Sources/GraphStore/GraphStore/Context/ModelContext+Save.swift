@@ -29,6 +29,21 @@ extension ModelContext {
                                              inserted: inserts.map(\.persistentModelID), updated: changes.map(\.persistentModelID),
                                              deleted: deletes.map(\.persistentModelID)))
         var upserts: [Upsert] = []
+        // Once the transaction carries every change, the objects' own copies go: as soon as
+        // the commit cannot fail (before the graph grows: a million changed objects' values,
+        // or their links, beside the new columns were most of a large save's peak), or, with
+        // writes deferred past the commit lock, once it returned.
+        var released = false
+        func releaseSavedChanges() {
+            guard !released else { return }
+            released = true
+            for model in inserts { clear(model) }
+            for model in changes { clear(model) }
+            for model in deletes { clear(model) }
+            // No object holds a slot now (deleted inserts took their values back); the
+            // columns go with the transaction.
+            link.unsavedValues.removeAll()
+        }
         let committed: (UInt64, ChangeSummary)
         do {
             committed = try container.commit(from: self, author: author ?? "", {
@@ -38,15 +53,7 @@ extension ModelContext {
                 let plainInserts = upserts.isEmpty ? inserts : inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
                 try validateUniqueness(inserts: plainInserts, changes: changes + upserts.map(\.model), claimedByInserts: claimed)
                 return try encodeOperations(inserts: plainInserts, changes: changes, upserted: upserts.map(\.model), deletes: deletes)
-            }, cannotFail: {
-                // The transaction carries every change now: the objects' own copies go before
-                // the graph grows (a million changed objects' values, or their links, beside
-                // the new columns were most of a large save's peak).
-                for model in inserts { clear(model) }
-                for model in changes { clear(model) }
-                for model in deletes { clear(model) }
-                link.unsavedValues.removeAll()
-            })
+            }, cannotFail: releaseSavedChanges)
         } catch {
             // Nothing was committed: upserted objects go back to the rows they reserved.
             for upsert in upserts { upsert.model.persistentBacking.row = upsert.reservedRow }
@@ -58,22 +65,15 @@ extension ModelContext {
             unregister(entity: entity.index, row: upsert.reservedRow)
             register(upsert.model, entity: entity.index, row: upsert.model.persistentBacking.row)
         }
-        for model in inserts {
-            model.persistentBacking.state = .persistent
-            clear(model)
-        }
-        for model in changes { clear(model) }
+        releaseSavedChanges()
+        for model in inserts { model.persistentBacking.state = .persistent }
         for model in deletes {
             let backing = model.persistentBacking
             if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
-            clear(model)
         }
         inserted = []
         changed = [:]
         deleted = [:]
-        // No object holds a slot now (the saved ones were cleared, deleted inserts took their
-        // values back); the columns go with the transaction.
-        link.unsavedValues.removeAll()
         forgetAllPendingUnique()
         let (number, summary) = committed
         notifyLiveQueries(summary)
@@ -139,8 +139,7 @@ extension ModelContext {
         operations.reserveCapacity(inserts.count + deletes.count)
         // Rows first, so every link names rows that exist. Upserts update every attribute of the
         // row they took over.
-        let blocks = rowBlocks(.insert, of: inserts) + rowBlocks(.update, of: changes)
-            + rowBlocks(.update, of: upserted, everyAttribute: true)
+        let blocks = rowBlocks(.insert, of: inserts) + rowBlocks(.update, of: changes) + upsertBlocks(of: upserted)
         for model in inserts { encodeLinks(of: model, existingRow: false, into: &operations) }
         for model in changes { encodeLinks(of: model, existingRow: false, into: &operations) }
         for model in upserted { encodeLinks(of: model, existingRow: true, into: &operations) }
@@ -159,35 +158,43 @@ extension ModelContext {
         return TransactionChanges(blocks: blocks, operations: operations)
     }
 
-    /// One block per entity of `models`, in the order its first object comes: for inserts (and
-    /// with `everyAttribute`, an upsert's update) every attribute, what an object leaves unset
-    /// being its default; for updates the attributes each object changed. Inserts and updates
-    /// are the context's own columns (`UnsavedValues`); an upsert's are made here.
-    private func rowBlocks(_ kind: RowBlock.Kind, of models: [any PersistentModel], everyAttribute: Bool = false) -> [RowBlock] {
-        let everyAttribute = everyAttribute || kind == .insert
-        // By entity, in an array indexed by it (a save of a million objects groups a million).
+    /// The objects of `models` that `include` accepts, grouped by entity, each entity in the
+    /// order its first object comes (in an array indexed by entity: a save of a million
+    /// objects groups a million).
+    private func groupedByEntity(_ models: [any PersistentModel],
+                                 where include: (ModelBacking) -> Bool = { _ in true }) -> [(Schema.Entity, [ModelBacking])] {
         var byEntity: [[ModelBacking]] = []
         var order: [Schema.Entity] = []
         for model in models {
             let backing = model.persistentBacking
-            guard let entity = backing.entity, everyAttribute || backing.hasChangedAttributes else { continue }
+            guard let entity = backing.entity, include(backing) else { continue }
             if entity.index >= byEntity.count { byEntity.append(contentsOf: repeatElement([], count: entity.index + 1 - byEntity.count)) }
             if byEntity[entity.index].isEmpty { order.append(entity) }
             byEntity[entity.index].append(backing)
         }
-        return order.map { entity in
-            let backings = byEntity[entity.index]
+        return order.map { ($0, byEntity[$0.index]) }
+    }
+
+    /// One block per entity of `models`, made of the context's own columns (`UnsavedValues`)
+    /// with the objects' slots as sources: for inserts every attribute, what an object leaves
+    /// unset being its default; for updates the attributes each object changed.
+    private func rowBlocks(_ kind: RowBlock.Kind, of models: [any PersistentModel]) -> [RowBlock] {
+        groupedByEntity(models, where: { kind == .insert || $0.hasChangedAttributes }).map { entity, backings in
+            // An insert made live again by undo kept its values in the object until now.
+            for backing in backings { backing.moveChanges(into: link, entity: entity) }
+            return RowBlock(kind: kind, entity: entity.number, properties: entity.attributeNumbers,
+                            columns: link.unsavedValues.columns(of: entity.index),
+                            defaults: kind == .insert ? entity.attributes.map(\.defaultValue) : [],
+                            rows: backings.map(\.row), sources: backings.map { Int($0.unsavedSlot) },
+                            releasesColumnsWhenApplied: kind == .insert)
+        }
+    }
+
+    /// An upsert's update of the row it took over, one block per entity: every attribute, what
+    /// the insert left unset its default.
+    private func upsertBlocks(of models: [any PersistentModel]) -> [RowBlock] {
+        groupedByEntity(models).map { entity, backings in
             let defaults = entity.attributes.map(\.defaultValue)
-            if kind == .insert || !everyAttribute {
-                // The context's columns themselves, the saved objects' slots the sources (an
-                // insert made live again by undo kept its values in the object until now).
-                for backing in backings { backing.moveChanges(into: link, entity: entity) }
-                return RowBlock(kind: kind, entity: entity.number, properties: entity.attributeNumbers,
-                                columns: link.unsavedValues.columns(of: entity.index), defaults: kind == .insert ? defaults : [],
-                                rows: backings.map(\.row), sources: backings.map { Int($0.unsavedSlot) },
-                                releasesColumnsWhenApplied: kind == .insert)
-            }
-            // An upsert's update: every attribute, what the insert left unset its default.
             var columns = [BatchColumn](repeating: BatchColumn(), count: defaults.count)
             for index in columns.indices { columns[index].reserveCapacity(backings.count) }
             // Object by object, so that each object's changes are read once, while in cache.
