@@ -3,6 +3,7 @@ import GraphStoreModelTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 // A custom stage whose closures read an external-storage value: its bytes live in the store's
 // blob files, which both sides of the stage must read.
@@ -29,22 +30,19 @@ enum BadgeV2: VersionedSchema {
     }
 }
 
-/// What the old side of the stage read, carried to the new side.
-final class ScanSizes: @unchecked Sendable {
-    var byNumber: [String: Int] = [:]
-}
-
 enum BadgeMigrationPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [BadgeV1.self, BadgeV2.self] }
-    static let before = ScanSizes()
+    /// What the old side of the stage read, carried to the new side (locked, as tests run in
+    /// parallel).
+    static let before = Locked<[String: Int]>([:])
     static var stages: [MigrationStage] {
         [
             .custom(fromVersion: BadgeV1.self, toVersion: BadgeV2.self, willMigrate: { context in
-                for badge in try context.fetch(FetchDescriptor<BadgeV1.Badge>()) { before.byNumber[badge.number] = badge.scan?.count ?? -1 }
+                for badge in try context.fetch(FetchDescriptor<BadgeV1.Badge>()) { before.withLock { $0[badge.number] = badge.scan?.count ?? -1 } }
             }, didMigrate: { context in
                 for badge in try context.fetch(FetchDescriptor<BadgeV2.Badge>()) {
                     badge.scanBytes = badge.scan?.count ?? -1
-                    badge.scanBytesBefore = before.byNumber[badge.number] ?? -2
+                    badge.scanBytesBefore = before.withLock { $0[badge.number] } ?? -2
                 }
             }),
         ]

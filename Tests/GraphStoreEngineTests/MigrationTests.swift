@@ -113,24 +113,21 @@ enum PortV3: VersionedSchema {
     }
 }
 
-/// Statuses carried from the old models' context to the new one's.
-final class CarriedStatuses: @unchecked Sendable {
-    var byIdent: [String: String] = [:]
-}
-
 enum PortMigrationPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [PortV1.self, PortV2.self, PortV3.self] }
-    static let carried = CarriedStatuses()
+    /// Statuses carried from the old models' context to the new one's, locked: tests run in
+    /// parallel and more than one migrates with this plan.
+    static let carried = Locked<[String: String]>([:])
     static var stages: [MigrationStage] {
         [
             .custom(fromVersion: PortV1.self, toVersion: PortV2.self, willMigrate: { context in
-                for leg in try context.fetch(FetchDescriptor<PortV1.Leg>()) { carried.byIdent[leg.ident] = leg.status }
+                for leg in try context.fetch(FetchDescriptor<PortV1.Leg>()) { carried.withLock { $0[leg.ident] = leg.status } }
             }, didMigrate: { context in
                 for port in try context.fetch(FetchDescriptor<PortV2.Port>()) {
                     port.shortName = port.name.replacingOccurrences(of: " International", with: "")
                 }
                 for leg in try context.fetch(FetchDescriptor<PortV2.Leg>()) {
-                    switch carried.byIdent[leg.ident] {
+                    switch carried.withLock({ $0[leg.ident] }) {
                     case "Scheduled": leg.status = .scheduled
                     case "En Route": leg.status = .enroute
                     case "Landed": leg.status = .landed
