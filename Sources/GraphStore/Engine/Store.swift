@@ -189,14 +189,18 @@ import Synchronization
 
     /// A commit's changes with their external-storage values in blob files: a block that holds
     /// such an attribute goes as its operations, after the other blocks (rows of other
-    /// entities, which do not depend on them), and is converted with the operations.
+    /// entities, which do not depend on them), and is converted with the operations; link
+    /// blocks then go as operations after them.
     func externalizeBlobs(_ changes: TransactionChanges) throws -> TransactionChanges {
         guard !externalAttributes.isEmpty else { return changes }
         var blocks: [RowBlock] = [], expanded: [LogOperation] = []
         for block in changes.blocks {
             if block.properties.contains(where: externalAttributes.contains) { expanded += block.operations } else { blocks.append(block) }
         }
-        return TransactionChanges(blocks: blocks, operations: try externalizeBlobs(expanded + changes.operations))
+        // Link blocks join rows the blocks insert: behind expanded rows, they go as operations.
+        let links = expanded.isEmpty ? changes.links : []
+        let linkOperations = expanded.isEmpty ? [] : changes.links.flatMap(\.operations)
+        return TransactionChanges(blocks: blocks, links: links, operations: try externalizeBlobs(expanded + linkOperations + changes.operations))
     }
 
     /// External-storage `Data` values go to blob files, written and synced before the commit

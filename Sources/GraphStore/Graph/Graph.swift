@@ -106,6 +106,7 @@ import Synchronization
             let bulk = changes.operationCount > SortedIndex.patchLimit ? prepareForLargeTransaction(changes)
                 : Array(repeating: false, count: tables.count)
             for block in changes.blocks { apply(block, bulk: bulk) }
+            for block in changes.links { apply(block) }
             for operation in changes.operations { apply(operation, bulk: bulk) }
             if !loading { for table in tables { table.refreshIndexes() } }
             committed = max(committed, number)
@@ -202,6 +203,13 @@ import Synchronization
     }
 
     /// `bulk`: by table, whether its indexes are rebuilt at the end instead (see `prepareForLargeTransaction`).
+    /// A link block's links, as its `.link` operations would be.
+    private func apply(_ block: LinkBlock) {
+        guard let (e, r) = schema.relationshipByNumber[block.relationship] else { return }
+        let side = sides[e][r]
+        block.forEachLink { link(side, source: $0, target: $1) }
+    }
+
     private func apply(_ operation: LogOperation, bulk: [Bool]) {
         switch operation {
         case let .insert(entityNumber, row, values):

@@ -30,6 +30,9 @@
         w.string(author)
         w.varint(changes.operationCount)
         for block in changes.blocks { block.encodeRows(into: &w) }
+        for block in changes.links {
+            block.forEachLink { w.operation(.link(relationship: block.relationship, source: $0, target: $1)) }
+        }
         for op in changes.operations { w.operation(op) }
         w.u8(endMark)
     }

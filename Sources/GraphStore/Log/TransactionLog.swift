@@ -224,7 +224,9 @@ import Foundation
         // Room enough that the buffer seldom grows (a copy, and fresh pages touched twice): a
         // block's row takes a few bytes a value, any other operation under 48. Pages never
         // written are never touched, so erring high costs little.
-        let estimate = changes.blocks.reduce(64 + changes.operations.count * 48) { $0 + $1.count * (16 + 16 * $1.properties.count) }
+        let estimate = changes.blocks.reduce(64 + (changes.operations.count + changes.links.reduce(0) { $0 + $1.count }) * 48) {
+            $0 + $1.count * (16 + 16 * $1.properties.count)
+        }
         var bytes = ByteWriter(capacity: estimate)
         bytes.zeros(RecordFormat.headerSize)
         TransactionCodec.encode(changes, author: author, timestampMicros: time, into: &bytes)

@@ -202,6 +202,17 @@ extension ChangeSummary.Computed {
                 if !rowNames.isEmpty { note(entity.index, block.rows[index], rowNames) }
             }
         }
+        /// A link or unlink: both rows' relationships changed.
+        func noteLink(_ number: PropertyNumber, _ source: UInt64, _ target: UInt64) {
+            guard let (e, r) = schema.relationshipByNumber[number] else { return }
+            note(e, source, schema.relationshipNameSets[e][r])
+            if let inverse = schema.entities[e].relationships[r].inverse {
+                note(inverse.entity, target, schema.relationshipNameSets[inverse.entity][inverse.relationship])
+            }
+        }
+        for block in transaction.links {
+            block.forEachLink { noteLink(block.relationship, $0, $1) }
+        }
         for operation in operations {
             switch operation {
             case .insert, .schema:
@@ -231,11 +242,7 @@ extension ChangeSummary.Computed {
                 for a in entity.attributes { changes[entity.index, default: [:]][row, default: []].insert(a.name) }
                 for r in entity.relationships { changes[entity.index, default: [:]][row, default: []].insert(r.name) }
             case let .link(number, source, target), let .unlink(number, source, target):
-                guard let (e, r) = schema.relationshipByNumber[number] else { continue }
-                note(e, source, schema.relationshipNameSets[e][r])
-                if let inverse = schema.entities[e].relationships[r].inverse {
-                    note(inverse.entity, target, schema.relationshipNameSets[inverse.entity][inverse.relationship])
-                }
+                noteLink(number, source, target)
             }
         }
         // A row deleted in this transaction counts as deleted, not updated.
@@ -255,6 +262,18 @@ extension TransactionChanges {
             guard let entity = schema.entityIndexByNumber[block.entity] else { continue }
             if block.rows.contains(where: { isHeld(entity, $0) }) { return true }
         }
+        /// Whether a link or unlink touches a held row, on either side.
+        func touchesHeld(_ number: PropertyNumber, _ source: UInt64, _ target: UInt64) -> Bool {
+            guard let (e, r) = schema.relationshipByNumber[number] else { return false }
+            if isHeld(e, source) { return true }
+            if let inverse = schema.entities[e].relationships[r].inverse, isHeld(inverse.entity, target) { return true }
+            return false
+        }
+        for block in links {
+            for i in block.targets.indices where block.targets[i] != 0 {
+                if touchesHeld(block.relationship, block.sources[i], block.targets[i]) { return true }
+            }
+        }
         for operation in operations {
             switch operation {
             case .insert, .schema:
@@ -262,9 +281,7 @@ extension TransactionChanges {
             case let .update(number, row, _), let .delete(number, row):
                 if let entity = schema.entityIndexByNumber[number], isHeld(entity, row) { return true }
             case let .link(number, source, target), let .unlink(number, source, target):
-                guard let (e, r) = schema.relationshipByNumber[number] else { continue }
-                if isHeld(e, source) { return true }
-                if let inverse = schema.entities[e].relationships[r].inverse, isHeld(inverse.entity, target) { return true }
+                if touchesHeld(number, source, target) { return true }
             }
         }
         return false

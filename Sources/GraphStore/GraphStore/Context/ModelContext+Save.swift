@@ -136,11 +136,11 @@ extension ModelContext {
     private func encodeOperations(inserts: [any PersistentModel], changes: [any PersistentModel],
                                   upserted: [any PersistentModel], deletes: [any PersistentModel]) throws -> TransactionChanges {
         var operations: [LogOperation] = []
-        operations.reserveCapacity(inserts.count + deletes.count)
+        operations.reserveCapacity(deletes.count)
         // Rows first, so every link names rows that exist. Upserts update every attribute of the
         // row they took over.
-        let blocks = rowBlocks(.insert, of: inserts) + rowBlocks(.update, of: changes) + upsertBlocks(of: upserted)
-        for model in inserts { encodeLinks(of: model, existingRow: false, into: &operations) }
+        let (insertBlocks, links) = insertAndLinkBlocks(of: inserts)
+        let blocks = insertBlocks + rowBlocks(.update, of: changes) + upsertBlocks(of: upserted)
         for model in changes { encodeLinks(of: model, existingRow: false, into: &operations) }
         for model in upserted { encodeLinks(of: model, existingRow: true, into: &operations) }
         for model in deletes {
@@ -155,7 +155,7 @@ extension ModelContext {
             }
             operations.append(.delete(entity: entity.number, row: backing.row))
         }
-        return TransactionChanges(blocks: blocks, operations: operations)
+        return TransactionChanges(blocks: blocks, links: links, operations: operations)
     }
 
     /// The objects of `models` that `include` accepts, grouped by entity, each entity in the
@@ -179,15 +179,58 @@ extension ModelContext {
     /// with the objects' slots as sources: for inserts every attribute, what an object leaves
     /// unset being its default; for updates the attributes each object changed.
     private func rowBlocks(_ kind: RowBlock.Kind, of models: [any PersistentModel]) -> [RowBlock] {
+        groupedRowBlocks(kind, of: models).map(\.block)
+    }
+
+    private func groupedRowBlocks(_ kind: RowBlock.Kind, of models: [any PersistentModel]) -> [(backings: [ModelBacking], block: RowBlock)] {
         groupedByEntity(models, where: { kind == .insert || $0.hasChangedAttributes }).map { entity, backings in
             // An insert made live again by undo kept its values in the object until now.
             for backing in backings { backing.moveChanges(into: link, entity: entity) }
-            return RowBlock(kind: kind, entity: entity.number, properties: entity.attributeNumbers,
-                            columns: link.unsavedValues.columns(of: entity.index),
-                            defaults: kind == .insert ? entity.attributes.map(\.defaultValue) : [],
-                            rows: backings.map(\.row), sources: backings.map { Int($0.unsavedSlot) },
-                            releasesColumnsWhenApplied: kind == .insert)
+            let block = RowBlock(kind: kind, entity: entity.number, properties: entity.attributeNumbers,
+                                 columns: link.unsavedValues.columns(of: entity.index),
+                                 defaults: kind == .insert ? entity.attributes.map(\.defaultValue) : [],
+                                 rows: backings.map(\.row), sources: backings.map { Int($0.unsavedSlot) },
+                                 releasesColumnsWhenApplied: kind == .insert)
+            return (backings, block)
         }
+    }
+
+    /// The inserts' row blocks, and a link block per relationship they write links for (its
+    /// sources the rows of the entity's block): every link an insert makes (a new row has no
+    /// committed links to undo, so they are all links, in order), none left for `encodeLinks`.
+    private func insertAndLinkBlocks(of inserts: [any PersistentModel]) -> ([RowBlock], [LinkBlock]) {
+        var links: [LinkBlock] = []
+        let grouped = groupedRowBlocks(.insert, of: inserts)
+        for (backings, block) in grouped {
+            guard let entity = backings.first?.entity else { continue }
+            for relationship in entity.relationships where schema.writesLinks(relationship) {
+                guard backings.contains(where: { $0.pendingRelationship(at: relationship.index) != nil }) else { continue }
+                if !relationship.isToMany {
+                    let targets = backings.map { backing -> UInt64 in
+                        guard case let .toOne(target?)? = backing.pendingRelationship(at: relationship.index) else { return 0 }
+                        return Self.linkableRow(of: target) ?? 0
+                    }
+                    links.append(LinkBlock(relationship: relationship.number, sources: block.rows, targets: targets))
+                    continue
+                }
+                var targets: [UInt64] = [], ends: [Int] = []
+                ends.reserveCapacity(backings.count)
+                for backing in backings {
+                    if case let .toMany(pending)? = backing.pendingRelationship(at: relationship.index) {
+                        for target in pending.base ?? pending.added { if let row = Self.linkableRow(of: target) { targets.append(row) } }
+                    }
+                    ends.append(targets.count)
+                }
+                links.append(LinkBlock(relationship: relationship.number, sources: block.rows, targets: targets, ends: ends))
+            }
+        }
+        return (grouped.map(\.block), links)
+    }
+
+    /// The row a link can name: none for a deleted object or one without a row.
+    private static func linkableRow(of target: any PersistentModel) -> UInt64? {
+        let backing = target.persistentBacking
+        return backing.state == .deleted || backing.row == 0 ? nil : backing.row
     }
 
     /// An upsert's update of the row it took over, one block per entity: every attribute, what
@@ -214,10 +257,7 @@ extension ModelContext {
             let relationship = entity.relationships[index]
             guard schema.writesLinks(relationship) else { continue }
             let number = relationship.number
-            func row(_ target: any PersistentModel) -> UInt64? {
-                let b = target.persistentBacking
-                return b.state == .deleted || b.row == 0 ? nil : b.row
-            }
+            let row = Self.linkableRow(of:)
             switch change {
             case let .toOne(target):
                 let committed = isNew ? nil : committedToOneRow(backing, relationship)
