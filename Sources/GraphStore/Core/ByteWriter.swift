@@ -20,6 +20,12 @@
     /// The bytes written so far (a copy).
     package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
+    /// The bytes written so far, in place: valid until the writer next changes.
+    package var written: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// Forgets what was written, keeping the buffer (a writer handing its bytes on in pieces).
+    package mutating func removeAll() { count = 0 }
+
     /// The bytes written, handed over without a copy.
     package consuming func finish() -> WrittenBytes {
         let written = WrittenBytes(base: base, count: count)

@@ -37,15 +37,39 @@
 
     /// Each link, in order.
     @inline(__always) package func forEachLink(_ body: (_ source: UInt64, _ target: UInt64) -> Void) {
-        guard let ends else {
-            for i in targets.indices where targets[i] != 0 { body(sources[i], targets[i]) }
-            return
+        for (source, target) in links { body(source, target) }
+    }
+
+    /// The links, in order.
+    package var links: Links { Links(block: self) }
+
+    package struct Links: Sequence {
+        let block: LinkBlock
+
+        package struct Iterator: IteratorProtocol {
+            let block: LinkBlock
+            /// The next target to look at, and the source it belongs to.
+            var target = 0, source = 0
+
+            @inline(__always) package mutating func next() -> (source: UInt64, target: UInt64)? {
+                let targets = block.targets
+                while target < targets.count {
+                    let t = target
+                    target += 1
+                    let owner: Int
+                    if let ends = block.ends {
+                        while ends[source] <= t { source += 1 }
+                        owner = source
+                    } else {
+                        owner = t
+                    }
+                    if targets[t] != 0 { return (block.sources[owner], targets[t]) }
+                }
+                return nil
+            }
         }
-        var start = 0
-        for (i, end) in ends.enumerated() {
-            for t in start..<end where targets[t] != 0 { body(sources[i], targets[t]) }
-            start = end
-        }
+
+        package func makeIterator() -> Iterator { Iterator(block: block) }
     }
 
     /// The block as the log records it.

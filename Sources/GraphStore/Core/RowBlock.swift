@@ -92,19 +92,21 @@
     /// (`ByteWriter.operation`): the tag, the entity and row numbers, the count of values, then
     /// each value as its property number and `ByteWriter.value`'s bytes.
     package func encodeRows(into w: inout ByteWriter) {
-        let tag = kind == .insert ? OperationTag.insert.rawValue : OperationTag.update.rawValue
+        for index in 0..<count { encodeRow(index, into: &w) }
+    }
+
+    /// The `index`th row's operation.
+    @inline(__always) package func encodeRow(_ index: Int, into w: inout ByteWriter) {
+        w.u8(kind == .insert ? OperationTag.insert.rawValue : OperationTag.update.rawValue)
+        w.varint(UInt64(entity))
+        w.varint(rows[index])
         // Below 128 columns a row's count of values is one varint byte: written after its
         // values (counted on the way) instead of counted in a pass of its own.
         let countAfter = properties.count < 128
-        for index in 0..<count {
-            w.u8(tag)
-            w.varint(UInt64(entity))
-            w.varint(rows[index])
-            let countOffset = w.count
-            w.varint(countAfter ? 0 : valueCount(ofRow: index))
-            let written = encodeValues(ofRow: index, into: &w)
-            if countAfter { w.patchU8(UInt8(written), at: countOffset) }
-        }
+        let countOffset = w.count
+        w.varint(countAfter ? 0 : valueCount(ofRow: index))
+        let written = encodeValues(ofRow: index, into: &w)
+        if countAfter { w.patchU8(UInt8(written), at: countOffset) }
     }
 
     /// Writes the `index`th row's values as `forEachValue(ofRow:)` gives them, each as its

@@ -75,7 +75,9 @@ package final class CommitPipeline: Sendable {
                 // stand beside the columns being filled.
                 let receipt: TransactionLog.Receipt
                 do {
-                    let reservation = try store.log.reserve(encoded, author: author)
+                    // Written before the graph applies it (unless writes are deferred), so a
+                    // large record is written as it is encoded, never held whole.
+                    let reservation = try store.log.reserve(encoded, author: author, streaming: !store.defersWrites)
                     if store.defersWrites {
                         unwritten = reservation
                     } else {
@@ -105,3 +107,4 @@ package final class CommitPipeline: Sendable {
         return number
     }
 }
+

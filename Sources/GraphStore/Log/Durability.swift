@@ -42,6 +42,13 @@ public struct LogOptions: Sendable {
     public var groupCommitYieldLimitMicroseconds = LogOptions.defaultGroupCommitYieldLimitMicroseconds
     /// 2 ms.
     public static let defaultGroupCommitYieldLimitMicroseconds = 2_000
+    /// A record this large or larger (as estimated before it is encoded) is written as it is
+    /// encoded, a piece at a time, rather than held whole until written, when its changes stay
+    /// as they are until then (with `.full` and `.none` durability; `.grouped` writes a record
+    /// after the graph has applied its changes).
+    public var streamedRecordBytes = LogOptions.defaultStreamedRecordBytes
+    /// 8 MiB.
+    public static let defaultStreamedRecordBytes = 8 << 20
 
     /// Options for a log; the defaults are a writer with `.full` durability and 64 MiB segments.
     public init(

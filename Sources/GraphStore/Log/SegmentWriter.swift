@@ -107,19 +107,34 @@ final class SegmentWriter {
 
     deinit { handle?.close() }
 
-    /// Writes records in order, each run of them contiguous in one file as one write.
-    static func write(_ records: [(handle: any FileHandleIO, offset: UInt64, bytes: WrittenBytes)]) throws {
+    /// Writes records in order, each run of them contiguous in one file as one write (a
+    /// streamed record is written on its own, as it is encoded).
+    static func write(_ records: [(handle: any FileHandleIO, offset: UInt64, record: LogRecord)]) throws {
         var start = 0
         while start < records.count {
+            let first: WrittenBytes
+            switch records[start].record {
+            case let .streamed(streamed):
+                try streamed.write(to: records[start].handle, at: records[start].offset)
+                start += 1
+                continue
+            case let .whole(bytes):
+                first = bytes
+            }
+            var run = [first]
             var end = start + 1
             while end < records.count, records[end].handle === records[start].handle,
-                  records[end].offset == records[end - 1].offset + UInt64(records[end - 1].bytes.count) { end += 1 }
-            if end - start == 1 {
-                try records[start].handle.writeAll(records[start].bytes.buffer, at: records[start].offset)
+                  records[end].offset == records[end - 1].offset + UInt64(records[end - 1].record.count),
+                  case let .whole(next) = records[end].record {
+                run.append(next)
+                end += 1
+            }
+            if run.count == 1 {
+                try records[start].handle.writeAll(first.buffer, at: records[start].offset)
             } else {
                 var joined: [UInt8] = []
-                joined.reserveCapacity(records[start..<end].reduce(0) { $0 + $1.bytes.count })
-                for record in records[start..<end] { joined.append(contentsOf: record.bytes.buffer) }
+                joined.reserveCapacity(run.reduce(0) { $0 + $1.count })
+                for bytes in run { joined.append(contentsOf: bytes.buffer) }
                 try records[start].handle.writeAll(joined, at: records[start].offset)
             }
             start = end

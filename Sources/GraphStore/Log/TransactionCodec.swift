@@ -37,6 +37,47 @@
         w.u8(endMark)
     }
 
+    /// Encodes as `encode` does, numbered `number`, handing the payload to `sink` a piece at a
+    /// time (each about `pieceSize` bytes, or an operation longer) instead of holding it whole:
+    /// a record too large to keep beside the changes it is made of is encoded twice, once to
+    /// be measured and once as it is written (`TransactionLog.StreamedRecord`).
+    package static func encode(_ changes: TransactionChanges, author: String, timestampMicros: Int64, number: UInt64,
+                               pieceSize: Int, into sink: (UnsafeRawBufferPointer) -> Void) {
+        var w = ByteWriter(capacity: pieceSize + 4096)
+        w.u8(payloadVersion)
+        w.u64(number)
+        w.u64(UInt64(bitPattern: timestampMicros))
+        w.string(author)
+        w.varint(changes.operationCount)
+        for block in changes.blocks {
+            for index in 0..<block.count {
+                block.encodeRow(index, into: &w)
+                if w.count >= pieceSize {
+                    sink(w.written)
+                    w.removeAll()
+                }
+            }
+        }
+        for block in changes.links {
+            for (source, target) in block.links {
+                w.operation(.link(relationship: block.relationship, source: source, target: target))
+                if w.count >= pieceSize {
+                    sink(w.written)
+                    w.removeAll()
+                }
+            }
+        }
+        for op in changes.operations {
+            w.operation(op)
+            if w.count >= pieceSize {
+                sink(w.written)
+                w.removeAll()
+            }
+        }
+        w.u8(endMark)
+        sink(w.written)
+    }
+
     /// The payload of a transaction record: `transaction` as the log writes it.
     @_spi(GraphStoreInternals) public static func encode(_ transaction: LogTransaction) -> [UInt8] {
         var w = ByteWriter()

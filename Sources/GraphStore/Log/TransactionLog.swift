@@ -195,14 +195,14 @@ import Foundation
     @discardableResult
     package func append(_ changes: TransactionChanges, author: String = "", timestampMicros: Int64? = nil,
                        waitForDurability: Bool = true) throws -> Receipt {
-        try write(try reserve(changes, author: author, timestampMicros: timestampMicros), waitForDurability: waitForDurability)
+        try write(try reserve(changes, author: author, timestampMicros: timestampMicros, streaming: true), waitForDurability: waitForDurability)
     }
 
     /// A transaction's record with the number and the place in the log it was given, waiting to
     /// be written (`write(_:waitForDurability:)`).
     package struct Reservation: @unchecked Sendable {
         package let receipt: Receipt
-        let record: WrittenBytes
+        let record: LogRecord
         let offset: UInt64
         let ticket: UInt64
         let handle: any FileHandleIO
@@ -219,7 +219,11 @@ import Foundation
         try reserve(TransactionChanges(operations: operations), author: author, timestampMicros: timestampMicros)
     }
 
-    package func reserve(_ changes: TransactionChanges, author: String = "", timestampMicros: Int64? = nil) throws -> Reservation {
+    /// `streaming`: the caller writes the reservation before anything alters `changes`, so a
+    /// record larger than `options.streamedRecordBytes` may be written as it is encoded
+    /// (`StreamedRecord`) rather than held whole until then.
+    package func reserve(_ changes: TransactionChanges, author: String = "", timestampMicros: Int64? = nil,
+                         streaming: Bool = false) throws -> Reservation {
         let time = timestampMicros ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
         // Room enough that the buffer seldom grows (a copy, and fresh pages touched twice): a
         // block's row takes a few bytes a value, any other operation under 48. Pages never
@@ -227,14 +231,38 @@ import Foundation
         let estimate = changes.blocks.reduce(64 + (changes.operations.count + changes.links.reduce(0) { $0 + $1.count }) * 48) {
             $0 + $1.count * (16 + 16 * $1.properties.count)
         }
+        if streaming, estimate >= options.streamedRecordBytes {
+            let measured = StreamedRecord(measuring: changes, author: author, timestampMicros: time)
+            try Self.checkPayload(measured.payloadLength)
+            return try reserve(count: measured.count, time: time) { .streamed(measured.numbered($0)) }
+        }
         var bytes = ByteWriter(capacity: estimate)
         bytes.zeros(RecordFormat.headerSize)
         TransactionCodec.encode(changes, author: author, timestampMicros: time, into: &bytes)
         let payloadLength = bytes.count - RecordFormat.headerSize
-        guard payloadLength <= RecordFormat.maximumPayload else {
-            throw StorageError.transactionTooLarge(bytes: payloadLength, limit: RecordFormat.maximumPayload)
+        try Self.checkPayload(payloadLength)
+        bytes.patchU32(UInt32(payloadLength), at: 0)
+        let record = bytes.finish()
+        return try reserve(count: record.count, time: time) { number in
+            withUnsafeBytes(of: number.littleEndian) {
+                for i in 0..<8 { record[RecordFormat.headerSize + TransactionCodec.numberOffset + i] = $0[i] }
+            }
+            record[8] = RecordFormat.Kind.transaction.rawValue
+            let crc = RecordFormat.checksum(kind: record[8], payload: UnsafeRawBufferPointer(rebasing: record.buffer[RecordFormat.headerSize...]))
+            withUnsafeBytes(of: crc.littleEndian) { for i in 0..<4 { record[4 + i] = $0[i] } }
+            return .whole(record)
         }
+    }
 
+    private static func checkPayload(_ length: Int) throws {
+        guard length <= RecordFormat.maximumPayload else {
+            throw StorageError.transactionTooLarge(bytes: length, limit: RecordFormat.maximumPayload)
+        }
+    }
+
+    /// Numbers a record of `count` bytes and takes its place: `makeRecord` makes it once its
+    /// number is known.
+    private func reserve(count: Int, time: Int64, _ makeRecord: (UInt64) -> LogRecord) throws -> Reservation {
         condition.lock()
         defer { condition.unlock() }
         try checkWritable()
@@ -243,17 +271,12 @@ import Foundation
         // A record that starts a new segment waits for a running group sync (the leader syncs
         // the active segment's file outside the lock, and rolling closes that file) and for the
         // records reserved before it (their writes go to that file).
-        if writer.startsNewSegment(bytes.count) {
+        if writer.startsNewSegment(count) {
             commits.waitUntilQuiet()
             try checkWritable()
         }
         let number = lastNumber + 1
-        bytes.patchU64(number, at: RecordFormat.headerSize + TransactionCodec.numberOffset)
-        bytes.patchU32(UInt32(payloadLength), at: 0)
-        let record = bytes.finish()
-        record[8] = RecordFormat.Kind.transaction.rawValue
-        let crc = RecordFormat.checksum(kind: record[8], payload: UnsafeRawBufferPointer(rebasing: record.buffer[RecordFormat.headerSize...]))
-        withUnsafeBytes(of: crc.littleEndian) { for i in 0..<4 { record[4 + i] = $0[i] } }
+        let record = makeRecord(number)
 
         let place: (handle: any FileHandleIO, offset: UInt64)
         do {

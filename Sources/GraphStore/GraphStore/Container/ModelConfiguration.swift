@@ -42,9 +42,13 @@ public struct ModelConfiguration: Sendable {
     /// (`LogOptions.groupCommitYieldLimitMicroseconds`, Docs/guides/concurrency.md).
     public var groupCommitYieldLimitMicroseconds = LogOptions.defaultGroupCommitYieldLimitMicroseconds
 
+    /// `LogOptions.streamedRecordBytes` (tests stream every record).
+    package var streamedRecordBytes = LogOptions.defaultStreamedRecordBytes
+
     var storeOptions: StoreOptions {
         var log = LogOptions(durability: durability, segmentSize: segmentSize, readOnly: isReadOnly, salvage: salvage, fileIO: fileIO)
         log.groupCommitYieldLimitMicroseconds = groupCommitYieldLimitMicroseconds
+        log.streamedRecordBytes = streamedRecordBytes
         return StoreOptions(log: log, asOfTransaction: asOfTransaction, maintenance: maintenance)
     }
 

@@ -1,0 +1,109 @@
+import Foundation
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreLog
+import GraphStoreTestSupport
+import Testing
+
+/// A record written as it is encoded (`StreamedRecord`) is the record written whole: the same
+/// bytes in the log, whatever its number and however many pieces; a crash or a failed write
+/// part way leaves what a torn whole record leaves.
+@Suite struct StreamedRecordTests {
+    func open(_ fileIO: any FileIO, streamingAbove threshold: Int, segmentSize: UInt64 = 64 << 10) throws -> TransactionLog {
+        var options = LogOptions(durability: .full, segmentSize: segmentSize, fileIO: fileIO)
+        options.streamedRecordBytes = threshold
+        return try TransactionLog.open(directory: "/s", options: options)
+    }
+
+    /// Transactions of every kind of change: random operations, a block of rows by column, a
+    /// to-one and a to-many link block, and one of several pieces (values of 400 KB). Random
+    /// values (identifiers) differ from one call to the next.
+    static func workload() -> [TransactionChanges] {
+        var generator = RandomTransactions(seed: 21)
+        var changes = (0..<8).map { _ in TransactionChanges(operations: generator.next()) }
+        let rows = (1...UInt64(50)).map { $0 + 1_000 }
+        let block = RowBlock(kind: .insert, entity: 1, properties: [1, 2],
+                             values: [rows.map { .string("row \($0)") }, rows.map { $0 % 3 == 0 ? nil : .int(Int64($0)) }],
+                             defaults: [.string(""), .int(-1)], rows: rows, sources: Array(0..<rows.count))
+        let toOne = LinkBlock(relationship: 7, sources: rows, targets: rows.map { $0 % 4 == 0 ? 0 : $0 - 1_000 })
+        let toMany = LinkBlock(relationship: 8, sources: [1, 2, 3], targets: [1_001, 1_002, 0, 1_003, 1_004], ends: [2, 2, 5])
+        changes.append(TransactionChanges(blocks: [block], links: [toOne, toMany], operations: [.delete(entity: 1, row: 1_002)]))
+        let large = (0..<6).map { i in
+            LogOperation.insert(entity: 2, row: UInt64(2_000 + i), values: [PropertyValue(1, .data(Data(repeating: UInt8(i), count: 400_000)))])
+        }
+        changes.append(TransactionChanges(operations: large))
+        changes += (0..<3).map { _ in TransactionChanges(operations: generator.next()) }
+        return changes
+    }
+
+    @Test func streamedRecordsAreTheBytesOfWholeOnes() throws {
+        let whole = MemoryFileIO(), streamed = MemoryFileIO()
+        let workload = Self.workload()
+        for (fileIO, threshold) in [(whole, Int.max), (streamed, 0)] {
+            let log = try open(fileIO, streamingAbove: threshold, segmentSize: 1 << 20)
+            for (i, changes) in workload.enumerated() {
+                try log.append(changes, author: "a\(i)", timestampMicros: 1_000 + Int64(i))
+            }
+            log.close()
+        }
+        // The large transaction fills a segment of its own: three segments.
+        for segment in UInt64(1)...3 {
+            let path = segmentPath("/s", segment)
+            #expect(whole.contents(of: path) != nil)
+            #expect(streamed.contents(of: path) == whole.contents(of: path), "segment \(segment)")
+        }
+        let read = try readAll("/s", fileIO: streamed).0
+        #expect(read.map(\.operations) == workload.map(\.expandedOperations))
+        #expect(read.map(\.number) == Array(1...UInt64(read.count)))
+    }
+
+    /// A crash after every possible byte of a run of streamed commits: the reopened log holds
+    /// exactly the acknowledged commits, or those and the one in flight if all of it landed.
+    @Test func aCrashPartWayLeavesAPrefixWithEveryAcknowledgedCommit() throws {
+        var generator = RandomTransactions(seed: 8)
+        let workload = (0..<10).map { _ in generator.next() }
+        let probeFiles = MemoryFileIO()
+        let probe = FaultInjectingFileIO(base: probeFiles, plan: FaultPlan())
+        let probeLog = try open(probe, streamingAbove: 0, segmentSize: 4096)
+        let start = probe.bytesWritten
+        for operations in workload { try probeLog.append(operations) }
+        let total = probe.bytesWritten - start
+        probeLog.close()
+
+        for crashAt in stride(from: 0, through: total, by: 1) {
+            let files = MemoryFileIO()
+            let faulty = FaultInjectingFileIO(base: files, plan: FaultPlan())
+            let log = try open(faulty, streamingAbove: 0, segmentSize: 4096)
+            faulty.setPlan(FaultPlan(crashAfterBytes: faulty.bytesWritten + crashAt))
+            var acknowledged = 0
+            for operations in workload {
+                do {
+                    try log.append(operations)
+                    acknowledged += 1
+                } catch {
+                    #expect(error as? StorageError == .simulatedCrash)
+                    break
+                }
+            }
+            let recovered = try readAll("/s", fileIO: files).0.map(\.operations)
+            #expect(recovered == Array(workload.prefix(recovered.count)), "crash at \(crashAt)")
+            #expect(recovered.count == acknowledged || recovered.count == acknowledged + 1, "crash at \(crashAt)")
+        }
+    }
+
+    /// A write that fails between a streamed record's pieces: a typed error, the writer
+    /// poisoned, and the log reopened holds the commits before it, none of it.
+    @Test func aWriteFailingBetweenPiecesPoisonsTheWriter() throws {
+        let files = MemoryFileIO()
+        let faulty = FaultInjectingFileIO(base: files, plan: FaultPlan())
+        let log = try open(faulty, streamingAbove: 0, segmentSize: 8 << 20)
+        let workload = Self.workload()
+        for changes in workload.prefix(9) { try log.append(changes) }
+        // The large transaction: its header, then its first piece, then the one that fails.
+        faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount + 2, errno: 5)))
+        let expected = StorageError.io(operation: "write", path: segmentPath("/s", 1), errno: 5)
+        #expect(throws: expected) { try log.append(workload[9]) }
+        #expect(throws: StorageError.writerPoisoned(cause: expected.description)) { try log.append(workload[10]) }
+        log.close()
+        #expect(try readAll("/s", fileIO: files).0.map(\.operations) == workload.prefix(9).map(\.expandedOperations))
+    }
+}
