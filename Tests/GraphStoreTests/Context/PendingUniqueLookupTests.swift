@@ -2,6 +2,7 @@ import Foundation
 import GraphStoreMacrosFree
 import GraphStoreModelTestSupport
 import Testing
+@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// `#Predicate { $0.ident == x }` with unsaved changes is answered through the context's map of
 /// pending unique values. It must give exactly what evaluating the predicate over every object
@@ -42,6 +43,27 @@ import Testing
         }
         #expect(try context.fetchUnique(\Flight.ident, equals: "R1MOVED") != nil)
         #expect(try context.fetchUnique(\Flight.ident, equals: "R0F2") == nil)
+    }
+
+    /// A save lets go of the map before it writes: when the write fails, the next lookup lists
+    /// the unsaved objects again and finds each by its value, changes made after included.
+    @Test func lookupsAfterASaveThatFailedFindTheUnsavedObjects() throws {
+        let store = TemporaryStore()
+        let faulty = FaultInjectingFileIO(base: PosixFileIO(), plan: FaultPlan())
+        let container = try store.container(Flight.self, durability: .full, fileIO: faulty)
+        let context = ModelContext(container)
+        context.autosaveEnabled = false
+        let flights = (0..<20).map { Flight(ident: "F\($0)") }
+        for flight in flights { context.insert(flight) }
+        #expect(try context.fetchUnique(\Flight.ident, equals: "F3") === flights[3])
+        faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount, errno: 28)))
+        #expect(throws: StorageError.self) { try context.save() }
+        flights[4].ident = "RENAMED"
+        for i in [0, 3, 19] { #expect(try context.fetchUnique(\Flight.ident, equals: "F\(i)") === flights[i]) }
+        #expect(try context.fetchUnique(\Flight.ident, equals: "RENAMED") === flights[4])
+        #expect(try context.fetchUnique(\Flight.ident, equals: "F4") == nil)
+        let (fast, general) = try both(context, "F7")
+        #expect(fast == general && fast == ["F7#0"])
     }
 
     @Test func insertsChangesDeletesAndUndoAgreeWithEvaluation() throws {

@@ -81,6 +81,32 @@ import GraphStoreModelTestSupport
         #expect(Set(byDistance.map(\.ident)) == Set(expected.filter { $0.value.distance >= 10_000 }.map(\.key)))
     }
 
+    /// A save lets go of what it saved: inserts nobody else holds are freed, the ones held
+    /// are clean, persistent and found by their rows.
+    @Test func aSaveLetsGoOfTheObjectsItSaved() throws {
+        let container = try ModelContainer(for: Flight.self, Airport.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.autosaveEnabled = false
+        final class Weak { weak var flight: Flight? }
+        let unheld = (0..<50).map { i -> Weak in
+            let flight = Flight(ident: "U\(i)")
+            context.insert(flight)
+            flight.origin = Airport(icao: "K\(i % 3)")
+            let weak = Weak()
+            weak.flight = flight
+            return weak
+        }
+        let held = Flight(ident: "HELD")
+        context.insert(held)
+        try context.save()
+        #expect(unheld.allSatisfy { $0.flight == nil })
+        #expect(!context.hasChanges && context.insertedModelsArray.isEmpty)
+        #expect(held.persistentModelID.row > 0 && !held.hasChanges)
+        #expect(try context.fetchUnique(\Flight.ident, equals: "HELD") === held)
+        #expect(try context.fetchCount(FetchDescriptor<Flight>()) == 51)
+        #expect(try context.fetch(FetchDescriptor<Airport>()).map { $0.flightsFrom.count }.reduce(0, +) == 50)
+    }
+
     /// New objects whose unique value committed rows have take those rows over (SwiftData's
     /// upsert): every attribute of the row becomes the new object's, what it left unset its
     /// default, beside plain inserts and changes of the same save; the same after a reopen.
@@ -109,7 +135,12 @@ import GraphStoreModelTestSupport
                 if i % 4 == 0 { flight.routeDistance = i }  // else left at its default
             }
             try #require(try loader.fetchUnique(\Flight.ident, equals: "F1")).routeDistance = 77
+            let upserted = try #require(loader.insertedModelsArray.compactMap { $0 as? Flight }.first { $0.ident == "F2" })
             try loader.save()
+            // The new object is the row it took over, registered under it, clean.
+            #expect(!loader.hasChanges)
+            #expect(try loader.fetchUnique(\Flight.ident, equals: "F2") === upserted)
+            #expect(upserted.routeDistance == 0 && upserted.origin?.icao == "KSFO")
             container.close()
         }
         let reopened = try store.container(Flight.self, Airport.self, Airline.self, durability: .full)

@@ -22,59 +22,69 @@ extension ModelContext {
         guard hasChanges else { return }
         guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }
         try validate()
-        let inserts = inserted
-        let changes = Array(changed.values)
-        let deletes = Array(deleted.values)
+        var inserts = inserted
+        var changes = Array(changed.values)
+        var deletes = Array(deleted.values)
         announce(.willSave, SaveNotification(phase: .willSave, transaction: nil, author: author ?? "",
                                              inserted: inserts.map(\.persistentModelID), updated: changes.map(\.persistentModelID),
                                              deleted: deletes.map(\.persistentModelID)))
         var upserts: [Upsert] = []
-        // Once the transaction carries every change, the objects' own copies go: as soon as
-        // the commit cannot fail (before the graph grows: a million changed objects' values,
-        // or their links, beside the new columns were most of a large save's peak), or, with
-        // writes deferred past the commit lock, once it returned.
-        var released = false
-        func releaseSavedChanges() {
-            guard !released else { return }
-            released = true
+        // Once the transaction carries every change, the save is over for the context: as
+        // soon as the commit cannot fail (before the graph grows), or, with writes deferred
+        // past the commit lock, once it returned. The objects are clean and the context lets
+        // go of them, so that a million changed objects' values and links, or the inserts
+        // nobody else holds, are not kept beside the graph's new columns (the columns take the
+        // memory they leave).
+        var finished = false
+        func finishSave() {
+            guard !finished else { return }
+            finished = true
+            for upsert in upserts {
+                guard let entity = upsert.model.persistentBacking.entity else { continue }
+                unregister(entity: entity.index, row: upsert.reservedRow)
+                register(upsert.model, entity: entity.index, row: upsert.model.persistentBacking.row)
+            }
             for model in inserts { clear(model) }
             for model in changes { clear(model) }
             for model in deletes { clear(model) }
             // No object holds a slot now (deleted inserts took their values back); the
             // columns go with the transaction.
             link.unsavedValues.removeAll()
+            for model in inserts { model.persistentBacking.state = .persistent }
+            for model in deletes {
+                let backing = model.persistentBacking
+                if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
+            }
+            inserted = []
+            changed = [:]
+            deleted = [:]
+            (inserts, changes, deletes, upserts) = ([], [], [], [])
         }
+        // The map of unsaved unique values is a cache the next lookup lists again: it goes
+        // before the save's claims of the same values are made beside it.
+        forgetAllPendingUnique()
         let committed: (UInt64, ChangeSummary)
         do {
             committed = try container.commit(from: self, author: author ?? "", {
-                let claimed: UniqueClaims
-                (upserts, claimed) = resolveUpserts(inserts)
-                let upserted = Set(upserts.map { ObjectIdentifier($0.model) })
-                let plainInserts = upserts.isEmpty ? inserts : inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
-                try validateUniqueness(inserts: plainInserts, changes: changes + upserts.map(\.model), claimedByInserts: claimed)
+                let plainInserts: [any PersistentModel]
+                do {
+                    // The inserts' claims (a hundred megabytes for a million unique keys) go
+                    // before the transaction is built beside them.
+                    let claimed: UniqueClaims
+                    (upserts, claimed) = resolveUpserts(inserts)
+                    let upserted = Set(upserts.map { ObjectIdentifier($0.model) })
+                    plainInserts = upserts.isEmpty ? inserts : inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
+                    try validateUniqueness(inserts: plainInserts, changes: changes + upserts.map(\.model), claimedByInserts: claimed)
+                }
                 return try encodeOperations(inserts: plainInserts, changes: changes, upserted: upserts.map(\.model), deletes: deletes)
-            }, cannotFail: releaseSavedChanges)
+            }, cannotFail: finishSave)
         } catch {
             // Nothing was committed: upserted objects go back to the rows they reserved.
             for upsert in upserts { upsert.model.persistentBacking.row = upsert.reservedRow }
             throw error
         }
         // Committed: everything is clean now.
-        for upsert in upserts {
-            guard let entity = upsert.model.persistentBacking.entity else { continue }
-            unregister(entity: entity.index, row: upsert.reservedRow)
-            register(upsert.model, entity: entity.index, row: upsert.model.persistentBacking.row)
-        }
-        releaseSavedChanges()
-        for model in inserts { model.persistentBacking.state = .persistent }
-        for model in deletes {
-            let backing = model.persistentBacking
-            if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
-        }
-        inserted = []
-        changed = [:]
-        deleted = [:]
-        forgetAllPendingUnique()
+        finishSave()
         let (number, summary) = committed
         notifyLiveQueries(summary)
         announce(.didSave, SaveNotification(phase: .didSave, transaction: number, author: author ?? "",

@@ -45,11 +45,25 @@ enum RuleKey: Hashable {
 }
 
 /// A unique value as a context keys it: the entity, which of its unique attributes or rules
-/// (`slot`), and the value. One flat key, so a lookup hashes once.
+/// (`slot`), and the value. One flat key, so a lookup hashes once; positions in 32 bits, so a
+/// key with a value is 32 bytes (a save's claims of a million unique values are a table of two
+/// million of them).
 struct UniqueValueKey<Key: Hashable>: Hashable {
-    let entity: Int
-    let slot: Int
+    private let entityAndSlot: (Int32, Int32)
     let key: Key
+
+    init(entity: Int, slot: Int, key: Key) {
+        entityAndSlot = (Int32(truncatingIfNeeded: entity), Int32(truncatingIfNeeded: slot))
+        self.key = key
+    }
+
+    static func == (a: Self, b: Self) -> Bool { a.entityAndSlot == b.entityAndSlot && a.key == b.key }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(entityAndSlot.0)
+        hasher.combine(entityAndSlot.1)
+        hasher.combine(key)
+    }
 }
 
 extension ModelContext {
@@ -115,7 +129,7 @@ extension ModelContext {
     /// entity with one rule took the row holding its key when upserts were resolved, so it
     /// cannot collide and is not looked up again (an import has one such lookup per row);
     /// `claimedByInserts` holds what inserts claimed, which changes are checked against.
-    func validateUniqueness(inserts: [any PersistentModel], changes: [any PersistentModel], claimedByInserts: UniqueClaims) throws {
+    func validateUniqueness(inserts: [any PersistentModel], changes: [any PersistentModel], claimedByInserts: consuming UniqueClaims) throws {
         var claimed = claimedByInserts
         // The two lists in place, not concatenated (an upsert of every row changes them all).
         for model in [inserts, changes].joined() {
