@@ -6,11 +6,15 @@ import Testing
 
 /// Each injected I/O fault gives a typed error, poisons the writer, and nothing after it is visible.
 @Suite struct FaultInjectionTests {
-    func openFaulty(_ plan: FaultPlan, base: MemoryFileIO = MemoryFileIO(), durability: Durability = .full)
+    /// `streamedRecordBytes` 0 writes every record as it is encoded (`StreamedRecord`).
+    func openFaulty(_ plan: FaultPlan, base: MemoryFileIO = MemoryFileIO(), durability: Durability = .full,
+                    streamedRecordBytes: Int = LogOptions.defaultStreamedRecordBytes)
         throws -> (TransactionLog, FaultInjectingFileIO, MemoryFileIO)
     {
         let faulty = FaultInjectingFileIO(base: base, plan: FaultPlan())
-        let log = try TransactionLog.open(directory: "/s", options: LogOptions(durability: durability, segmentSize: 4096, fileIO: faulty))
+        var options = LogOptions(durability: durability, segmentSize: 4096, fileIO: faulty)
+        options.streamedRecordBytes = streamedRecordBytes
+        let log = try TransactionLog.open(directory: "/s", options: options)
         faulty.setPlan(plan)
         return (log, faulty, base)
     }
@@ -76,18 +80,20 @@ import Testing
 
     /// A crash after every possible byte of a run of commits: the reopened store holds exactly the
     /// commits that were acknowledged, or those plus the one in flight if all its bytes landed.
-    @Test func aCrashAfterAnyByteLeavesAPrefixWithEveryAcknowledgedCommit() throws {
+    /// Records written whole, and written as they are encoded (header, then payload pieces).
+    @Test(arguments: [LogOptions.defaultStreamedRecordBytes, 0])
+    func aCrashAfterAnyByteLeavesAPrefixWithEveryAcknowledgedCommit(streamedRecordBytes: Int) throws {
         var generator = RandomTransactions(seed: 5)
         let workload = (0..<12).map { _ in generator.next() }
         // Bytes a clean run writes, to know how far to go.
-        let (probeLog, probe, _) = try openFaulty(FaultPlan())
+        let (probeLog, probe, _) = try openFaulty(FaultPlan(), streamedRecordBytes: streamedRecordBytes)
         let start = probe.bytesWritten
         for operations in workload { try probeLog.append(operations) }
         let total = probe.bytesWritten - start
         probeLog.close()
 
         for crashAt in stride(from: 0, through: total, by: 1) {
-            let (log, faulty, fs) = try openFaulty(FaultPlan())
+            let (log, faulty, fs) = try openFaulty(FaultPlan(), streamedRecordBytes: streamedRecordBytes)
             faulty.setPlan(FaultPlan(crashAfterBytes: faulty.bytesWritten + crashAt))
             var acknowledged = 0
             for operations in workload {

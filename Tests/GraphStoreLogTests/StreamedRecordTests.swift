@@ -5,8 +5,8 @@ import GraphStoreTestSupport
 import Testing
 
 /// A record written as it is encoded (`StreamedRecord`) is the record written whole: the same
-/// bytes in the log, whatever its number and however many pieces; a crash or a failed write
-/// part way leaves what a torn whole record leaves.
+/// bytes in the log, whatever its number and however many pieces; a failed write part way
+/// leaves what a torn whole record leaves (and a crash after any byte: FaultInjectionTests).
 @Suite struct StreamedRecordTests {
     func open(_ fileIO: any FileIO, streamingAbove threshold: Int, segmentSize: UInt64 = 64 << 10) throws -> TransactionLog {
         var options = LogOptions(durability: .full, segmentSize: segmentSize, fileIO: fileIO)
@@ -54,40 +54,6 @@ import Testing
         let read = try readAll("/s", fileIO: streamed).0
         #expect(read.map(\.operations) == workload.map(\.expandedOperations))
         #expect(read.map(\.number) == Array(1...UInt64(read.count)))
-    }
-
-    /// A crash after every possible byte of a run of streamed commits: the reopened log holds
-    /// exactly the acknowledged commits, or those and the one in flight if all of it landed.
-    @Test func aCrashPartWayLeavesAPrefixWithEveryAcknowledgedCommit() throws {
-        var generator = RandomTransactions(seed: 8)
-        let workload = (0..<10).map { _ in generator.next() }
-        let probeFiles = MemoryFileIO()
-        let probe = FaultInjectingFileIO(base: probeFiles, plan: FaultPlan())
-        let probeLog = try open(probe, streamingAbove: 0, segmentSize: 4096)
-        let start = probe.bytesWritten
-        for operations in workload { try probeLog.append(operations) }
-        let total = probe.bytesWritten - start
-        probeLog.close()
-
-        for crashAt in stride(from: 0, through: total, by: 1) {
-            let files = MemoryFileIO()
-            let faulty = FaultInjectingFileIO(base: files, plan: FaultPlan())
-            let log = try open(faulty, streamingAbove: 0, segmentSize: 4096)
-            faulty.setPlan(FaultPlan(crashAfterBytes: faulty.bytesWritten + crashAt))
-            var acknowledged = 0
-            for operations in workload {
-                do {
-                    try log.append(operations)
-                    acknowledged += 1
-                } catch {
-                    #expect(error as? StorageError == .simulatedCrash)
-                    break
-                }
-            }
-            let recovered = try readAll("/s", fileIO: files).0.map(\.operations)
-            #expect(recovered == Array(workload.prefix(recovered.count)), "crash at \(crashAt)")
-            #expect(recovered.count == acknowledged || recovered.count == acknowledged + 1, "crash at \(crashAt)")
-        }
     }
 
     /// A write that fails between a streamed record's pieces: a typed error, the writer
