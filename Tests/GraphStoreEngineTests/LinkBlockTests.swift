@@ -105,6 +105,16 @@ final class Badge: Model {
         #expect(summary.updated == summaryOfOperations.updated)
         #expect(summary.changes == summaryOfOperations.changes)
         #expect(ChangeSummary(changes: links, schema: schema).settled.updated == summary.updated)
+        // Whether a context holding some rows must look: as the operations answer, for every
+        // row of both sides (the departures block has more targets than sources).
+        let flight = schema.entity(named: "Flight")!.index, airport = schema.entity(named: "Airport")!.index
+        for (entity, rows) in [(flight, 1...UInt64(62)), (airport, 1...UInt64(7))] {
+            for row in rows {
+                let fromBlocks = ChangeSummary(changes: links, schema: schema).mayChange { $0 == entity && $1 == row }
+                let fromOperations = ChangeSummary(operations: links.expandedOperations, schema: schema).mayChange { $0 == entity && $1 == row }
+                #expect(fromBlocks == fromOperations, "entity \(entity), row \(row)")
+            }
+        }
     }
 
     /// A save writes its inserts' links as blocks: after reopening (the log read back), every

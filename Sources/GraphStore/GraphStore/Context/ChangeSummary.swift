@@ -270,9 +270,7 @@ extension TransactionChanges {
             return false
         }
         for block in links {
-            for i in block.targets.indices where block.targets[i] != 0 {
-                if touchesHeld(block.relationship, block.sources[i], block.targets[i]) { return true }
-            }
+            for (source, target) in block.links where touchesHeld(block.relationship, source, target) { return true }
         }
         for operation in operations {
             switch operation {
