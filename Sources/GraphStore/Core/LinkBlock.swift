@@ -35,11 +35,6 @@
         count = targets.reduce(0) { $0 + ($1 == 0 ? 0 : 1) }
     }
 
-    /// Each link, in order.
-    @inline(__always) package func forEachLink(_ body: (_ source: UInt64, _ target: UInt64) -> Void) {
-        for (source, target) in links { body(source, target) }
-    }
-
     /// The links, in order.
     package var links: Links { Links(block: self) }
 
@@ -76,7 +71,7 @@
     package var operations: [LogOperation] {
         var operations: [LogOperation] = []
         operations.reserveCapacity(count)
-        forEachLink { operations.append(.link(relationship: relationship, source: $0, target: $1)) }
+        for (source, target) in links { operations.append(.link(relationship: relationship, source: source, target: target)) }
         return operations
     }
 }

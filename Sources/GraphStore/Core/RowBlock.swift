@@ -88,14 +88,9 @@
         }
     }
 
-    /// Writes every row exactly as its `.insert` or `.update` operation is encoded
+    /// Writes the `index`th row exactly as its `.insert` or `.update` operation is encoded
     /// (`ByteWriter.operation`): the tag, the entity and row numbers, the count of values, then
     /// each value as its property number and `ByteWriter.value`'s bytes.
-    package func encodeRows(into w: inout ByteWriter) {
-        for index in 0..<count { encodeRow(index, into: &w) }
-    }
-
-    /// The `index`th row's operation.
     @inline(__always) package func encodeRow(_ index: Int, into w: inout ByteWriter) {
         w.u8(kind == .insert ? OperationTag.insert.rawValue : OperationTag.update.rawValue)
         w.varint(UInt64(entity))

@@ -1,5 +1,5 @@
 /// What one commit writes: blocks of rows kept by column (a batch's), blocks of its new rows'
-/// to-one links, then operations. The log records the blocks as their rows' `.insert` and
+/// links, then operations. The log records the blocks as their rows' `.insert` and
 /// `.update` operations and their `.link` operations, in this order, so a transaction read
 /// back is `expandedOperations`.
 package struct TransactionChanges: Sendable {

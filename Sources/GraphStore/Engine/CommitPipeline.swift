@@ -107,4 +107,3 @@ package final class CommitPipeline: Sendable {
         return number
     }
 }
-

@@ -202,14 +202,14 @@ import Synchronization
         }
     }
 
-    /// `bulk`: by table, whether its indexes are rebuilt at the end instead (see `prepareForLargeTransaction`).
     /// A link block's links, as its `.link` operations would be.
     private func apply(_ block: LinkBlock) {
         guard let (e, r) = schema.relationshipByNumber[block.relationship] else { return }
         let side = sides[e][r]
-        block.forEachLink { link(side, source: $0, target: $1) }
+        for (source, target) in block.links { link(side, source: source, target: target) }
     }
 
+    /// `bulk`: by table, whether its indexes are rebuilt at the end instead (see `prepareForLargeTransaction`).
     private func apply(_ operation: LogOperation, bulk: [Bool]) {
         switch operation {
         case let .insert(entityNumber, row, values):

@@ -174,15 +174,9 @@ import Foundation
             var offset = UInt64(headerSize)
             for index in 0..<recordCount {
                 let (kind, payload) = try records(index)
-                guard payload.count <= RecordFormat.maximumPayload else {
-                    throw StorageError.transactionTooLarge(bytes: payload.count, limit: RecordFormat.maximumPayload)
-                }
-                var header = ByteWriter(capacity: RecordFormat.headerSize)
-                header.u32(UInt32(payload.count))
+                try RecordFormat.checkPayload(payload.count)
                 let crc = payload.withUnsafeBytes { RecordFormat.checksum(kind: kind.rawValue, payload: $0) }
-                header.u32(crc)
-                header.u8(kind.rawValue)
-                try handle.writeAll(header.bytes, at: offset)
+                try handle.writeAll(RecordFormat.header(payloadLength: payload.count, maskedChecksum: crc, kind: kind.rawValue), at: offset)
                 try handle.writeAll(payload, at: offset + UInt64(RecordFormat.headerSize))
                 offset += UInt64(RecordFormat.headerSize + payload.count)
             }

@@ -96,11 +96,8 @@ struct StreamedRecord: Sendable {
 
     /// Writes the header, then the payload as it is encoded.
     func write(to handle: any FileHandleIO, at offset: UInt64) throws {
-        var header = [UInt8](repeating: 0, count: RecordFormat.headerSize)
-        withUnsafeBytes(of: UInt32(payloadLength).littleEndian) { for i in 0..<4 { header[i] = $0[i] } }
-        withUnsafeBytes(of: CRC32C.mask(checksum).littleEndian) { for i in 0..<4 { header[4 + i] = $0[i] } }
-        header[8] = Self.kind
-        try handle.writeAll(header, at: offset)
+        try handle.writeAll(RecordFormat.header(payloadLength: payloadLength, maskedChecksum: CRC32C.mask(checksum), kind: Self.kind),
+                            at: offset)
         var crc = withUnsafeBytes(of: Self.kind) { CRC32C.update(0, $0) }
         var position = offset + UInt64(RecordFormat.headerSize), written = 0
         var failure: (any Error)?

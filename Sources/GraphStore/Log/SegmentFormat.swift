@@ -108,6 +108,20 @@
     package static let logKinds: ClosedRange<UInt8> = 1...1
     package static let checkpointKinds: ClosedRange<UInt8> = 2...5
 
+    /// A record's header: the payload's length, its masked checksum (`checksum`), the kind.
+    package static func header(payloadLength: Int, maskedChecksum: UInt32, kind: UInt8) -> [UInt8] {
+        var header = ByteWriter(capacity: headerSize)
+        header.u32(UInt32(payloadLength))
+        header.u32(maskedChecksum)
+        header.u8(kind)
+        return header.bytes
+    }
+
+    /// Throws unless a payload of `length` bytes fits a record.
+    package static func checkPayload(_ length: Int) throws {
+        guard length <= maximumPayload else { throw StorageError.transactionTooLarge(bytes: length, limit: maximumPayload) }
+    }
+
     /// The masked CRC-32C of a record's kind byte and payload, as its header holds it.
     @_spi(GraphStoreInternals) public static func checksum(kind: UInt8, payload: UnsafeRawBufferPointer) -> UInt32 {
         var crc = withUnsafeBytes(of: kind) { CRC32C.update(0, $0) }

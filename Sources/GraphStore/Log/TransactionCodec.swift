@@ -24,26 +24,27 @@
     /// Encodes into `writer` (which may already hold a record header) with transaction number 0;
     /// the log patches the number in when it assigns it.
     package static func encode(_ changes: TransactionChanges, author: String, timestampMicros: Int64, into w: inout ByteWriter) {
-        w.u8(payloadVersion)
-        w.u64(0)
-        w.u64(UInt64(bitPattern: timestampMicros))
-        w.string(author)
-        w.varint(changes.operationCount)
-        for block in changes.blocks { block.encodeRows(into: &w) }
-        for block in changes.links {
-            block.forEachLink { w.operation(.link(relationship: block.relationship, source: $0, target: $1)) }
-        }
-        for op in changes.operations { w.operation(op) }
-        w.u8(endMark)
+        encode(changes, author: author, timestampMicros: timestampMicros, number: 0, into: &w) { _ in }
     }
 
     /// Encodes as `encode` does, numbered `number`, handing the payload to `sink` a piece at a
     /// time (each about `pieceSize` bytes, or an operation longer) instead of holding it whole:
     /// a record too large to keep beside the changes it is made of is encoded twice, once to
-    /// be measured and once as it is written (`TransactionLog.StreamedRecord`).
+    /// be measured and once as it is written (`StreamedRecord`).
     package static func encode(_ changes: TransactionChanges, author: String, timestampMicros: Int64, number: UInt64,
                                pieceSize: Int, into sink: (UnsafeRawBufferPointer) -> Void) {
         var w = ByteWriter(capacity: pieceSize + 4096)
+        encode(changes, author: author, timestampMicros: timestampMicros, number: number, into: &w) { w in
+            guard w.count >= pieceSize else { return }
+            sink(w.written)
+            w.removeAll()
+        }
+        sink(w.written)
+    }
+
+    /// The payload, `afterEach` called after each operation is written.
+    private static func encode(_ changes: TransactionChanges, author: String, timestampMicros: Int64, number: UInt64,
+                               into w: inout ByteWriter, afterEach: (inout ByteWriter) -> Void) {
         w.u8(payloadVersion)
         w.u64(number)
         w.u64(UInt64(bitPattern: timestampMicros))
@@ -52,30 +53,20 @@
         for block in changes.blocks {
             for index in 0..<block.count {
                 block.encodeRow(index, into: &w)
-                if w.count >= pieceSize {
-                    sink(w.written)
-                    w.removeAll()
-                }
+                afterEach(&w)
             }
         }
         for block in changes.links {
             for (source, target) in block.links {
                 w.operation(.link(relationship: block.relationship, source: source, target: target))
-                if w.count >= pieceSize {
-                    sink(w.written)
-                    w.removeAll()
-                }
+                afterEach(&w)
             }
         }
         for op in changes.operations {
             w.operation(op)
-            if w.count >= pieceSize {
-                sink(w.written)
-                w.removeAll()
-            }
+            afterEach(&w)
         }
         w.u8(endMark)
-        sink(w.written)
     }
 
     /// The payload of a transaction record: `transaction` as the log writes it.

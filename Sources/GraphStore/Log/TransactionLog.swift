@@ -233,14 +233,14 @@ import Foundation
         }
         if streaming, estimate >= options.streamedRecordBytes {
             let measured = StreamedRecord(measuring: changes, author: author, timestampMicros: time)
-            try Self.checkPayload(measured.payloadLength)
+            try RecordFormat.checkPayload(measured.payloadLength)
             return try reserve(count: measured.count, time: time) { .streamed(measured.numbered($0)) }
         }
         var bytes = ByteWriter(capacity: estimate)
         bytes.zeros(RecordFormat.headerSize)
         TransactionCodec.encode(changes, author: author, timestampMicros: time, into: &bytes)
         let payloadLength = bytes.count - RecordFormat.headerSize
-        try Self.checkPayload(payloadLength)
+        try RecordFormat.checkPayload(payloadLength)
         bytes.patchU32(UInt32(payloadLength), at: 0)
         let record = bytes.finish()
         return try reserve(count: record.count, time: time) { number in
@@ -251,12 +251,6 @@ import Foundation
             let crc = RecordFormat.checksum(kind: record[8], payload: UnsafeRawBufferPointer(rebasing: record.buffer[RecordFormat.headerSize...]))
             withUnsafeBytes(of: crc.littleEndian) { for i in 0..<4 { record[4 + i] = $0[i] } }
             return .whole(record)
-        }
-    }
-
-    private static func checkPayload(_ length: Int) throws {
-        guard length <= RecordFormat.maximumPayload else {
-            throw StorageError.transactionTooLarge(bytes: length, limit: RecordFormat.maximumPayload)
         }
     }
 

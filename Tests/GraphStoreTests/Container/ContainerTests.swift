@@ -63,15 +63,19 @@ import Testing
     }
 
     /// A save is one transaction: when the write fails, nothing of it is visible, in memory or
-    /// after reopening, and the context keeps its changes.
-    @Test func aFailedSaveLeavesNothingBehind() throws {
+    /// after reopening, and the context keeps its changes. Its record written whole, or written
+    /// as it is encoded (every record streamed) and failing after its header.
+    @Test(arguments: [(LogOptions.defaultStreamedRecordBytes, 0), (0, 1)])
+    func aFailedSaveLeavesNothingBehind(streamedRecordBytes: Int, failingWrite: Int) throws {
         let store = TemporaryStore()
         let faulty = FaultInjectingFileIO(base: PosixFileIO(), plan: FaultPlan())
-        let container = try store.container(Flight.self, durability: .full, fileIO: faulty)
+        var configuration = ModelConfiguration(url: store.url, durability: .full, segmentSize: 1 << 20, fileIO: faulty)
+        configuration.streamedRecordBytes = streamedRecordBytes
+        let container = try ModelContainer(for: Flight.self, configurations: configuration)
         let context = ModelContext(container)
         context.insert(Flight(ident: "KEEP"))
         try context.save()
-        faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount, errno: 28)))
+        faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount + failingWrite, errno: 28)))
         let doomed = Flight(ident: "LOST")
         context.insert(doomed)
         doomed.destination = Airport(icao: "KSFO")
@@ -84,6 +88,12 @@ import Testing
         #expect(try other.fetchCount(FetchDescriptor<Airport>()) == 0)
         // The writer is poisoned: later saves fail too, until the store is reopened.
         #expect(throws: StorageError.self) { try context.save() }
+        container.close()
+        let reopened = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(url: store.url, durability: .full))
+        defer { reopened.close() }
+        let after = ModelContext(reopened)
+        #expect(try after.fetch(FetchDescriptor<Flight>()).map(\.ident) == ["KEEP"])
+        #expect(try after.fetchCount(FetchDescriptor<Airport>()) == 0)
     }
 
     /// With `.grouped`, saves from several threads share syncs, and a save that waits for

@@ -3,14 +3,13 @@ import GraphStoreModelTestSupport
 import Testing
 @testable import GraphStore
 @testable import GraphStoreMacrosFree
-@_spi(GraphStoreInternals) import GraphStoreLog
 
 /// Saves whose records are written as they are encoded (every record here, however small; by
-/// default only large ones are): what they write reads back, and one whose write fails leaves
-/// nothing behind and every change unsaved.
+/// default only large ones are): what they write reads back. (One whose write fails:
+/// ContainerTests.aFailedSaveLeavesNothingBehind.)
 @Suite struct StreamedSaveTests {
-    func configuration(_ store: TemporaryStore, fileIO: any FileIO = PosixFileIO()) -> ModelConfiguration {
-        var configuration = ModelConfiguration(url: store.url, durability: .full, segmentSize: 1 << 20, fileIO: fileIO)
+    func configuration(_ store: TemporaryStore) -> ModelConfiguration {
+        var configuration = ModelConfiguration(url: store.url, durability: .full, segmentSize: 1 << 20)
         configuration.streamedRecordBytes = 0
         return configuration
     }
@@ -50,29 +49,5 @@ import Testing
         let reopened = try ModelContainer(for: Airport.self, Flight.self, configurations: configuration(store))
         defer { reopened.close() }
         #expect(try Self.describe(ModelContext(reopened)) == expected)
-    }
-
-    @Test func aStreamedSaveThatFailsToWriteLeavesNothingBehind() throws {
-        let store = TemporaryStore()
-        let faulty = FaultInjectingFileIO(base: PosixFileIO(), plan: FaultPlan())
-        let container = try ModelContainer(for: Airport.self, Flight.self, configurations: configuration(store, fileIO: faulty))
-        let context = ModelContext(container)
-        context.insert(Flight(ident: "KEEP"))
-        try context.save()
-        // The record's header is written; its payload is not.
-        faulty.setPlan(FaultPlan(failWrite: (index: faulty.writeCount + 1, errno: 28)))
-        let doomed = Flight(ident: "LOST")
-        context.insert(doomed)
-        doomed.destination = Airport(icao: "KSFO")
-        #expect(throws: StorageError.self) { try context.save() }
-        #expect(context.hasChanges)
-        #expect(doomed.ident == "LOST" && doomed.destination?.icao == "KSFO" && doomed.destination?.flightsTo.map(\.ident) == ["LOST"])
-        #expect(try ModelContext(container).fetch(FetchDescriptor<Flight>()).map(\.ident) == ["KEEP"])
-        container.close()
-        let reopened = try ModelContainer(for: Airport.self, Flight.self, configurations: configuration(store))
-        defer { reopened.close() }
-        let after = ModelContext(reopened)
-        #expect(try after.fetch(FetchDescriptor<Flight>()).map(\.ident) == ["KEEP"])
-        #expect(try after.fetchCount(FetchDescriptor<Airport>()) == 0)
     }
 }

@@ -211,7 +211,7 @@ extension ChangeSummary.Computed {
             }
         }
         for block in transaction.links {
-            block.forEachLink { noteLink(block.relationship, $0, $1) }
+            for (source, target) in block.links { noteLink(block.relationship, source, target) }
         }
         for operation in operations {
             switch operation {

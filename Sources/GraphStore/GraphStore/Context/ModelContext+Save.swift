@@ -44,17 +44,19 @@ extension ModelContext {
                 unregister(entity: entity.index, row: upsert.reservedRow)
                 register(upsert.model, entity: entity.index, row: upsert.model.persistentBacking.row)
             }
-            for model in inserts { clear(model) }
+            for model in inserts {
+                clear(model)
+                model.persistentBacking.state = .persistent
+            }
             for model in changes { clear(model) }
-            for model in deletes { clear(model) }
-            // No object holds a slot now (deleted inserts took their values back); the
-            // columns go with the transaction.
-            link.unsavedValues.removeAll()
-            for model in inserts { model.persistentBacking.state = .persistent }
             for model in deletes {
+                clear(model)
                 let backing = model.persistentBacking
                 if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
             }
+            // No object holds a slot now (deleted inserts took their values back); the
+            // columns go with the transaction.
+            link.unsavedValues.removeAll()
             inserted = []
             changed = [:]
             deleted = [:]
@@ -151,8 +153,7 @@ extension ModelContext {
         // row they took over.
         let (insertBlocks, links) = insertAndLinkBlocks(of: inserts)
         let blocks = insertBlocks + rowBlocks(.update, of: changes) + upsertBlocks(of: upserted)
-        for model in changes { encodeLinks(of: model, existingRow: false, into: &operations) }
-        for model in upserted { encodeLinks(of: model, existingRow: true, into: &operations) }
+        for model in [changes, upserted].joined() { encodeLinks(of: model, into: &operations) }
         for model in deletes {
             let backing = model.persistentBacking
             guard let entity = backing.entity else { continue }
@@ -259,10 +260,11 @@ extension ModelContext {
         }
     }
 
-    private func encodeLinks(of model: any PersistentModel, existingRow: Bool, into operations: inout [LogOperation]) {
+    /// A changed or upserted row's relationship changes, as unlinks of what its committed row
+    /// had and links of what it has now (a new row's links go in link blocks).
+    private func encodeLinks(of model: any PersistentModel, into operations: inout [LogOperation]) {
         let backing = model.persistentBacking
         guard backing.hasPendingRelationships, let entity = backing.entity else { return }
-        let isNew = backing.state == .inserted && !existingRow
         for (index, change) in backing.pendingRelationships {
             let relationship = entity.relationships[index]
             guard schema.writesLinks(relationship) else { continue }
@@ -270,7 +272,7 @@ extension ModelContext {
             let row = Self.linkableRow(of:)
             switch change {
             case let .toOne(target):
-                let committed = isNew ? nil : committedToOneRow(backing, relationship)
+                let committed = committedToOneRow(backing, relationship)
                 let newRow = target.flatMap(row)
                 if committed == newRow { continue }
                 if let committed { operations.append(.unlink(relationship: number, source: backing.row, target: committed)) }
@@ -278,10 +280,8 @@ extension ModelContext {
             case let .toMany(pending):
                 if let base = pending.base {
                     // A whole new list: unlink what was there, link the new list in its order.
-                    if !isNew {
-                        for committed in committedToManyRows(backing, relationship) {
-                            operations.append(.unlink(relationship: number, source: backing.row, target: committed))
-                        }
+                    for committed in committedToManyRows(backing, relationship) {
+                        operations.append(.unlink(relationship: number, source: backing.row, target: committed))
                     }
                     for target in base { if let r = row(target) { operations.append(.link(relationship: number, source: backing.row, target: r)) } }
                 } else {
