@@ -23,6 +23,12 @@ import Testing
             posted.withLock { $0.append(note) }
         }
         defer { NotificationCenter.default.removeObserver(center) }
+        // The posted willSave carries nothing, as SwiftData's: the callback has the identifiers.
+        let postedWillSave = Locked<[Notification]>([])
+        let willCenter = NotificationCenter.default.addObserver(forName: ModelContext.willSave, object: context, queue: nil) { note in
+            postedWillSave.withLock { $0.append(note) }
+        }
+        defer { NotificationCenter.default.removeObserver(willCenter) }
 
         let flight = Flight(ident: "UAL1")
         context.insert(flight)
@@ -30,6 +36,8 @@ import Testing
         #expect(received.map(\.phase) == [.willSave, .didSave])
         #expect(received[0].transaction == nil && received[1].transaction != nil)
         #expect(received[1].inserted == [flight.persistentModelID] && received[1].author == "importer")
+        #expect(received[0].inserted == [flight.persistentModelID])
+        #expect(postedWillSave.value.count == 1 && postedWillSave.value[0].userInfo == nil)
         flight.routeDistance = 9
         try context.save()
         #expect(received.last?.updated == [flight.persistentModelID])

@@ -3,8 +3,8 @@ import GraphStoreEngine
 
 /// What a save did (or, before it commits, is about to do): delivered as a callback, an
 /// AsyncSequence, and a NotificationCenter notification named `ModelContext.willSave` /
-/// `ModelContext.didSave` (SwiftData's names), whose userInfo holds the identifier arrays under
-/// `ModelContext.NotificationKey` raw values.
+/// `ModelContext.didSave` (SwiftData's names); the posted `didSave`'s userInfo holds the
+/// identifier arrays under `ModelContext.NotificationKey` raw values.
 public struct SaveNotification: Sendable, Equatable {
     /// Before or after the save commits.
     public enum Phase: Sendable, Equatable {
@@ -29,8 +29,9 @@ public struct SaveNotification: Sendable, Equatable {
 }
 
 extension ModelContext {
-    /// Posted before a save commits. SwiftData's has no `userInfo`; GraphStore's carries the
-    /// identifiers the save is about to write, under the same keys as `didSave`.
+    /// Posted before a save commits, with no `userInfo`, as SwiftData's and Core Data's are (a
+    /// save of a million objects would otherwise list a million identifiers first, for nobody).
+    /// `onWillSave` and `saveNotifications` hand over the identifiers about to be written.
     public static let willSave = Notification.Name("GraphStore.ModelContext.willSave")
     /// Posted after a save commits, with the saved identifiers in `userInfo`.
     public static let didSave = Notification.Name("GraphStore.ModelContext.didSave")
@@ -75,22 +76,28 @@ extension ModelContext {
     }
 
     /// Tells the handlers, streams and (if the configuration posts them) NotificationCenter.
-    /// The notification is made only when someone listens: its identifiers are the save's
-    /// change summary worked out row by row, which nobody else may need.
+    /// The notification is made only when someone needs it: its identifiers are the save's
+    /// change summary worked out row by row.
     func announce(_ phase: SaveNotification.Phase, _ make: @autoclosure () -> SaveNotification) {
         let posts = container.configuration.postsSaveNotifications
-        guard posts || observers.isListening(to: phase) else { return }
-        let notification = make()
-        observers.deliver(notification)
+        var notification: SaveNotification?
+        if observers.isListening(to: phase) {
+            notification = make()
+            observers.deliver(notification!)
+        }
         guard posts else { return }
+        guard phase == .didSave else {
+            NotificationCenter.default.post(name: Self.willSave, object: self, userInfo: nil)
+            return
+        }
+        let saved = notification ?? make()
         var userInfo: [AnyHashable: Any] = [
-            NotificationKey.insertedIdentifiers.rawValue: notification.inserted,
-            NotificationKey.updatedIdentifiers.rawValue: notification.updated,
-            NotificationKey.deletedIdentifiers.rawValue: notification.deleted,
+            NotificationKey.insertedIdentifiers.rawValue: saved.inserted,
+            NotificationKey.updatedIdentifiers.rawValue: saved.updated,
+            NotificationKey.deletedIdentifiers.rawValue: saved.deleted,
         ]
-        if let transaction = notification.transaction { userInfo[NotificationKey.queryGeneration.rawValue] = transaction }
-        NotificationCenter.default.post(name: notification.phase == .willSave ? Self.willSave : Self.didSave,
-                                        object: self, userInfo: userInfo)
+        if let transaction = saved.transaction { userInfo[NotificationKey.queryGeneration.rawValue] = transaction }
+        NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: userInfo)
     }
 }
 
