@@ -23,7 +23,9 @@ extension ModelContext {
         guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }
         try validate()
         var inserts = inserted
-        var changes = Array(changed.values)
+        // The dictionary's own storage, not a copy of it (a million changed objects' list is
+        // 16 MB): the context's `changed` is emptied, not changed, before these go.
+        var changes = changed.values
         var deletes = Array(deleted.values)
         announce(.willSave, SaveNotification(phase: .willSave, transaction: nil, author: author ?? "",
                                              inserted: inserts.map(\.persistentModelID), updated: changes.map(\.persistentModelID),
@@ -60,7 +62,7 @@ extension ModelContext {
             inserted = []
             changed = [:]
             deleted = [:]
-            (inserts, changes, deletes, upserts) = ([], [], [], [])
+            (inserts, changes, deletes, upserts) = ([], [:].values, [], [])
         }
         // The map of unsaved unique values is a cache the next lookup lists again: it goes
         // before the save's claims of the same values are made beside it.
@@ -76,7 +78,8 @@ extension ModelContext {
                     (upserts, claimed) = resolveUpserts(inserts)
                     let upserted = Set(upserts.map { ObjectIdentifier($0.model) })
                     plainInserts = upserts.isEmpty ? inserts : inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
-                    try validateUniqueness(inserts: plainInserts, changes: changes + upserts.map(\.model), claimedByInserts: claimed)
+                    try validateUniqueness(inserts: plainInserts, changes: changes, upserted: upserts.lazy.map(\.model),
+                                           claimedByInserts: claimed)
                 }
                 return try encodeOperations(inserts: plainInserts, changes: changes, upserted: upserts.map(\.model), deletes: deletes)
             }, cannotFail: finishSave)
@@ -145,7 +148,7 @@ extension ModelContext {
     /// same `.insert` and `.update` operations and the graph applies column by column; as one
     /// operation per object, with an array of values each, a million objects' save held twice
     /// their values again while it ran.
-    private func encodeOperations(inserts: [any PersistentModel], changes: [any PersistentModel],
+    private func encodeOperations(inserts: [any PersistentModel], changes: some Collection<any PersistentModel>,
                                   upserted: [any PersistentModel], deletes: [any PersistentModel]) throws -> TransactionChanges {
         var operations: [LogOperation] = []
         operations.reserveCapacity(deletes.count)
@@ -153,7 +156,8 @@ extension ModelContext {
         // row they took over.
         let (insertBlocks, links) = insertAndLinkBlocks(of: inserts)
         let blocks = insertBlocks + rowBlocks(.update, of: changes) + upsertBlocks(of: upserted)
-        for model in [changes, upserted].joined() { encodeLinks(of: model, into: &operations) }
+        for model in changes { encodeLinks(of: model, into: &operations) }
+        for model in upserted { encodeLinks(of: model, into: &operations) }
         for model in deletes {
             let backing = model.persistentBacking
             guard let entity = backing.entity else { continue }
@@ -172,7 +176,7 @@ extension ModelContext {
     /// The objects of `models` that `include` accepts, grouped by entity, each entity in the
     /// order its first object comes (in an array indexed by entity: a save of a million
     /// objects groups a million).
-    private func groupedByEntity(_ models: [any PersistentModel],
+    private func groupedByEntity(_ models: some Sequence<any PersistentModel>,
                                  where include: (ModelBacking) -> Bool = { _ in true }) -> [(Schema.Entity, [ModelBacking])] {
         var byEntity: [[ModelBacking]] = []
         var order: [Schema.Entity] = []
@@ -189,11 +193,11 @@ extension ModelContext {
     /// One block per entity of `models`, made of the context's own columns (`UnsavedValues`)
     /// with the objects' slots as sources: for inserts every attribute, what an object leaves
     /// unset being its default; for updates the attributes each object changed.
-    private func rowBlocks(_ kind: RowBlock.Kind, of models: [any PersistentModel]) -> [RowBlock] {
+    private func rowBlocks(_ kind: RowBlock.Kind, of models: some Sequence<any PersistentModel>) -> [RowBlock] {
         groupedRowBlocks(kind, of: models).map(\.block)
     }
 
-    private func groupedRowBlocks(_ kind: RowBlock.Kind, of models: [any PersistentModel]) -> [(backings: [ModelBacking], block: RowBlock)] {
+    private func groupedRowBlocks(_ kind: RowBlock.Kind, of models: some Sequence<any PersistentModel>) -> [(backings: [ModelBacking], block: RowBlock)] {
         groupedByEntity(models, where: { kind == .insert || $0.hasChangedAttributes }).map { entity, backings in
             // An insert made live again by undo kept its values in the object until now.
             for backing in backings { backing.moveChanges(into: link, entity: entity) }

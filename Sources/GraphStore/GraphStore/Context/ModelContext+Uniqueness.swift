@@ -129,14 +129,15 @@ extension ModelContext {
     /// entity with one rule took the row holding its key when upserts were resolved, so it
     /// cannot collide and is not looked up again (an import has one such lookup per row);
     /// `claimedByInserts` holds what inserts claimed, which changes are checked against.
-    func validateUniqueness(inserts: [any PersistentModel], changes: [any PersistentModel], claimedByInserts: consuming UniqueClaims) throws {
+    func validateUniqueness(inserts: [any PersistentModel], changes: some Sequence<any PersistentModel>,
+                            upserted: some Sequence<any PersistentModel>, claimedByInserts: consuming UniqueClaims) throws {
         var claimed = claimedByInserts
-        // The two lists in place, not concatenated (an upsert of every row changes them all).
-        for model in [inserts, changes].joined() {
+        // The lists in place, not concatenated (an upsert of every row changes them all).
+        func check(_ model: any PersistentModel) throws {
             let backing = model.persistentBacking
-            guard let entity = backing.entity else { continue }
+            guard let entity = backing.entity else { return }
             let rules = uniqueness[entity.index].all
-            guard !rules.isEmpty, backing.state != .inserted || rules.count > 1 else { continue }
+            guard !rules.isEmpty, backing.state != .inserted || rules.count > 1 else { return }
             for rule in rules {
                 guard backing.state == .inserted || saveChanges(backing, rule),
                       let key = pendingKey(model, rule, entity: entity) else { continue }
@@ -149,6 +150,9 @@ extension ModelContext {
                 claimed[claim] = backing.row
             }
         }
+        for model in inserts { try check(model) }
+        for model in changes { try check(model) }
+        for model in upserted { try check(model) }
     }
 
     /// The object's key as this context has it; nil when a member is nil (nil claims nothing).
