@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreMacrosFree
+@testable import GraphStore
 import GraphStoreModelTestSupport
 import Testing
 @_spi(GraphStoreInternals) import GraphStoreLog
@@ -64,6 +65,30 @@ import Testing
         #expect(try context.fetchUnique(\Flight.ident, equals: "F4") == nil)
         let (fast, general) = try both(context, "F7")
         #expect(fast == general && fast == ["F7#0"])
+    }
+
+    /// Renaming an unsaved object again and again keeps one listing of it, under its last
+    /// value; a deleted insert is found by no value.
+    @Test func renamesReplaceTheirListing() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.autosaveEnabled = false
+        let flight = Flight(ident: "A0"), gone = Flight(ident: "GONE")
+        context.insert(flight)
+        context.insert(gone)
+        #expect(try context.fetchUnique(\Flight.ident, equals: "A0") === flight)
+        for i in 1...1_000 { flight.ident = "A\(i)" }
+        #expect(context.pendingUnique.values.reduce(0) { $0 + $1.count } == 2)
+        #expect(try context.fetchUnique(\Flight.ident, equals: "A1000") === flight)
+        #expect(try context.fetchUnique(\Flight.ident, equals: "A999") == nil)
+        context.delete(gone)
+        #expect(try context.fetchUnique(\Flight.ident, equals: "GONE") == nil)
+        #expect(try both(context, "GONE").fast == [])
+        // Another object may take the value the deleted one had.
+        let again = Flight(ident: "GONE")
+        context.insert(again)
+        #expect(try context.fetchUnique(\Flight.ident, equals: "GONE") === again)
+        #expect(try both(context, "GONE").fast == ["GONE#0"])
     }
 
     @Test func insertsChangesDeletesAndUndoAgreeWithEvaluation() throws {

@@ -34,13 +34,15 @@ public final class ModelContext {
     @exclusivity(unchecked) var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     /// Unsaved inserted and changed objects by the unique values they are given, once a lookup
     /// has needed it since the last save (`keepPendingUnique`); kept up to date from then on.
-    /// Read by every lookup by unique value; the owner's alone, and never accessed in
-    /// overlapping ways.
-    @exclusivity(unchecked) var pendingUnique: [UniqueValueKey<Value>: any PersistentModel] = [:]
+    /// Each table lists the slots (in `UnsavedValues`) of one entity's objects by a hash of one
+    /// unique attribute's value (keyed `entity << 32 | attribute`). Read by every lookup by
+    /// unique value; the owner's alone, and never accessed in overlapping ways.
+    @exclusivity(unchecked) var pendingUnique: [Int: HashedPositions] = [:]
     /// Whether `pendingUnique` lists the pending objects (else it is empty, and inserts and
     /// changes list nothing: an import that never looks anything up pays nothing for it).
     @exclusivity(unchecked) private var pendingUniqueIsKept = false
-    /// Two unsaved objects were given one unique value: `pendingUnique` lists only one of them.
+    /// Two unsaved objects were given one unique value (the save will merge them): fetches stop
+    /// trusting `pendingUnique` until the next save or rollback.
     @exclusivity(unchecked) private(set) var pendingUniqueIsAmbiguous = false
 
     /// The name recorded as the author of this context's transactions.
@@ -286,27 +288,26 @@ public final class ModelContext {
     func keepPendingUnique() {
         guard !pendingUniqueIsKept else { return }
         pendingUniqueIsKept = true
-        for model in inserted { listPendingUniqueValues(of: model, changedOnly: false) }
-        for model in changed.values { listPendingUniqueValues(of: model, changedOnly: true) }
+        for model in inserted { listPendingUniqueValues(of: model.persistentBacking, changedOnly: false) }
+        for model in changed.values { listPendingUniqueValues(of: model.persistentBacking, changedOnly: true) }
     }
 
-    private func listPendingUniqueValues(of model: any PersistentModel, changedOnly: Bool) {
-        let backing = model.persistentBacking
+    private func listPendingUniqueValues(of backing: ModelBacking, changedOnly: Bool) {
         let entityIndex = backing.entityIndex
         guard entityIndex >= 0, backing.state != .deleted else { return }
         for rule in uniqueness[entityIndex].attributes {
             guard case let .attribute(index, defaultValue) = rule.members else { continue }
             guard let value = backing.changedValue(ofAttribute: index) ?? (changedOnly ? nil : defaultValue) else { continue }
-            listPendingUnique(model, entity: entityIndex, attribute: index, value)
+            listPendingUnique(backing, entity: entityIndex, attribute: index, value)
         }
     }
 
     /// Lists `model` in `pendingUnique` under `value`, the unsaved value it is being given for
     /// attribute `index`, when that attribute is unique and the map is kept (unsaved inserts and
     /// changed committed objects alike), so that lookups by value stay O(1) however many changes
-    /// are pending. Call
-    /// before the change is stored: the value it replaces is unlisted. A listing can still go
-    /// stale (a merge that drops the change); `pendingUniqueOwner` checks it.
+    /// are pending. Call before the change is stored: the value it replaces is unlisted. A
+    /// listing can still go stale (a merge that drops the change, an insert deleted):
+    /// `pendingUniqueOwner` checks each.
     func notePendingUniqueValue(_ model: any PersistentModel, attribute index: Int, _ value: Value) {
         let backing = model.persistentBacking
         // Every attribute set comes through here: the test that it is unique reads a flag (an
@@ -314,60 +315,58 @@ public final class ModelContext {
         let entityIndex = backing.entityIndex
         guard pendingUniqueIsKept, entityIndex >= 0, schema.entities[entityIndex].isUniqueAttribute[index],
               backing.state != .deleted else { return }
-        if let old = backing.unsavedValue(ofAttribute: index) {
-            let listed = UniqueValueKey(entity: entityIndex, slot: index, key: old)
-            if pendingUnique[listed] === model { pendingUnique[listed] = nil }
+        if backing.unsavedSlot >= 0, let old = backing.unsavedValue(ofAttribute: index), old != .null {
+            pendingUnique[Self.pendingTable(entityIndex, index)]?.remove(hash: Self.pendingHash(old), position: Int(backing.unsavedSlot))
         }
-        listPendingUnique(model, entity: entityIndex, attribute: index, value)
+        listPendingUnique(backing, entity: entityIndex, attribute: index, value)
     }
 
-    /// Lists `model` under `value` of unique attribute `index` (nil claims nothing).
-    private func listPendingUnique(_ model: any PersistentModel, entity entityIndex: Int, attribute index: Int, _ value: Value) {
-        guard value != .null else { return }
-        if let other = pendingUnique.updateValue(model, forKey: UniqueValueKey(entity: entityIndex, slot: index, key: value)),
-           other !== model, holdsPendingUnique(other, entity: entityIndex, attribute: index, value: value) {
-            // Two unsaved objects with one value (the save will merge them): the map keeps one,
-            // so fetches stop trusting it until the next save or rollback.
+    /// Lists the object under `value` of unique attribute `index` (nil claims nothing), by its
+    /// slot, which it takes now if it has none yet.
+    private func listPendingUnique(_ backing: ModelBacking, entity entityIndex: Int, attribute index: Int, _ value: Value) {
+        guard value != .null, backing.state == .inserted || backing.state == .persistent, !backing.readsCommittedState else { return }
+        backing.moveChanges(into: link, entity: schema.entities[entityIndex])
+        let table = Self.pendingTable(entityIndex, index), hash = Self.pendingHash(value)
+        if !pendingUniqueIsAmbiguous,
+           pendingUniqueOwner(inTable: table, entity: entityIndex, attribute: index, value: value, hash: hash, besides: backing) != nil {
             pendingUniqueIsAmbiguous = true
         }
+        pendingUnique[table, default: HashedPositions()].insert(hash: hash, position: Int(backing.unsavedSlot))
     }
 
-    private func holdsPendingUnique(_ model: any PersistentModel, entity: Int, attribute: Int, value: Value) -> Bool {
-        let backing = model.persistentBacking
-        return backing.state != .deleted && backing.entityIndex == entity && backing.unsavedValue(ofAttribute: attribute) == value
+    private static func pendingTable(_ entity: Int, _ attribute: Int) -> Int { entity << 32 | attribute }
+
+    private static func pendingHash(_ value: Value) -> Int {
+        var hasher = Hasher()
+        hasher.combine(value)
+        return hasher.finalize()
     }
 
     /// The unsaved insert or changed object of this context that holds `value` for unique
-    /// attribute `attribute` and is not deleted, if any. O(1) through `pendingUnique`; a listing
-    /// gone stale (a merge that dropped the change) is found out here, and then every pending
-    /// object is looked at once and the listing repaired.
-    func pendingUniqueOwner(entity: Int, attribute: Int, value: Value) -> (any PersistentModel)? {
+    /// attribute `attribute` and is not deleted, if any. O(1) through `pendingUnique`; each
+    /// listing found is checked (the object still has that slot, and that value).
+    func pendingUniqueOwner(entity: Int, attribute: Int, value: Value) -> ModelBacking? {
         // Checked first: every committed lookup comes through here, nearly always with nothing pending.
         if !pendingUniqueIsKept {
             guard !inserted.isEmpty || !changed.isEmpty else { return nil }
             keepPendingUnique()
         }
         guard !pendingUnique.isEmpty else { return nil }
-        let key = UniqueValueKey(entity: entity, slot: attribute, key: value)
-        guard let listed = pendingUnique[key] else { return nil }
-        let holds = { self.holdsPendingUnique($0, entity: entity, attribute: attribute, value: value) }
-        if holds(listed) { return listed }
-        let owner = inserted.first(where: holds) ?? changed.values.first(where: holds)
-        pendingUnique[key] = owner
-        return owner
+        return pendingUniqueOwner(inTable: Self.pendingTable(entity, attribute), entity: entity, attribute: attribute,
+                                  value: value, hash: Self.pendingHash(value))
     }
 
-    /// Unlists `model` under the values it holds; a listing left under a value it no longer
-    /// holds is found stale by `pendingUniqueOwner`.
-    func forgetPendingUnique(_ model: any PersistentModel) {
-        let backing = model.persistentBacking
-        let entityIndex = backing.entityIndex
-        guard entityIndex >= 0, !pendingUnique.isEmpty else { return }
-        for rule in uniqueness[entityIndex].attributes {
-            guard case let .attribute(index, defaultValue) = rule.members else { continue }
-            let key = UniqueValueKey(entity: entityIndex, slot: index, key: backing.changedValue(ofAttribute: index) ?? defaultValue)
-            if pendingUnique[key] === model { pendingUnique[key] = nil }
+    private func pendingUniqueOwner(inTable table: Int, entity: Int, attribute: Int, value: Value, hash: Int,
+                                    besides other: ModelBacking? = nil) -> ModelBacking? {
+        guard let positions = pendingUnique[table] else { return nil }
+        var found: ModelBacking?
+        _ = positions.first(hash: hash) { slot in
+            guard let owner = link.unsavedValues.owner(entity: entity, slot: slot), owner !== other, owner.unsavedSlot == Int32(slot),
+                  owner.state != .deleted, owner.entityIndex == entity, owner.unsavedValue(ofAttribute: attribute) == value else { return false }
+            found = owner
+            return true
         }
+        return found
     }
 
     func markChanged(_ model: any PersistentModel) {
@@ -472,7 +471,6 @@ public final class ModelContext {
             backing.takeBackChanges()
             inserted.removeAll { $0 === model }
             unregister(entity: entity.index, row: backing.row)
-            forgetPendingUnique(model)
         } else {
             deleted[id] = model
         }
@@ -567,12 +565,7 @@ public final class ModelContext {
     /// Bookkeeping for an object that became an unsaved insert.
     func noteInserted(_ model: any PersistentModel) {
         // A new insert is listed under nothing yet (a delete unlists): listed, not moved.
-        if pendingUniqueIsKept { listPendingUniqueValues(of: model, changedOnly: false) }
-    }
-
-    /// Bookkeeping for an unsaved insert that left the context.
-    func forgetInserted(_ model: any PersistentModel) {
-        forgetPendingUnique(model)
+        if pendingUniqueIsKept { listPendingUniqueValues(of: model.persistentBacking, changedOnly: false) }
     }
 }
 

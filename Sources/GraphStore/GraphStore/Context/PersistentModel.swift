@@ -95,3 +95,9 @@ extension PersistentModel {
     if Swift.type(of: model) == T.self { return unsafeDowncast(model as AnyObject, to: T.self) }
     return model as? T
 }
+
+/// A model object's backing (which is the object itself) as `T`, as `downcast` does.
+@inlinable @inline(__always) package func downcast<T: PersistentModel>(_ backing: ModelBacking, to type: T.Type) -> T? {
+    if Swift.type(of: backing) == T.self { return unsafeDowncast(backing, to: T.self) }
+    return backing as? T
+}

@@ -81,6 +81,13 @@ struct UnsavedValues {
         entity < tables.count ? tables[entity].attributes.columns : []
     }
 
+    /// The object that took slot `slot` of `entity` (it may have given it back since); nil when
+    /// there is no such slot.
+    func owner(entity: Int, slot: Int) -> ModelBacking? {
+        guard entity < tables.count, slot < tables[entity].owners.count else { return nil }
+        return tables[entity].owners[slot]
+    }
+
     /// Every object that took a slot (some more than once).
     var owners: [ModelBacking] { tables.flatMap(\.owners) }
 

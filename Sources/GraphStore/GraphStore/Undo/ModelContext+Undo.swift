@@ -117,7 +117,6 @@ extension ModelContext {
             markChanged(model)
         } else if backing.state == .inserted {
             inserted.removeAll { $0 === model }
-            forgetInserted(model)
             unregister(entity: entity.index, row: backing.row)
             backing.takeBackChanges()
             backing.state = .unmanaged
