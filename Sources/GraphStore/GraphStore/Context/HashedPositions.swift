@@ -18,6 +18,13 @@ struct HashedPositions {
         entries = Array(repeating: 0, count: 16)
     }
 
+    /// Room for `count` entries without regrowing.
+    mutating func reserveCapacity(_ count: Int) {
+        var size = mask + 1
+        while count * 10 > size * 7 { size *= 2 }
+        if size > mask + 1 { resize(to: size) }
+    }
+
     /// Adds `position` (0 ..< 2³² - 1) under `hash`.
     mutating func insert(hash: Int, position: Int) {
         precondition(position >= 0 && position < Int(UInt32.max), "position out of range")

@@ -44,32 +44,7 @@ enum RuleKey: Hashable {
     case compound([Value])
 }
 
-/// A unique value as a context keys it: the entity, which of its unique attributes or rules
-/// (`slot`), and the value. One flat key, so a lookup hashes once; positions in 32 bits, so a
-/// key with a value is 32 bytes (a save's claims of a million unique values are a table of two
-/// million of them).
-struct UniqueValueKey<Key: Hashable>: Hashable {
-    private let entityAndSlot: (Int32, Int32)
-    let key: Key
-
-    init(entity: Int, slot: Int, key: Key) {
-        entityAndSlot = (Int32(truncatingIfNeeded: entity), Int32(truncatingIfNeeded: slot))
-        self.key = key
-    }
-
-    static func == (a: Self, b: Self) -> Bool { a.entityAndSlot == b.entityAndSlot && a.key == b.key }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(entityAndSlot.0)
-        hasher.combine(entityAndSlot.1)
-        hasher.combine(key)
-    }
-}
-
 extension ModelContext {
-    /// (entity, rule position, key) → the row that has it in this save.
-    typealias UniqueClaims = [UniqueValueKey<RuleKey>: UInt64]
-
     /// An inserted object whose unique value an existing row already has: it becomes that row.
     struct Upsert {
         let model: any PersistentModel
@@ -81,9 +56,12 @@ extension ModelContext {
     /// the upserts, and the keys every insert now claims (by its final row).
     func resolveUpserts(_ inserts: [any PersistentModel]) -> ([Upsert], UniqueClaims) {
         var upserts: [Upsert] = []
-        var claimed: UniqueClaims = [:]
-        // Most schemas with rules have one an entity: one claim an insert, made without regrowing.
-        if uniqueness.contains(where: { !$0.attributes.isEmpty }) { claimed.reserveCapacity(inserts.count) }
+        var claimed = UniqueClaims()
+        // Most schemas with rules have one an entity, and an import inserts mostly one entity:
+        // room for a claim by each of the first insert's entity's inserts, made without regrowing.
+        if let first = inserts.first?.persistentBacking, first.entityIndex >= 0, let rule = uniqueness[first.entityIndex].attributes.first {
+            claimed.reserveCapacity(inserts.count, entity: first.entityIndex, rule: rule.position)
+        }
         resolveUpserts(inserts, compounds: false, upserts: &upserts, claimed: &claimed)
         if schema.entities.contains(where: { !$0.compoundUniques.isEmpty }) {
             resolveUpserts(inserts, compounds: true, upserts: &upserts, claimed: &claimed)
@@ -96,7 +74,7 @@ extension ModelContext {
     /// for every object it saves).
     private func resolveUpserts(_ inserts: [any PersistentModel], compounds: Bool, upserts: inout [Upsert], claimed: inout UniqueClaims) {
         let upserted = upserts.isEmpty ? [] : Set(upserts.map { ObjectIdentifier($0.model) })
-        var keys: [RuleKey?] = []
+        var keys: [RuleKey?] = [], hashes: [Int] = []
         for model in inserts {
             let backing = model.persistentBacking
             let entityIndex = backing.entityIndex
@@ -105,13 +83,19 @@ extension ModelContext {
             guard !rules.isEmpty else { continue }
             let entity = schema.entities[entityIndex]
             keys.removeAll(keepingCapacity: true)
-            for i in rules.indices { keys.append(pendingKey(model, rules[i], entity: entity)) }
+            hashes.removeAll(keepingCapacity: true)
+            for i in rules.indices {
+                let key = pendingKey(backing, rules[i], entity: entity)
+                keys.append(key)
+                hashes.append(key.map(UniqueClaims.hash) ?? 0)
+            }
             if !upserted.contains(ObjectIdentifier(model)) {
                 var target: UInt64?
                 for i in rules.indices {
                     guard let key = keys[i] else { continue }
-                    target = claimed[UniqueValueKey(entity: entityIndex, slot: rules[i].position, key: key)]
-                        ?? committedOwner(of: key, rules[i], entity: entity, besides: backing.row)
+                    target = claimed.row(entity: entityIndex, rule: rules[i].position, key: key, hash: hashes[i]) {
+                        self.pendingKey($0, rules[i], entity: entity)
+                    } ?? committedOwner(of: key, rules[i], entity: entity, besides: backing.row)
                     if target != nil { break }
                 }
                 if let target, target != backing.row {
@@ -120,7 +104,10 @@ extension ModelContext {
                 }
             }
             for i in rules.indices {
-                if let key = keys[i] { claimed[UniqueValueKey(entity: entityIndex, slot: rules[i].position, key: key)] = backing.row }
+                guard let key = keys[i] else { continue }
+                claimed.claim(entity: entityIndex, rule: rules[i].position, key: key, hash: hashes[i], by: backing) {
+                    self.pendingKey($0, rules[i], entity: entity)
+                }
             }
         }
     }
@@ -140,14 +127,15 @@ extension ModelContext {
             guard !rules.isEmpty, backing.state != .inserted || rules.count > 1 else { return }
             for rule in rules {
                 guard backing.state == .inserted || saveChanges(backing, rule),
-                      let key = pendingKey(model, rule, entity: entity) else { continue }
-                let claim = UniqueValueKey(entity: entity.index, slot: rule.position, key: key)
-                let clash = claimed[claim].map { $0 != backing.row } ?? false
+                      let key = pendingKey(backing, rule, entity: entity) else { continue }
+                let hash = UniqueClaims.hash(key)
+                let keyOf = { self.pendingKey($0, rule, entity: entity) }
+                let clash = claimed.row(entity: entity.index, rule: rule.position, key: key, hash: hash, keyOf: keyOf).map { $0 != backing.row } ?? false
                 if clash || committedOwner(of: key, rule, entity: entity, besides: backing.row) != nil {
                     throw ModelContextError.uniqueConstraintViolation(entity: entity.name, attribute: rule.name(in: entity),
                                                                       value: describe(key, of: rule, entity: entity))
                 }
-                claimed[claim] = backing.row
+                claimed.claim(entity: entity.index, rule: rule.position, key: key, hash: hash, by: backing, keyOf: keyOf)
             }
         }
         for model in inserts { try check(model) }
@@ -156,8 +144,7 @@ extension ModelContext {
     }
 
     /// The object's key as this context has it; nil when a member is nil (nil claims nothing).
-    private func pendingKey(_ model: any PersistentModel, _ rule: UniquenessRule, entity: Schema.Entity) -> RuleKey? {
-        let backing = model.persistentBacking
+    private func pendingKey(_ backing: ModelBacking, _ rule: UniquenessRule, entity: Schema.Entity) -> RuleKey? {
         switch rule.members {
         case let .attribute(index, defaultValue):
             let value = backing.changedValue(ofAttribute: index) ?? backing.attributeValue(at: index) ?? defaultValue
@@ -193,7 +180,7 @@ extension ModelContext {
             return graph.rows(entity: entity.index, compound: index.index, key: values).first { owner in
                 guard owner != row else { return false }
                 guard let object = registeredObject(entity: entity.index, row: owner) else { return true }
-                return object.persistentBacking.state != .deleted && pendingKey(object, rule, entity: entity) == key
+                return object.persistentBacking.state != .deleted && pendingKey(object.persistentBacking, rule, entity: entity) == key
             }
         default:
             return nil
