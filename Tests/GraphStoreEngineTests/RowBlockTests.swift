@@ -261,6 +261,19 @@ import Testing
             // summary's.
             let settled = ChangeSummary(changes: transaction, schema: container.schema).settled
             #expect(settled.inserted == fromBlocks.inserted && settled.updated == fromBlocks.updated && settled.deleted == fromBlocks.deleted)
+            let settledOperations = ChangeSummary(operations: transaction.expandedOperations, schema: container.schema).settled
+            #expect(settledOperations.updated == fromOperations.updated && settledOperations.inserted == fromOperations.inserted)
+        }
+        // An update of a property the schema does not know (a removed attribute) changes nothing
+        // anyone can see, with or without the names.
+        let entity = try #require(container.schema.entities.first)
+        let unknown = PropertyValue(PropertyNumber(60_000), .int(1))
+        let known = PropertyValue(entity.attributes[0].number, .int(1))
+        let updates = TransactionChanges(operations: [.update(entity: entity.number, row: 3, values: [unknown]),
+                                                      .update(entity: entity.number, row: 4, values: [unknown, known])])
+        for summary in [ChangeSummary(operations: updates.operations, schema: container.schema),
+                        ChangeSummary(operations: updates.operations, schema: container.schema).settled] {
+            #expect(summary.updated == [PersistentIdentifier(entityName: entity.name, row: 4)])
         }
         #expect(!ChangeSummary(changes: TransactionChanges(blocks: [changes.blocks[1]]), schema: container.schema).updated.isEmpty)
     }
