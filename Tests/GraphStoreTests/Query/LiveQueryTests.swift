@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreModelTestSupport
+import GraphStoreTestSupport
 import Observation
 import Testing
 @testable import GraphStore
@@ -47,6 +48,58 @@ import Testing
         try context.save()
         #expect(live.results.map(\.ident) == ["C", "D", "A"])
         #expect(live.refetchCount == refetches)  // every change so far was applied incrementally
+    }
+
+    /// A sorted live query kept up to date save by save, from another context (rows joining,
+    /// leaving and moving within the results, and saves that touch none of them), shows what
+    /// fetching again shows; only saves that change the results are announced.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func sortedResultsFollowRandomSaves(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(container), holder = ModelContext(container)
+        // Distinct distances, so that the order is one (ties are left in the order they come).
+        var distances = Set<Int>()
+        func freshDistance() -> Int {
+            while true { let d = Int(random.next() % 100_000); if distances.insert(d).inserted { return d } }
+        }
+        for i in 0..<200 {
+            let flight = Flight(ident: "F\(i)")
+            flight.routeDistance = freshDistance()
+            writer.insert(flight)
+        }
+        try writer.save()
+        let descriptor = FetchDescriptor<Flight>(predicate: #Predicate { $0.routeDistance < 50_000 }, sortBy: [SortDescriptor(\.routeDistance)])
+        let live = LiveQuery(descriptor, in: holder)
+        var next = 200
+        for step in 0..<150 {
+            let before = live.results.map(\.ident)
+            let fired = Locked(false)
+            withObservationTracking { _ = live.results } onChange: { fired.withLock { $0 = true } }
+            let all = try writer.fetch(FetchDescriptor<Flight>())
+            var touched = Set<String>()
+            for _ in 0..<(1 + Int(random.next() % 3)) {
+                let flight = all[Int(random.next() % UInt64(all.count))]
+                touched.insert(flight.ident)
+                switch random.next() % 4 {
+                case 0: flight.routeDistance = freshDistance()
+                case 1: flight.status = FlightStatus.allCases[Int(random.next() % UInt64(FlightStatus.allCases.count))]
+                case 2:
+                    let added = Flight(ident: "F\(next)")
+                    next += 1
+                    added.routeDistance = freshDistance()
+                    writer.insert(added)
+                    touched.insert(added.ident)
+                default: writer.delete(flight)
+                }
+            }
+            try writer.save()
+            let expected = try holder.fetch(descriptor).map(\.ident)
+            #expect(live.results.map(\.ident) == expected, "step \(step)")
+            if touched.isDisjoint(with: before), touched.isDisjoint(with: expected) {
+                #expect(!fired.value, "step \(step): a save that touched no result was announced")
+            }
+        }
     }
 
     @Test func anotherContextsSaveUpdatesTheResults() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreEngine
+@_spi(GraphStoreInternals) import GraphStoreGraph
 import Observation
 
 /// The results of a fetch that keep themselves current: after any context's save they update —
@@ -98,21 +99,64 @@ public final class LiveQuery<T: PersistentModel>: Observable {
             return
         }
         do {
-            var updated = stored.filter { !touched.contains($0.persistentBacking.row) }
+            let kept = stored.filter { !touched.contains($0.persistentBacking.row) }
+            var added: [T] = []
             for row in touched.sorted() {
-                guard let model = context.existingModel(for: PersistentIdentifier(entityName: entity.name, row: row)) as? T,
+                // A row deleted by the save is no result, though this context may still hold
+                // its object (registered, and not deleted here).
+                guard context.graph.read({ $0.isLive(entity: entity.index, row: row) }),
+                      let model = context.existingModel(for: PersistentIdentifier(entityName: entity.name, row: row)) as? T,
                       !model.isDeleted else { continue }
-                if try evaluatingOnObjects({ try descriptor.predicate?.evaluate(model) ?? true }) { updated.append(model) }
+                if try evaluatingOnObjects({ try descriptor.predicate?.evaluate(model) ?? true }) { added.append(model) }
+            }
+            // Unsaved changes of the context may have moved any result in a sort: then they are
+            // all sorted again.
+            let inOrder = descriptor.sortBy.isEmpty || !context.hasChanges
+            if inOrder && kept.count == stored.count && added.isEmpty {
+                // None of the changed rows is or becomes a result (a save elsewhere in the
+                // store): the results stand, not sorted again, and no change is announced.
+                return
             }
             if descriptor.sortBy.isEmpty {
-                updated.sort { $0.persistentBacking.row < $1.persistentBacking.row }
+                replace(with: (kept + added).sorted { $0.persistentBacking.row < $1.persistentBacking.row })
+            } else if !inOrder || added.count > Self.insertionLimit {
+                replace(with: try context.stableSorted(kept + added, by: descriptor.sortBy))
             } else {
-                updated = try context.stableSorted(updated, by: descriptor.sortBy)
+                // What is left stays in order: each row that joins is put in its place, as a
+                // stable sort of the whole would put it (after the rows it ties with).
+                replace(with: try evaluatingOnObjects { try inserting(context.stableSorted(added, by: descriptor.sortBy), into: kept) })
             }
-            replace(with: updated)
         } catch {
             lastError = error
         }
+    }
+
+    /// A change that brings more rows than this into sorted results sorts them all again.
+    private static var insertionLimit: Int { 16 }
+
+    /// `added`, in order, put into `sorted` (in order by the descriptor's sort): each after the
+    /// last row that does not sort after it.
+    private func inserting(_ added: [T], into sorted: [T]) -> [T] {
+        var results = sorted
+        results.reserveCapacity(sorted.count + added.count)
+        for model in added {
+            var low = 0, high = results.count
+            while low < high {
+                let middle = (low + high) / 2
+                if order(results[middle], model) == .orderedDescending { high = middle } else { low = middle + 1 }
+            }
+            results.insert(model, at: low)
+        }
+        return results
+    }
+
+    /// How the descriptor's sort orders `a` and `b`.
+    private func order(_ a: T, _ b: T) -> ComparisonResult {
+        for sort in descriptor.sortBy {
+            let result = sort.compare(a, b)
+            if result != .orderedSame { return result }
+        }
+        return .orderedSame
     }
 }
 
