@@ -35,7 +35,12 @@ open class ModelBacking {
     /// while it is an insert or a changed committed object there; -1 otherwise.
     @exclusivity(unchecked) final var unsavedSlot: Int32 = -1
 
-    private static let readsCommittedStateFlag: UInt8 = 1, unregistersWhenFreedFlag: UInt8 = 2
+    private static let readsCommittedStateFlag: UInt8 = 1, unregistersWhenFreedFlag: UInt8 = 2, listedChangedFlag: UInt8 = 4
+    /// Whether the object is in its context's list of changed objects (ChangedObjects).
+    final var isListedChanged: Bool {
+        @inline(__always) get { flags & Self.listedChangedFlag != 0 }
+        set { flags = newValue ? flags | Self.listedChangedFlag : flags & ~Self.listedChangedFlag }
+    }
     /// A private copy that shows only the committed row (fetches with `includePendingChanges: false`).
     final var readsCommittedState: Bool {
         @inline(__always) get { flags & Self.readsCommittedStateFlag != 0 }

@@ -274,8 +274,8 @@ extension ModelContext {
         if plan != nil {
             if descriptor.includePendingChanges {
                 // Unsaved changes may make rows the index does not list match: check them too.
-                for model in changed.values where model.persistentBacking.entity?.index == entity.index {
-                    if let model = model as? T, !seen.contains(model.persistentBacking.row) { results.append(model) }
+                for backing in changedBackings(entity: entity.index) {
+                    if let model = downcast(backing, to: T.self), !seen.contains(backing.row) { results.append(model) }
                 }
             }
             // Planned rows come in no particular order; results come in row order, as a scan's do.
@@ -313,8 +313,8 @@ extension ModelContext {
         }
         guard let matched = matchedRows?.sorted() else { return nil }
         var results = matched.compactMap { downcast(object(entity: entity.index, row: $0), to: T.self) }
-        for model in changed.values where model.persistentBacking.entity?.index == entity.index {
-            if let model = model as? T, try evaluatingOnObjects({ try predicate.evaluate(model) }) { results.append(model) }
+        for backing in changedBackings(entity: entity.index) {
+            if let model = downcast(backing, to: T.self), try evaluatingOnObjects({ try predicate.evaluate(model) }) { results.append(model) }
         }
         if !changed.isEmpty { results.sort { $0.persistentBacking.row < $1.persistentBacking.row } }
         for model in inserted {

@@ -21,14 +21,13 @@ extension ModelContext {
         try applyMergePolicy()
         guard hasChanges else { return }
         guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }
-        try validate()
+        var changes = changedBackings()
+        try validate(changes: changes)
         var inserts = inserted
-        // The dictionary's own storage, not a copy of it (a million changed objects' list is
-        // 16 MB): the context's `changed` is emptied, not changed, before these go.
-        var changes = changed.values
         var deletes = Array(deleted.values)
         announce(.willSave, SaveNotification(phase: .willSave, transaction: nil, author: author ?? "",
-                                             inserted: inserts.map(\.persistentModelID), updated: changes.map(\.persistentModelID),
+                                             inserted: inserts.map(\.persistentModelID),
+                                             updated: changes.map { Self.model($0).persistentModelID },
                                              deleted: deletes.map(\.persistentModelID)))
         var upserts: [Upsert] = []
         // Once the transaction carries every change, the save is over for the context: as
@@ -50,7 +49,7 @@ extension ModelContext {
                 clear(model)
                 model.persistentBacking.state = .persistent
             }
-            for model in changes { clear(model) }
+            for backing in changes { backing.clearChanges() }
             for model in deletes {
                 clear(model)
                 let backing = model.persistentBacking
@@ -58,11 +57,11 @@ extension ModelContext {
             }
             // No object holds a slot now (deleted inserts took their values back); the
             // columns go with the transaction.
+            changed.removeAll(in: link.unsavedValues)
             link.unsavedValues.removeAll()
             inserted = []
-            changed = [:]
             deleted = [:]
-            (inserts, changes, deletes, upserts) = ([], [:].values, [], [])
+            (inserts, changes, deletes, upserts) = ([], [], [], [])
         }
         // The map of unsaved unique values is a cache the next lookup lists again: it goes
         // before the save's claims of the same values are made beside it.
@@ -102,41 +101,39 @@ extension ModelContext {
 
     // MARK: Validation
 
-    private func validate() throws {
+    private func validate(changes: [ModelBacking]) throws {
         // Walked in place (a save of 100k changes must not copy them into new arrays twice).
-        func checkEncoding(_ model: any PersistentModel) throws {
-            let backing = model.persistentBacking
+        func checkEncoding(_ backing: ModelBacking) throws {
             if let (index, reason) = backing.firstEncodingFailure, let entity = backing.entity {
                 throw ModelContextError.encodingFailed(entity: entity.name, attribute: entity.attributes[index].name, reason: reason)
             }
         }
-        for model in inserted { try checkEncoding(model) }
-        for model in changed.values { try checkEncoding(model) }
+        for model in inserted { try checkEncoding(model.persistentBacking) }
+        for backing in changes { try checkEncoding(backing) }
         for model in deleted.values {
             guard let entity = model.persistentBacking.entity else { continue }
             for relationship in entity.relationships where relationship.deleteRule == .deny {
-                let live = relationshipMembers(model, relationship).filter { $0.persistentBacking.state != .deleted }
+                let live = relationshipMembers(model.persistentBacking, relationship).filter { $0.persistentBacking.state != .deleted }
                 if !live.isEmpty { throw ModelContextError.deleteDenied(model: model.persistentModelID, relationship: relationship.name) }
             }
         }
         guard schema.entities.contains(where: { $0.relationships.contains { $0.minimumCount != nil || $0.maximumCount != nil } }) else { return }
-        func checkCounts(_ model: any PersistentModel) throws {
-            guard let entity = model.persistentBacking.entity else { return }
+        func checkCounts(_ backing: ModelBacking) throws {
+            guard let entity = backing.entity else { return }
             for relationship in entity.relationships where relationship.minimumCount != nil || relationship.maximumCount != nil {
-                let count = relationshipMembers(model, relationship).count
+                let count = relationshipMembers(backing, relationship).count
                 if count < (relationship.minimumCount ?? 0) || count > (relationship.maximumCount ?? .max) {
                     throw ModelContextError.relationshipCountOutOfRange(
-                        model: model.persistentModelID, relationship: relationship.name, count: count,
+                        model: Self.model(backing).persistentModelID, relationship: relationship.name, count: count,
                         minimum: relationship.minimumCount, maximum: relationship.maximumCount)
                 }
             }
         }
-        for model in inserted { try checkCounts(model) }
-        for model in changed.values { try checkCounts(model) }
+        for model in inserted { try checkCounts(model.persistentBacking) }
+        for backing in changes { try checkCounts(backing) }
     }
 
-    private func relationshipMembers(_ model: any PersistentModel, _ relationship: Schema.Relationship) -> [any PersistentModel] {
-        let backing = model.persistentBacking
+    private func relationshipMembers(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> [any PersistentModel] {
         if relationship.isToMany { return backing.toMany(at: relationship.index) }
         return backing.toOne(at: relationship.index).map { [$0] } ?? []
     }
@@ -148,16 +145,16 @@ extension ModelContext {
     /// same `.insert` and `.update` operations and the graph applies column by column; as one
     /// operation per object, with an array of values each, a million objects' save held twice
     /// their values again while it ran.
-    private func encodeOperations(inserts: [any PersistentModel], changes: some Collection<any PersistentModel>,
+    private func encodeOperations(inserts: [any PersistentModel], changes: [ModelBacking],
                                   upserted: [any PersistentModel], deletes: [any PersistentModel]) throws -> TransactionChanges {
         var operations: [LogOperation] = []
         operations.reserveCapacity(deletes.count)
         // Rows first, so every link names rows that exist. Upserts update every attribute of the
         // row they took over.
         let (insertBlocks, links) = insertAndLinkBlocks(of: inserts)
-        let blocks = insertBlocks + rowBlocks(.update, of: changes) + upsertBlocks(of: upserted)
-        for model in changes { encodeLinks(of: model, into: &operations) }
-        for model in upserted { encodeLinks(of: model, into: &operations) }
+        let blocks = insertBlocks + rowBlocks(.update, of: changes) + upsertBlocks(of: upserted.lazy.map(\.persistentBacking))
+        for backing in changes { encodeLinks(of: backing, into: &operations) }
+        for model in upserted { encodeLinks(of: model.persistentBacking, into: &operations) }
         for model in deletes {
             let backing = model.persistentBacking
             guard let entity = backing.entity else { continue }
@@ -176,12 +173,11 @@ extension ModelContext {
     /// The objects of `models` that `include` accepts, grouped by entity, each entity in the
     /// order its first object comes (in an array indexed by entity: a save of a million
     /// objects groups a million).
-    private func groupedByEntity(_ models: some Sequence<any PersistentModel>,
+    private func groupedByEntity(_ backings: some Sequence<ModelBacking>,
                                  where include: (ModelBacking) -> Bool = { _ in true }) -> [(Schema.Entity, [ModelBacking])] {
         var byEntity: [[ModelBacking]] = []
         var order: [Schema.Entity] = []
-        for model in models {
-            let backing = model.persistentBacking
+        for backing in backings {
             guard let entity = backing.entity, include(backing) else { continue }
             if entity.index >= byEntity.count { byEntity.append(contentsOf: repeatElement([], count: entity.index + 1 - byEntity.count)) }
             if byEntity[entity.index].isEmpty { order.append(entity) }
@@ -193,12 +189,12 @@ extension ModelContext {
     /// One block per entity of `models`, made of the context's own columns (`UnsavedValues`)
     /// with the objects' slots as sources: for inserts every attribute, what an object leaves
     /// unset being its default; for updates the attributes each object changed.
-    private func rowBlocks(_ kind: RowBlock.Kind, of models: some Sequence<any PersistentModel>) -> [RowBlock] {
-        groupedRowBlocks(kind, of: models).map(\.block)
+    private func rowBlocks(_ kind: RowBlock.Kind, of backings: some Sequence<ModelBacking>) -> [RowBlock] {
+        groupedRowBlocks(kind, of: backings).map(\.block)
     }
 
-    private func groupedRowBlocks(_ kind: RowBlock.Kind, of models: some Sequence<any PersistentModel>) -> [(backings: [ModelBacking], block: RowBlock)] {
-        groupedByEntity(models, where: { kind == .insert || $0.hasChangedAttributes }).map { entity, backings in
+    private func groupedRowBlocks(_ kind: RowBlock.Kind, of backings: some Sequence<ModelBacking>) -> [(backings: [ModelBacking], block: RowBlock)] {
+        groupedByEntity(backings, where: { kind == .insert || $0.hasChangedAttributes }).map { entity, backings in
             // An insert made live again by undo kept its values in the object until now.
             for backing in backings { backing.moveChanges(into: link, entity: entity) }
             let block = RowBlock(kind: kind, entity: entity.number, properties: entity.attributeNumbers,
@@ -215,7 +211,7 @@ extension ModelContext {
     /// committed links to undo, so they are all links, in order), none left for `encodeLinks`.
     private func insertAndLinkBlocks(of inserts: [any PersistentModel]) -> ([RowBlock], [LinkBlock]) {
         var links: [LinkBlock] = []
-        let grouped = groupedRowBlocks(.insert, of: inserts)
+        let grouped = groupedRowBlocks(.insert, of: inserts.lazy.map(\.persistentBacking))
         for (backings, block) in grouped {
             guard let entity = backings.first?.entity else { continue }
             for relationship in entity.relationships where schema.writesLinks(relationship) {
@@ -250,8 +246,8 @@ extension ModelContext {
 
     /// An upsert's update of the row it took over, one block per entity: every attribute, what
     /// the insert left unset its default.
-    private func upsertBlocks(of models: [any PersistentModel]) -> [RowBlock] {
-        groupedByEntity(models).map { entity, backings in
+    private func upsertBlocks(of backings: some Sequence<ModelBacking>) -> [RowBlock] {
+        groupedByEntity(backings).map { entity, backings in
             let defaults = entity.attributes.map(\.defaultValue)
             var columns = [BatchColumn](repeating: BatchColumn(), count: defaults.count)
             for index in columns.indices { columns[index].reserveCapacity(backings.count) }
@@ -266,8 +262,7 @@ extension ModelContext {
 
     /// A changed or upserted row's relationship changes, as unlinks of what its committed row
     /// had and links of what it has now (a new row's links go in link blocks).
-    private func encodeLinks(of model: any PersistentModel, into operations: inout [LogOperation]) {
-        let backing = model.persistentBacking
+    private func encodeLinks(of backing: ModelBacking, into operations: inout [LogOperation]) {
         guard backing.hasPendingRelationships, let entity = backing.entity else { return }
         for (index, change) in backing.pendingRelationships {
             let relationship = entity.relationships[index]

@@ -116,12 +116,11 @@ extension ModelContext {
     /// entity with one rule took the row holding its key when upserts were resolved, so it
     /// cannot collide and is not looked up again (an import has one such lookup per row);
     /// `claimedByInserts` holds what inserts claimed, which changes are checked against.
-    func validateUniqueness(inserts: [any PersistentModel], changes: some Sequence<any PersistentModel>,
+    func validateUniqueness(inserts: [any PersistentModel], changes: [ModelBacking],
                             upserted: some Sequence<any PersistentModel>, claimedByInserts: consuming UniqueClaims) throws {
         var claimed = claimedByInserts
         // The lists in place, not concatenated (an upsert of every row changes them all).
-        func check(_ model: any PersistentModel) throws {
-            let backing = model.persistentBacking
+        func check(_ backing: ModelBacking) throws {
             guard let entity = backing.entity else { return }
             let rules = uniqueness[entity.index].all
             guard !rules.isEmpty, backing.state != .inserted || rules.count > 1 else { return }
@@ -138,9 +137,9 @@ extension ModelContext {
                 claimed.claim(entity: entity.index, rule: rule.position, key: key, hash: hash, by: backing, keyOf: keyOf)
             }
         }
-        for model in inserts { try check(model) }
-        for model in changes { try check(model) }
-        for model in upserted { try check(model) }
+        for model in inserts { try check(model.persistentBacking) }
+        for backing in changes { try check(backing) }
+        for model in upserted { try check(model.persistentBacking) }
     }
 
     /// The object's key as this context has it; nil when a member is nil (nil claims nothing).

@@ -26,7 +26,7 @@ public final class ModelContext {
     // thread-local access-set update each).
     /// Unsaved work, held strongly. Insertion order is kept for save.
     @exclusivity(unchecked) var inserted: [any PersistentModel] = []
-    @exclusivity(unchecked) var changed: [ObjectIdentifier: any PersistentModel] = [:] {
+    @exclusivity(unchecked) var changed = ChangedObjects() {
         didSet { if changed.isEmpty == hasEdits { editsChanged() } }
     }
     /// Whether `changed` is non-empty, as last seen (see `editsChanged`).
@@ -141,6 +141,7 @@ public final class ModelContext {
         // The table holds its objects and they hold the link that holds it: the objects take
         // their unsaved changes back (they stay readable, as a detached object's are) and the
         // table lets them go.
+        changed.removeAll(in: link.unsavedValues)
         for owner in link.unsavedValues.owners { owner.takeBackChanges() }
         link.unsavedValues.removeAll()
         link.detach()
@@ -254,7 +255,23 @@ public final class ModelContext {
 
     /// Every object with unsaved work: inserted, changed, deleted.
     var unsavedModels: [any PersistentModel] {
-        hasChanges ? inserted + Array(changed.values) + Array(deleted.values) : []
+        hasChanges ? inserted + changedModels() + Array(deleted.values) : []
+    }
+
+    /// The committed objects with unsaved changes, of `entity` only if given.
+    func changedModels(entity: Int? = nil) -> [any PersistentModel] {
+        changed.backings(in: link.unsavedValues, entity: entity).map(Self.model)
+    }
+
+    /// The changed objects' backings, of `entity` only if given (see `ChangedObjects`).
+    func changedBackings(entity: Int? = nil) -> [ModelBacking] {
+        changed.backings(in: link.unsavedValues, entity: entity)
+    }
+
+    /// A model object's backing as the object (they are one).
+    static func model(_ backing: ModelBacking) -> any PersistentModel {
+        guard let model = backing as? any PersistentModel else { preconditionFailure("a backing that is not a model object") }
+        return model
     }
     /// The objects inserted and not yet saved.
     public var insertedModelsArray: [any PersistentModel] {
@@ -266,7 +283,7 @@ public final class ModelContext {
     public var changedModelsArray: [any PersistentModel] {
         if let partitions { return partitions.contexts.flatMap(\.changedModelsArray) }
         link.checkNoOtherThreadInside("changedModelsArray")
-        return Array(changed.values)
+        return changedModels()
     }
     /// The objects deleted and not yet saved.
     public var deletedModelsArray: [any PersistentModel] {
@@ -289,7 +306,7 @@ public final class ModelContext {
         guard !pendingUniqueIsKept else { return }
         pendingUniqueIsKept = true
         for model in inserted { listPendingUniqueValues(of: model.persistentBacking, changedOnly: false) }
-        for model in changed.values { listPendingUniqueValues(of: model.persistentBacking, changedOnly: true) }
+        for backing in changedBackings() { listPendingUniqueValues(of: backing, changedOnly: true) }
     }
 
     private func listPendingUniqueValues(of backing: ModelBacking, changedOnly: Bool) {
@@ -370,7 +387,12 @@ public final class ModelContext {
     }
 
     func markChanged(_ model: any PersistentModel) {
-        if model.persistentBacking.state == .persistent { changed[ObjectIdentifier(model)] = model }
+        let backing = model.persistentBacking
+        if backing.state == .persistent, !backing.isListedChanged, !backing.readsCommittedState {
+            // Listed by its slot (ChangedObjects): a change kept in the object moves there now.
+            if backing.unsavedSlot < 0, let entity = backing.entity { backing.moveChanges(into: link, entity: entity) }
+            changed.insert(backing)
+        }
         scheduleAutosave()
     }
 
@@ -474,7 +496,7 @@ public final class ModelContext {
         } else {
             deleted[id] = model
         }
-        changed[id] = nil
+        changed.remove(backing)
         backing.state = .deleted
         scheduleAutosave()
         for relationship in entity.relationships {
@@ -519,11 +541,11 @@ public final class ModelContext {
             backing.state = .unmanaged
             backing.row = 0
         }
-        let touched = Array(changed.values) + Array(deleted.values)
+        let touched = changedModels() + Array(deleted.values)
         inserted = []
+        changed.removeAll(in: link.unsavedValues)
         link.unsavedValues.removeAll()
         forgetAllPendingUnique()
-        changed = [:]
         deleted = [:]
         for model in touched {
             let backing = model.persistentBacking
@@ -593,9 +615,9 @@ extension ModelContext {
         // Only objects with unsaved edits can clash: look rows up among those, not the registry.
         guard !summaries.isEmpty, !changed.isEmpty else { return }
         var edited: [Int: [UInt64: any PersistentModel]] = [:]
-        for model in changed.values {
-            guard let entity = model.persistentBacking.entity else { continue }
-            edited[entity.index, default: [:]][model.persistentBacking.row] = model
+        for backing in changedBackings() {
+            guard let entity = backing.entity else { continue }
+            edited[entity.index, default: [:]][backing.row] = Self.model(backing)
         }
         var conflicts: [(PersistentIdentifier, [String])] = []
         for summary in summaries {
@@ -622,7 +644,7 @@ extension ModelContext {
                     case .storeWins:
                         for name in clashing { model.persistentPropertyDidChange(named: name) }
                         if !backing.hasChangedAttributes && !backing.hasPendingRelationships {
-                            changed[ObjectIdentifier(model)] = nil
+                            changed.remove(backing)
                             backing.clearChanges()
                         }
                     case .error:

@@ -88,6 +88,16 @@ struct UnsavedValues {
         return tables[entity].owners[slot]
     }
 
+    /// The entities with a table (0 ..< this).
+    var entityCount: Int { tables.count }
+
+    /// Each object of `entity` that holds the slot it took, in the order they took them (an
+    /// object that took several holds only its last).
+    func forEachHolder(of entity: Int, _ body: (ModelBacking) throws -> Void) rethrows {
+        guard entity < tables.count else { return }
+        for (slot, owner) in tables[entity].owners.enumerated() where owner.unsavedSlot == Int32(slot) { try body(owner) }
+    }
+
     /// Every object that took a slot (some more than once).
     var owners: [ModelBacking] { tables.flatMap(\.owners) }
 

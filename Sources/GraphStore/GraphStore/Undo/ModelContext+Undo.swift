@@ -124,7 +124,7 @@ extension ModelContext {
         } else {
             backing.state = .deleted
             deleted[id] = model
-            changed[id] = nil
+            changed.remove(backing)
         }
         scheduleAutosave()
         for a in entity.attributes { model.persistentPropertyDidChange(named: a.name) }
