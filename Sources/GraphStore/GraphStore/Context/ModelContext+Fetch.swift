@@ -103,7 +103,7 @@ extension ModelContext {
     /// records are pending. Nil when the fetch is anything else (or the pending map cannot be
     /// trusted: two unsaved objects share the value).
     private func lookupByUniqueKey<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> [T]? {
-        guard plansQueries, let lookup = descriptor.predicate?.expression as? any KeyEqualsConstantPredicate,
+        guard plansQueries, let expression = descriptor.predicate?.expression, let lookup = KeyLookupShapes.parts(of: expression),
               let key = uniqueKey(lookup.keyPath, in: entity), !key.isExternal,
               let value = QueryPlanner.storedValue(lookup.constant), value != .null else { return nil }
         let pendingChanges = hasChanges
