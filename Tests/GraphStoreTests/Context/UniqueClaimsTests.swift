@@ -17,13 +17,13 @@ import Testing
             let key = RuleKey.single(.string("F\(i)"))
             keys[ObjectIdentifier(flight)] = key
             // Every fourth key under one hash: candidates of other keys are passed over.
-            let hash = i % 4 == 0 ? 7 : UniqueClaims.hash(key)
+            let hash = i % 4 == 0 ? 7 : HashedPositions.hash(key)
             claims.claim(entity: 0, rule: 0, key: key, hash: hash, by: flight.persistentBacking, keyOf: keyOf)
             flights.append(flight)
         }
         for i in 0..<1_000 {
             let key = RuleKey.single(.string("F\(i)"))
-            let hash = i % 4 == 0 ? 7 : UniqueClaims.hash(key)
+            let hash = i % 4 == 0 ? 7 : HashedPositions.hash(key)
             #expect(claims.row(entity: 0, rule: 0, key: key, hash: hash, keyOf: keyOf) == UInt64(i + 1))
             #expect(claims.row(entity: 0, rule: 1, key: key, hash: hash, keyOf: keyOf) == nil)
             #expect(claims.row(entity: 1, rule: 0, key: key, hash: hash, keyOf: keyOf) == nil)

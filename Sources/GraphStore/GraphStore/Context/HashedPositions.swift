@@ -18,6 +18,13 @@ struct HashedPositions {
         entries = Array(repeating: 0, count: 16)
     }
 
+    /// The hash a key's entries are found by.
+    static func hash(_ key: some Hashable) -> Int {
+        var hasher = Hasher()
+        hasher.combine(key)
+        return hasher.finalize()
+    }
+
     /// Room for `count` entries without regrowing.
     mutating func reserveCapacity(_ count: Int) {
         var size = mask + 1

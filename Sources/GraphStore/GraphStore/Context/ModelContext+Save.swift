@@ -170,7 +170,7 @@ extension ModelContext {
         return TransactionChanges(blocks: blocks, links: links, operations: operations)
     }
 
-    /// The objects of `models` that `include` accepts, grouped by entity, each entity in the
+    /// The objects of `backings` that `include` accepts, grouped by entity, each entity in the
     /// order its first object comes (in an array indexed by entity: a save of a million
     /// objects groups a million).
     private func groupedByEntity(_ backings: some Sequence<ModelBacking>,
@@ -186,7 +186,7 @@ extension ModelContext {
         return order.map { ($0, byEntity[$0.index]) }
     }
 
-    /// One block per entity of `models`, made of the context's own columns (`UnsavedValues`)
+    /// One block per entity of `backings`, made of the context's own columns (`UnsavedValues`)
     /// with the objects' slots as sources: for inserts every attribute, what an object leaves
     /// unset being its default; for updates the attributes each object changed.
     private func rowBlocks(_ kind: RowBlock.Kind, of backings: some Sequence<ModelBacking>) -> [RowBlock] {

@@ -87,7 +87,7 @@ extension ModelContext {
             for i in rules.indices {
                 let key = pendingKey(backing, rules[i], entity: entity)
                 keys.append(key)
-                hashes.append(key.map(UniqueClaims.hash) ?? 0)
+                hashes.append(key.map(HashedPositions.hash) ?? 0)
             }
             if !upserted.contains(ObjectIdentifier(model)) {
                 var target: UInt64?
@@ -127,7 +127,7 @@ extension ModelContext {
             for rule in rules {
                 guard backing.state == .inserted || saveChanges(backing, rule),
                       let key = pendingKey(backing, rule, entity: entity) else { continue }
-                let hash = UniqueClaims.hash(key)
+                let hash = HashedPositions.hash(key)
                 let keyOf = { self.pendingKey($0, rule, entity: entity) }
                 let clash = claimed.row(entity: entity.index, rule: rule.position, key: key, hash: hash, keyOf: keyOf).map { $0 != backing.row } ?? false
                 if clash || committedOwner(of: key, rule, entity: entity, besides: backing.row) != nil {

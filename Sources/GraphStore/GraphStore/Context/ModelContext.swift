@@ -333,7 +333,7 @@ public final class ModelContext {
         guard pendingUniqueIsKept, entityIndex >= 0, schema.entities[entityIndex].isUniqueAttribute[index],
               backing.state != .deleted else { return }
         if backing.unsavedSlot >= 0, let old = backing.unsavedValue(ofAttribute: index), old != .null {
-            pendingUnique[Self.pendingTable(entityIndex, index)]?.remove(hash: Self.pendingHash(old), position: Int(backing.unsavedSlot))
+            pendingUnique[Self.pendingTable(entityIndex, index)]?.remove(hash: HashedPositions.hash(old), position: Int(backing.unsavedSlot))
         }
         listPendingUnique(backing, entity: entityIndex, attribute: index, value)
     }
@@ -343,7 +343,7 @@ public final class ModelContext {
     private func listPendingUnique(_ backing: ModelBacking, entity entityIndex: Int, attribute index: Int, _ value: Value) {
         guard value != .null, backing.state == .inserted || backing.state == .persistent, !backing.readsCommittedState else { return }
         backing.moveChanges(into: link, entity: schema.entities[entityIndex])
-        let table = Self.pendingTable(entityIndex, index), hash = Self.pendingHash(value)
+        let table = Self.pendingTable(entityIndex, index), hash = HashedPositions.hash(value)
         if !pendingUniqueIsAmbiguous,
            pendingUniqueOwner(inTable: table, entity: entityIndex, attribute: index, value: value, hash: hash, besides: backing) != nil {
             pendingUniqueIsAmbiguous = true
@@ -352,12 +352,6 @@ public final class ModelContext {
     }
 
     private static func pendingTable(_ entity: Int, _ attribute: Int) -> Int { entity << 32 | attribute }
-
-    private static func pendingHash(_ value: Value) -> Int {
-        var hasher = Hasher()
-        hasher.combine(value)
-        return hasher.finalize()
-    }
 
     /// The unsaved insert or changed object of this context that holds `value` for unique
     /// attribute `attribute` and is not deleted, if any. O(1) through `pendingUnique`; each
@@ -370,7 +364,7 @@ public final class ModelContext {
         }
         guard !pendingUnique.isEmpty else { return nil }
         return pendingUniqueOwner(inTable: Self.pendingTable(entity, attribute), entity: entity, attribute: attribute,
-                                  value: value, hash: Self.pendingHash(value))
+                                  value: value, hash: HashedPositions.hash(value))
     }
 
     private func pendingUniqueOwner(inTable table: Int, entity: Int, attribute: Int, value: Value, hash: Int,
@@ -391,7 +385,7 @@ public final class ModelContext {
         if backing.state == .persistent, !backing.isListedChanged, !backing.readsCommittedState {
             // Listed by its slot (ChangedObjects): a change kept in the object moves there now.
             if backing.unsavedSlot < 0, let entity = backing.entity { backing.moveChanges(into: link, entity: entity) }
-            changed.insert(backing)
+            if backing.unsavedSlot >= 0 { changed.insert(backing) }
         }
         scheduleAutosave()
     }

@@ -13,13 +13,6 @@ struct UniqueClaims {
         tables[Self.table(entity, rule), default: HashedPositions()].reserveCapacity(count)
     }
 
-    /// The hash claims of `key` are found by.
-    static func hash(_ key: RuleKey) -> Int {
-        var hasher = Hasher()
-        hasher.combine(key)
-        return hasher.finalize()
-    }
-
     /// The row of the object that claims `key` (hashed `hash`) under rule `rule` of `entity`, if
     /// any; `keyOf` works out a claimant's key.
     func row(entity: Int, rule: Int, key: RuleKey, hash: Int, keyOf: (ModelBacking) -> RuleKey?) -> UInt64? {
