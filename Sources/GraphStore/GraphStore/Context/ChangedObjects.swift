@@ -27,7 +27,7 @@ struct ChangedObjects {
     /// the table is emptied).
     mutating func removeAll(in unsaved: UnsavedValues) {
         guard count > 0 else { return }
-        for owner in unsaved.owners { owner.isListedChanged = false }
+        unsaved.forEachOwner { $0.isListedChanged = false }
         count = 0
     }
 
@@ -37,7 +37,7 @@ struct ChangedObjects {
         var listed: [ModelBacking] = []
         guard count > 0 else { return listed }
         listed.reserveCapacity(entity == nil ? count : 0)
-        for e in entity.map({ $0...$0 }) ?? 0...max(0, unsaved.entityCount - 1) {
+        for e in entity.map({ $0..<$0 + 1 }) ?? 0..<unsaved.entityCount {
             unsaved.forEachHolder(of: e) { if $0.isListedChanged { listed.append($0) } }
         }
         return listed

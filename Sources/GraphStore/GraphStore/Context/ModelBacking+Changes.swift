@@ -89,7 +89,7 @@ extension ModelBacking {
 
     /// A committed object of a context takes a slot at its first change (an insert has one
     /// from its insert, or, brought back by undo, from its first change).
-    private final func takeSlotIfManaged() {
+    final func takeSlotIfManaged() {
         guard state == .persistent || state == .inserted, !readsCommittedState, let link, let entity else { return }
         moveChanges(into: link, entity: entity)
     }

@@ -142,7 +142,7 @@ public final class ModelContext {
         // their unsaved changes back (they stay readable, as a detached object's are) and the
         // table lets them go.
         changed.removeAll(in: link.unsavedValues)
-        for owner in link.unsavedValues.owners { owner.takeBackChanges() }
+        link.unsavedValues.forEachOwner { $0.takeBackChanges() }
         link.unsavedValues.removeAll()
         link.detach()
         container.unregister(link)
@@ -341,8 +341,9 @@ public final class ModelContext {
     /// Lists the object under `value` of unique attribute `index` (nil claims nothing), by its
     /// slot, which it takes now if it has none yet.
     private func listPendingUnique(_ backing: ModelBacking, entity entityIndex: Int, attribute index: Int, _ value: Value) {
-        guard value != .null, backing.state == .inserted || backing.state == .persistent, !backing.readsCommittedState else { return }
-        backing.moveChanges(into: link, entity: schema.entities[entityIndex])
+        guard value != .null else { return }
+        backing.takeSlotIfManaged()
+        guard backing.unsavedSlot >= 0 else { return }
         let table = Self.pendingTable(entityIndex, index), hash = HashedPositions.hash(value)
         if !pendingUniqueIsAmbiguous,
            pendingUniqueOwner(inTable: table, entity: entityIndex, attribute: index, value: value, hash: hash, besides: backing) != nil {
@@ -372,8 +373,8 @@ public final class ModelContext {
         guard let positions = pendingUnique[table] else { return nil }
         var found: ModelBacking?
         _ = positions.first(hash: hash) { slot in
-            guard let owner = link.unsavedValues.owner(entity: entity, slot: slot), owner !== other, owner.unsavedSlot == Int32(slot),
-                  owner.state != .deleted, owner.entityIndex == entity, owner.unsavedValue(ofAttribute: attribute) == value else { return false }
+            guard let owner = link.unsavedValues.holder(entity: entity, slot: slot), owner !== other, owner.state != .deleted,
+                  owner.unsavedValue(ofAttribute: attribute) == value else { return false }
             found = owner
             return true
         }
@@ -382,9 +383,9 @@ public final class ModelContext {
 
     func markChanged(_ model: any PersistentModel) {
         let backing = model.persistentBacking
-        if backing.state == .persistent, !backing.isListedChanged, !backing.readsCommittedState {
+        if backing.state == .persistent, !backing.isListedChanged {
             // Listed by its slot (ChangedObjects): a change kept in the object moves there now.
-            if backing.unsavedSlot < 0, let entity = backing.entity { backing.moveChanges(into: link, entity: entity) }
+            backing.takeSlotIfManaged()
             if backing.unsavedSlot >= 0 { changed.insert(backing) }
         }
         scheduleAutosave()

@@ -81,35 +81,40 @@ struct UnsavedValues {
         entity < tables.count ? tables[entity].attributes.columns : []
     }
 
-    /// The object that took slot `slot` of `entity` (it may have given it back since); nil when
-    /// there is no such slot.
-    func owner(entity: Int, slot: Int) -> ModelBacking? {
+    /// Whether `owner`, which took slot `slot` of `entity`, still holds it (an object that took
+    /// several holds only its last).
+    @inline(__always)
+    private static func holds(_ owner: ModelBacking, slot: Int, of entity: Int) -> Bool {
+        owner.unsavedSlot == Int32(slot) && owner.entityIndex == entity
+    }
+
+    /// The object that holds slot `slot` of `entity`; nil when there is no such slot or its
+    /// object gave it back.
+    func holder(entity: Int, slot: Int) -> ModelBacking? {
         guard entity < tables.count, slot < tables[entity].owners.count else { return nil }
-        return tables[entity].owners[slot]
+        let owner = tables[entity].owners[slot]
+        return Self.holds(owner, slot: slot, of: entity) ? owner : nil
     }
 
     /// The entities with a table (0 ..< this).
     var entityCount: Int { tables.count }
 
-    /// Each object of `entity` that holds the slot it took, in the order they took them (an
-    /// object that took several holds only its last).
+    /// Each object of `entity` that holds the slot it took, in the order they took them.
     func forEachHolder(of entity: Int, _ body: (ModelBacking) throws -> Void) rethrows {
         guard entity < tables.count else { return }
-        for (slot, owner) in tables[entity].owners.enumerated() where owner.unsavedSlot == Int32(slot) { try body(owner) }
+        for (slot, owner) in tables[entity].owners.enumerated() where Self.holds(owner, slot: slot, of: entity) { try body(owner) }
     }
 
-    /// Every object that took a slot (some more than once).
-    var owners: [ModelBacking] { tables.flatMap(\.owners) }
+    /// Each object that took a slot (some more than once), in place.
+    func forEachOwner(_ body: (ModelBacking) -> Void) {
+        for table in tables { table.owners.forEach(body) }
+    }
 
     /// Forgets every slot, taking back those objects still hold (their unsaved changes were
     /// saved or discarded: an object whose changes must outlive the table takes them back
     /// first, `ModelBacking.takeBackChanges`).
     mutating func removeAll() {
-        for e in tables.indices {
-            for (slot, owner) in tables[e].owners.enumerated() where owner.unsavedSlot == Int32(slot) && owner.entityIndex == e {
-                owner.unsavedSlot = -1
-            }
-        }
+        for entity in tables.indices { forEachHolder(of: entity) { $0.unsavedSlot = -1 } }
         tables = []
     }
 }
