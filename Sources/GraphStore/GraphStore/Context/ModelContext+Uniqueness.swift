@@ -57,10 +57,12 @@ extension ModelContext {
     func resolveUpserts(_ inserts: [any PersistentModel]) -> ([Upsert], UniqueClaims) {
         var upserts: [Upsert] = []
         var claimed = UniqueClaims()
-        // Most schemas with rules have one an entity, and an import inserts mostly one entity:
-        // room for a claim by each of the first insert's entity's inserts, made without regrowing.
-        if let first = inserts.first?.persistentBacking, first.entityIndex >= 0, let rule = uniqueness[first.entityIndex].attributes.first {
-            claimed.reserveCapacity(inserts.count, entity: first.entityIndex, rule: rule.position)
+        // Room for every insert's claim of each single-attribute rule of its entity, made without
+        // regrowing (a table doubling to a million entries holds the old one beside it).
+        var insertsByEntity = [Int](repeating: 0, count: uniqueness.count)
+        for model in inserts where model.persistentBacking.entityIndex >= 0 { insertsByEntity[model.persistentBacking.entityIndex] += 1 }
+        for (entity, count) in insertsByEntity.enumerated() where count > 0 {
+            for rule in uniqueness[entity].attributes { claimed.reserveCapacity(count, entity: entity, rule: rule.position) }
         }
         resolveUpserts(inserts, compounds: false, upserts: &upserts, claimed: &claimed)
         if schema.entities.contains(where: { !$0.compoundUniques.isEmpty }) {

@@ -2,14 +2,15 @@
 /// entity and rule (`UniquenessRule.position`), each claim the object that made it, found by a
 /// hash of its key. Claims keep no keys: the claimant's key is worked out again to confirm a
 /// candidate (a dictionary from the keys was 82 MB for the million claims of an import,
-/// beside everything the import holds; this is 24 MB).
+/// beside everything the import holds; a claim here is the claimant's reference and an 8-byte
+/// entry).
 struct UniqueClaims {
     private var claimants: [ModelBacking] = []
     private var tables: [Int: HashedPositions] = [:]
 
-    /// Room for `count` claims of one rule without regrowing.
+    /// Room for `count` more claims of one rule without regrowing.
     mutating func reserveCapacity(_ count: Int, entity: Int, rule: Int) {
-        claimants.reserveCapacity(count)
+        claimants.reserveCapacity(claimants.capacity + count)
         tables[Self.table(entity, rule), default: HashedPositions()].reserveCapacity(count)
     }
 
