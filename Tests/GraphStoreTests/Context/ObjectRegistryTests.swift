@@ -88,6 +88,42 @@ import Testing
         #expect(context.registry.object(entity: entity, row: ids[0].row) === replacement)
     }
 
+    /// Rows are kept in pages of the registry's own; a page goes when its last object does.
+    @Test func freedObjectsGiveBackTheirPages() throws {
+        let (container, ids) = try stored(500)
+        let context = ModelContext(container)
+        do {
+            let all = try context.fetch(FetchDescriptor<Flight>())
+            #expect(all.count == 500 && context.registry.pageCount >= 500 / 64)
+        }
+        #expect(context.registry.count == 0 && context.registry.pageCount == 0)
+        #expect((context.model(for: ids[499]) as? Flight)?.routeDistance == 499)
+    }
+
+    /// An entry whose object is not of its entity's type, or does not take itself out when
+    /// freed (held weakly), is boxed; both are found, replaced and taken out like the others.
+    @Test func boxedEntriesAreFoundReplacedAndTakenOut() throws {
+        let (container, ids) = try stored(2)
+        let context = ModelContext(container)
+        let entity = try #require(container.schema.entity(named: "Flight")).index
+        let first = try #require(context.model(for: ids[0]) as? Flight)
+        let other = Airport(icao: "KSFO")
+        context.registry.register(other, entity: entity, row: ids[1].row)
+        #expect(context.registry.object(entity: entity, row: ids[1].row) === other)
+        #expect(context.registry.object(entity: entity, row: ids[0].row) === first)
+        do {
+            let weaklyHeld = UnknownEntityModel()
+            context.registry.register(weaklyHeld, entity: entity, row: ids[1].row)
+            #expect(context.registry.object(entity: entity, row: ids[1].row) === weaklyHeld)
+            #expect(context.registry.count == 2)
+        }
+        // Freed: its weak entry answers nothing until the row is taken out.
+        #expect(context.registry.object(entity: entity, row: ids[1].row) == nil)
+        context.registry.unregister(entity: entity, row: ids[1].row)
+        #expect(context.registry.count == 1)
+        #expect(context.registry.object(entity: entity, row: ids[0].row) === first)
+    }
+
     @Test func objectsOutliveTheirContextAndLeaveItsRegistry() throws {
         let (container, ids) = try stored(3)
         var context: ModelContext? = ModelContext(container)

@@ -52,6 +52,19 @@ extension Unretained {
     @_spi(GraphStoreInternals) public func releaseRetainTakenOutsideSwift() {
         reference.release()
     }
+
+    /// `object`'s address, retained once for a holder outside Swift's reference counting, which
+    /// gives the retain back with `releaseRetainTakenOutsideSwift`.
+    @inlinable
+    @_spi(GraphStoreInternals) public static func retainedAddress(of object: Object) -> UnsafeMutableRawPointer {
+        Unmanaged.passRetained(object).toOpaque()
+    }
+
+    /// The object as a strong reference that takes over one retain taken outside Swift.
+    @inlinable
+    @_spi(GraphStoreInternals) public func adoptingRetainTakenOutsideSwift() -> Object {
+        reference.takeRetainedValue()
+    }
 }
 
 extension Unretained: @unchecked Sendable where Object: Sendable {}

@@ -14,14 +14,25 @@ import Synchronization
 /// which refuses an object whose deinit has begun; its memory cannot be freed meanwhile,
 /// because its deinit waits for `lock` to take the entry out.
 ///
-/// Objects of a `PersistentModel` that is not a `Model` (no such deinit) are held weakly.
+/// An entry is one word in its entity's `RowTable`: the object's address, its type being the
+/// entity's (one per entity, kept beside the table). Objects of a `PersistentModel` that is not
+/// a `Model` (no such deinit), or of another type than the entity's first, are entered through
+/// a `BoxedEntry` instead (its address with the low bit set), which holds them weakly or
+/// unretained as they need.
 final class ObjectRegistry: @unchecked Sendable {
     /// Guards the tables, and the link's live queries and merge inbox (a merge takes one lock).
     let lock = WordLock()
+
+    /// One entity's entries, and the type its plain entries' objects have.
+    private struct EntityEntries: ~Copyable {
+        var rows = RowTable()
+        var modelType: (any PersistentModel.Type)?
+    }
+
     // Touched only under `lock`, so without run-time exclusivity checks (a thread-local access
     // set per access; three lookups, registrations and removals each paid two).
     // One table per entity, in memory of the registry's own (a table is not copyable).
-    private let tables: UnsafeMutablePointer<RowTable<Entry>>
+    private let tables: UnsafeMutablePointer<EntityEntries>
     private let entityCount: Int
     /// Entries in all tables (kept, so that a merge can skip an empty registry for free, and the
     /// owner a lookup in one). Written only under `lock`; read by the owner without it (see
@@ -35,33 +46,41 @@ final class ObjectRegistry: @unchecked Sendable {
     init(entityCount: Int) {
         self.entityCount = entityCount
         tables = .allocate(capacity: entityCount)
-        for entity in 0..<entityCount { (tables + entity).initialize(to: RowTable()) }
+        for entity in 0..<entityCount { (tables + entity).initialize(to: EntityEntries()) }
     }
 
     deinit {
+        for entity in 0..<entityCount { tables[entity].rows.forEach { Self.release($1) } }
         tables.deinitialize(count: entityCount)
         tables.deallocate()
     }
 
     func register(_ model: any PersistentModel, entity: Int, row: UInt64) {
-        let entry = Entry(model)
         lock.lock()
-        if tables[entity].updateValue(entry, forKey: row) == nil { entryCount += 1 }
+        let word = entryWord(model, entity: entity)
+        let old = tables[entity].rows.set(word, for: row)
+        if old == 0 { entryCount += 1 } else { Self.release(old) }
         lock.unlock()
     }
 
     func unregister(entity: Int, row: UInt64) {
         lock.lock()
-        if tables[entity].removeValue(forKey: row) != nil { entryCount -= 1 }
+        let old = tables[entity].rows.remove(row)
+        if old != 0 {
+            entryCount -= 1
+            Self.release(old)
+        }
         lock.unlock()
     }
 
     /// A freed object's entry goes, unless the row has been given to another object since.
     func remove(entity: Int, row: UInt64, ifObject object: ObjectIdentifier) {
         lock.lock()
-        if let entry = tables[entity][row], entry.identity == object, entry.weak == nil {
-            tables[entity].removeValue(forKey: row)
+        let word = tables[entity].rows[row]
+        if word != 0, word == UInt(bitPattern: object) || Self.boxed(word)?.isUnretained(object) == true {
+            tables[entity].rows.remove(row)
             entryCount -= 1
+            Self.release(word)
         }
         lock.unlock()
     }
@@ -80,34 +99,70 @@ final class ObjectRegistry: @unchecked Sendable {
     /// How many entries there are (tests: freed objects leave).
     var count: Int { lock.withLock { entryCount } }
 
+    /// How many pages of rows the tables hold (tests: emptied pages are given back).
+    var pageCount: Int { lock.withLock { (0..<entityCount).reduce(0) { $0 + tables[$1].rows.pageCount } } }
+
     /// Whether no object is registered; the caller holds `lock`.
     var isEmptyLocked: Bool { entryCount == 0 }
 
     /// Whether (entity, row) has an entry (its object may be being freed); the caller holds `lock`.
     func holdsLocked(entity: Int, row: UInt64) -> Bool {
-        tables[entity][row] != nil
+        tables[entity].rows[row] != 0
     }
 
     /// The live object for (entity, row); the caller holds `lock`.
     func objectLocked(entity: Int, row: UInt64) -> (any PersistentModel)? {
-        tables[entity][row]?.retained()
+        let word = tables[entity].rows[row]
+        guard word != 0 else { return nil }
+        if let box = Self.boxed(word) { return box.retained() }
+        let address = UnsafeMutableRawPointer(bitPattern: word)!
+        guard graphstore_try_retain(address) else { return nil }
+        return Self.adopt(address, as: tables[entity].modelType!)
+    }
+
+    /// The object at `address` as a `T`, taking over the retain `swift_tryRetain` took.
+    private static func adopt<T: PersistentModel>(_ address: UnsafeMutableRawPointer, as type: T.Type) -> any PersistentModel {
+        Unretained<T>(address: address).adoptingRetainTakenOutsideSwift()
+    }
+
+    /// The word that enters `model`: its address when it takes itself out when freed and has
+    /// the entity's type (the first such object gives the entity its type); otherwise a box.
+    private func entryWord(_ model: any PersistentModel, entity: Int) -> UInt {
+        if model.unretainedBacking.with(\.unregistersWhenFreed) {
+            let type = Swift.type(of: model)
+            if tables[entity].modelType == nil { tables[entity].modelType = type }
+            if ObjectIdentifier(tables[entity].modelType!) == ObjectIdentifier(type) { return UInt(bitPattern: ObjectIdentifier(model)) }
+        }
+        return UInt(bitPattern: Unretained.retainedAddress(of: BoxedEntry(model))) | 1
+    }
+
+    private static func boxed(_ word: UInt) -> BoxedEntry? {
+        guard word & 1 != 0 else { return nil }
+        return Unretained<BoxedEntry>(address: UnsafeRawPointer(bitPattern: word & ~1)!).object
+    }
+
+    /// Lets go of a word's box, if it has one.
+    private static func release(_ word: UInt) {
+        guard word & 1 != 0 else { return }
+        Unretained<BoxedEntry>(address: UnsafeRawPointer(bitPattern: word & ~1)!).releaseRetainTakenOutsideSwift()
     }
 }
 
-/// A registered object: held without a reference count (see ObjectRegistry), or weakly when it
-/// does not take itself out. (`weak` is nil for a `Model`, so copying its entry retains nothing.)
-private struct Entry {
+/// An entry that is not a plain address: an object held weakly (it does not take itself out
+/// when freed), or held unretained but of another type than its entity's plain entries.
+private final class BoxedEntry {
     let identity: ObjectIdentifier
     unowned(unsafe) let object: any PersistentModel
     let weak: WeakModel?
 
-    // Borrowed: an initialiser otherwise takes its argument retained, a retain and release
-    // per registration.
-    init(_ object: __shared any PersistentModel) {
+    init(_ object: any PersistentModel) {
         self.object = object
         identity = ObjectIdentifier(object)
         weak = object.unretainedBacking.with(\.unregistersWhenFreed) ? nil : WeakModel(object)
     }
+
+    /// Whether this is `object`'s entry, held unretained (so its deinit takes it out).
+    func isUnretained(_ object: ObjectIdentifier) -> Bool { identity == object && weak == nil }
 
     /// A strong reference, unless the object's deinit has begun.
     func retained() -> (any PersistentModel)? {
