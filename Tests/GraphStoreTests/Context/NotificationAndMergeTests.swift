@@ -44,6 +44,16 @@ import Testing
         context.delete(flight)
         try context.save()
         #expect(received.last?.deleted == [flight.persistentModelID])
+        // Each posted didSave lists its own save's identifiers under every key.
+        let infos = posted.value.suffix(3).compactMap(\.userInfo)
+        #expect(infos.count == 3 && infos.allSatisfy { $0.count == 4 })
+        func identifiers(_ info: [AnyHashable: Any], _ key: ModelContext.NotificationKey) -> [PersistentIdentifier]? {
+            info[key.rawValue] as? [PersistentIdentifier]
+        }
+        #expect(identifiers(infos[0], .insertedIdentifiers) == [flight.persistentModelID] && identifiers(infos[0], .updatedIdentifiers) == [])
+        #expect(identifiers(infos[1], .updatedIdentifiers) == [flight.persistentModelID] && identifiers(infos[1], .insertedIdentifiers) == [])
+        #expect(identifiers(infos[1], .deletedIdentifiers) == [] && identifiers(infos[2], .updatedIdentifiers) == [])
+        #expect(infos[0][ModelContext.NotificationKey.queryGeneration.rawValue] as? UInt64 == received[1].transaction)
         let userInfo = try #require(posted.value.last?.userInfo)
         #expect(userInfo[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier] == [flight.persistentModelID])
         #expect(userInfo[ModelContext.NotificationKey.queryGeneration.rawValue] as? UInt64 == received.last?.transaction)

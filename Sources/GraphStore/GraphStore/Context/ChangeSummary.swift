@@ -185,6 +185,18 @@ extension ChangeSummary.Computed {
         // per combination of columns, shared by its rows.
         for block in transaction.blocks where block.kind == .update {
             guard let entity = entity(block.entity) else { continue }
+            guard keepingNames else {
+                // Identifiers only: a row is updated when it writes an attribute the schema knows.
+                func isKnown(_ column: Int) -> Bool { schema.attributeByNumber[block.properties[column]] != nil }
+                let known = block.properties.count <= 64
+                    ? block.properties.indices.reduce(UInt64(0)) { isKnown($1) ? $0 | 1 << UInt64($1) : $0 } : 0
+                for index in 0..<block.count {
+                    let writesKnown = if let bits = block.writtenColumnBits(ofRow: index) { bits & known != 0 }
+                                      else { block.writtenColumns(ofRow: index).contains(where: isKnown) }
+                    if writesKnown { note(entity.index, block.rows[index], []) }
+                }
+                continue
+            }
             func names(_ columns: [Int]) -> Set<String> { attributeNames(columns.map { block.properties[$0] }) }
             var namesByBits: [UInt64: Set<String>] = [:]
             for index in 0..<block.count {
@@ -219,6 +231,10 @@ extension ChangeSummary.Computed {
                 continue
             case let .update(number, row, values):
                 guard let entity = entity(number) else { continue }
+                guard keepingNames else {
+                    if values.contains(where: { schema.attributeByNumber[$0.property] != nil }) { note(entity.index, row, []) }
+                    continue
+                }
                 // An upsert of many rows updates the same attributes in each: their set of names
                 // is made once and shared by the rows (no set allocated and hashed per row).
                 let names: Set<String>

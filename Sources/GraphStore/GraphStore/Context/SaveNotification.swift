@@ -91,13 +91,46 @@ extension ModelContext {
             return
         }
         let saved = notification ?? make()
-        var userInfo: [AnyHashable: Any] = [
-            NotificationKey.insertedIdentifiers.rawValue: saved.inserted,
-            NotificationKey.updatedIdentifiers.rawValue: saved.updated,
-            NotificationKey.deletedIdentifiers.rawValue: saved.deleted,
-        ]
-        if let transaction = saved.transaction { userInfo[NotificationKey.queryGeneration.rawValue] = transaction }
-        NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: userInfo)
+        NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: DidSaveUserInfo.make(saved))
+    }
+}
+
+/// The posted `didSave`'s userInfo. Made by copying a dictionary that has the keys already and
+/// setting the values at their known places: built key by key, each save hashed its four
+/// string keys.
+private enum DidSaveUserInfo {
+    typealias Info = [AnyHashable: Any]
+
+    private struct Template: @unchecked Sendable {
+        let info: Info
+        let inserted, updated, deleted: Info.Index
+        let generation: Info.Index?
+
+        init(withGeneration: Bool) {
+            typealias Key = ModelContext.NotificationKey
+            var info: Info = [Key.insertedIdentifiers.rawValue: 0, Key.updatedIdentifiers.rawValue: 0,
+                              Key.deletedIdentifiers.rawValue: 0]
+            if withGeneration { info[Key.queryGeneration.rawValue] = 0 }
+            self.info = info
+            inserted = info.index(forKey: Key.insertedIdentifiers.rawValue)!
+            updated = info.index(forKey: Key.updatedIdentifiers.rawValue)!
+            deleted = info.index(forKey: Key.deletedIdentifiers.rawValue)!
+            generation = withGeneration ? info.index(forKey: Key.queryGeneration.rawValue)! : nil
+        }
+    }
+
+    private static let withGeneration = Template(withGeneration: true)
+    private static let withoutGeneration = Template(withGeneration: false)
+
+    static func make(_ saved: SaveNotification) -> Info {
+        let template = saved.transaction == nil ? withoutGeneration : withGeneration
+        // A copy of the template keeps its layout, so its indices hold for the copy.
+        var info = template.info
+        info.values[template.inserted] = saved.inserted
+        info.values[template.updated] = saved.updated
+        info.values[template.deleted] = saved.deleted
+        if let generation = template.generation, let transaction = saved.transaction { info.values[generation] = transaction }
+        return info
     }
 }
 
