@@ -94,6 +94,14 @@ final class ContextLink: @unchecked Sendable {
         return unretainedContext.object
     }
 
+    /// Calls `body` with the context, retaining nothing; nil when it is gone. Only from the
+    /// context's own domain (where its owner keeps it alive for the call).
+    @inline(__always)
+    func withContext<Result>(_ body: (ModelContext) throws -> Result) rethrows -> Result? {
+        guard contextIsAlive, let unretainedContext else { return nil }
+        return try unretainedContext.with(body)
+    }
+
     /// Called once, by the context's initialiser.
     func attach(_ context: ModelContext) {
         unretainedContext = Unretained(context)

@@ -182,7 +182,7 @@ open class ModelBacking {
         let entered = context.link.enterOrStop("setting an attribute")
         defer { context.link.leave(entered) }
         encodingFailures[index] = reason
-        context.markChanged(model)
+        context.markChanged(self)
     }
 
     /// Records a to-one target by identifier (Codable decoding), resolved on insert.
@@ -215,11 +215,15 @@ open class ModelBacking {
     /// context once the object is inserted (change tracking, undo, unique upkeep), kept in the
     /// object until then. Property wrappers call it.
     public final func setAttributeValue(_ value: Value, at index: Int, of model: any PersistentModel) {
-        if let context {
-            context.setAttribute(value, at: index, of: model)
-        } else {
-            setChangedValue(value, ofAttribute: index)
-        }
+        // The context reached without retaining it or its link: an assignment is a few
+        // retains and releases otherwise, as many as the rest of its work.
+        let managed = unretainedLink?.with { link in
+            link.withContext { context -> Bool in
+                context.setAttribute(value, at: index, of: model, backing: self)
+                return true
+            } ?? false
+        } ?? false
+        if !managed { setChangedValue(value, ofAttribute: index) }
         // Only an object that recorded a failure has one to clear (through `encodingFailures`,
         // every set copied an empty dictionary out and back in).
         if let seldom, !seldom.encodingFailures.isEmpty { seldom.encodingFailures[index] = nil }

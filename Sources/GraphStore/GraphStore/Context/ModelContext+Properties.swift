@@ -45,10 +45,10 @@ extension ModelContext {
 
     // MARK: Writing
 
-    func setAttribute(_ value: Value, at index: Int, of model: any PersistentModel) {
+    /// `backing` is `model`'s.
+    func setAttribute(_ value: Value, at index: Int, of model: any PersistentModel, backing: ModelBacking) {
         let entered = link.enterOrStop("setting an attribute")
         defer { link.leave(entered) }
-        let backing = model.persistentBacking
         if backing.entityIndex >= 0, !schema.entities[backing.entityIndex].ephemeralAttributes.isEmpty,
            schema.entities[backing.entityIndex].attributes[index].isEphemeral {
             // Never saved: nothing to mark changed, nothing to undo.
@@ -56,9 +56,9 @@ extension ModelContext {
             return
         }
         registerAttributeUndo(model, index)
-        notePendingUniqueValue(model, attribute: index, value)
+        notePendingUniqueValue(backing, attribute: index, value)
         backing.setChangedValue(value, ofAttribute: index)
-        markChanged(model)
+        markChanged(backing)
     }
 
     func setToOne(_ target: (any PersistentModel)?, at index: Int, of model: any PersistentModel) {
@@ -72,7 +72,7 @@ extension ModelContext {
         if old === target { return }
         registerRelationshipUndo(model, relationship)
         backing.setPendingRelationship(.toOne(target), at: index)
-        markChanged(model)
+        markChanged(backing)
         guard let inverse = inverseRelationship(of: relationship) else { return }
         if let old { removeFromSide(old, inverse, member: model) }
         if let target { addToSide(target, inverse, member: model) }
@@ -91,7 +91,7 @@ extension ModelContext {
         for target in list where target.persistentBacking.context == nil { insertAny(target) }
         registerRelationshipUndo(model, relationship)
         backing.setPendingRelationship(.toMany(PendingToMany(base: list)), at: index)
-        markChanged(model)
+        markChanged(backing)
         guard let inverse = inverseRelationship(of: relationship) else { return }
         let oldIDs = Set(old.map(ObjectIdentifier.init))
         for gone in old where !seen.contains(ObjectIdentifier(gone)) { removeFromSide(gone, inverse, member: model) }
@@ -121,7 +121,7 @@ extension ModelContext {
             // One-to-one: the member's previous partner loses it.
             if let previous, let back = inverseRelationship(of: side) { removeFromSide(previous, back, member: owner) }
         }
-        markChanged(owner)
+        markChanged(backing)
         owner.persistentPropertyDidChange(named: side.name)
     }
 
@@ -136,7 +136,7 @@ extension ModelContext {
             registerRelationshipUndo(owner, side)
             backing.setPendingRelationship(.toOne(nil), at: side.index)
         }
-        markChanged(owner)
+        markChanged(backing)
         owner.persistentPropertyDidChange(named: side.name)
     }
 }

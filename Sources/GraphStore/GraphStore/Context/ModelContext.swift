@@ -325,8 +325,7 @@ public final class ModelContext {
     /// are pending. Call before the change is stored: the value it replaces is unlisted. A
     /// listing can still go stale (a merge that drops the change, an insert deleted):
     /// `pendingUniqueOwner` checks each.
-    func notePendingUniqueValue(_ model: any PersistentModel, attribute index: Int, _ value: Value) {
-        let backing = model.persistentBacking
+    func notePendingUniqueValue(_ backing: ModelBacking, attribute index: Int, _ value: Value) {
         // Every attribute set comes through here: the test that it is unique reads a flag (an
         // attribute's description holds reference-counted names).
         let entityIndex = backing.entityIndex
@@ -381,8 +380,7 @@ public final class ModelContext {
         return found
     }
 
-    func markChanged(_ model: any PersistentModel) {
-        let backing = model.persistentBacking
+    func markChanged(_ backing: ModelBacking) {
         if backing.state == .persistent, !backing.isListedChanged {
             // Listed by its slot (ChangedObjects): a change kept in the object moves there now.
             backing.takeSlotIfManaged()
@@ -427,7 +425,7 @@ public final class ModelContext {
                 deleted[ObjectIdentifier(model)] = nil
                 backing.state = .persistent
                 // Changes made before the delete are unsaved changes again.
-                if backing.hasChangedAttributes || backing.hasPendingRelationships { markChanged(model) }
+                if backing.hasChangedAttributes || backing.hasPendingRelationships { markChanged(backing) }
             }
             return
         }

@@ -61,9 +61,9 @@ extension ModelContext {
         defer { link.leave(entered) }
         guard let entity = model.persistentBacking.entity else { return }
         registerAttributeUndo(model, index)
-        notePendingUniqueValue(model, attribute: index, value)
+        notePendingUniqueValue(model.persistentBacking, attribute: index, value)
         model.persistentBacking.setChangedValue(value, ofAttribute: index)
-        markChanged(model)
+        markChanged(model.persistentBacking)
         model.persistentPropertyDidChange(named: entity.attributes[index].name)
     }
 
@@ -72,7 +72,7 @@ extension ModelContext {
         defer { link.leave(entered) }
         registerRelationshipUndo(model, relationship)
         model.persistentBacking.setPendingRelationship(.toOne(target), at: relationship.index)
-        markChanged(model)
+        markChanged(model.persistentBacking)
         model.persistentPropertyDidChange(named: relationship.name)
     }
 
@@ -81,7 +81,7 @@ extension ModelContext {
         defer { link.leave(entered) }
         registerRelationshipUndo(model, relationship)
         model.persistentBacking.setPendingRelationship(.toMany(PendingToMany(base: members)), at: relationship.index)
-        markChanged(model)
+        markChanged(model.persistentBacking)
         model.persistentPropertyDidChange(named: relationship.name)
     }
 
@@ -109,12 +109,12 @@ extension ModelContext {
             }
             register(model, entity: entity.index, row: backing.row)
             for (index, value) in attributes {
-                notePendingUniqueValue(model, attribute: index, value)
+                notePendingUniqueValue(backing, attribute: index, value)
                 backing.setChangedValue(value, ofAttribute: index)
             }
             for (index, target) in toOne { backing.setPendingRelationship(.toOne(target), at: index) }
             for (index, members) in toMany { backing.setPendingRelationship(.toMany(PendingToMany(base: members)), at: index) }
-            markChanged(model)
+            markChanged(backing)
         } else if backing.state == .inserted {
             inserted.removeAll { $0 === model }
             unregister(entity: entity.index, row: backing.row)
