@@ -73,8 +73,11 @@ package final class SortedIndex {
                 rebuild(column: column, live: live)
             }
         }
-        pendingInserts = []
-        pendingRemovals = [:]
+        // A small save's pending lists are kept for the next (allocated and freed on every save
+        // otherwise); a large transaction's are let go.
+        let keep = pendingInserts.capacity <= Self.patchLimit && pendingRemovals.capacity <= Self.patchLimit
+        pendingInserts.removeAll(keepingCapacity: keep)
+        pendingRemovals.removeAll(keepingCapacity: keep)
         needsRebuild = false
     }
 
@@ -111,7 +114,7 @@ package final class SortedIndex {
         // From the last, so that the positions found stay right.
         for position in removals.sorted(by: >) { order.remove(at: position) }
         // What is left holds its column's values: each added row goes where its value goes.
-        pendingRemovals = [:]
+        pendingRemovals.removeAll(keepingCapacity: true)
         for row in added { order.insert(row, at: firstPosition(notBefore: column.value(at: Int(row) - 1), row)) }
         return true
     }
