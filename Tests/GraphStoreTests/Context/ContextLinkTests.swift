@@ -41,4 +41,25 @@ import Testing
         #expect(link.context == nil && !link.contextIsAlive)
         #expect(container.registeredContextCount == 0)
     }
+
+    /// An assignment reaches its context through the link, unretained: once the context is
+    /// gone there is none to reach, and the object keeps the value itself.
+    @Test func anAssignmentAfterItsContextIsGoneStaysWithTheObject() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let loader = ModelContext(container)
+        let saved = Flight(ident: "F1")
+        loader.insert(saved)
+        try loader.save()
+        var context: ModelContext? = ModelContext(container)
+        let flight = try #require(context?.model(for: saved.persistentModelID) as? Flight)
+        let link = try #require(context?.link)
+        #expect(link.withContext { _ in true } == true)
+        context = nil
+        #expect(link.withContext { _ in true } == nil)
+        flight.routeDistance = 42
+        flight.status = .landed
+        #expect(flight.routeDistance == 42 && flight.status == .landed && flight.ident == "F1")
+        // Nothing reached the store.
+        #expect(try loader.fetch(FetchDescriptor<Flight>()).first?.routeDistance == 0)
+    }
 }
