@@ -260,7 +260,7 @@ public final class ModelContext {
 
     /// The committed objects with unsaved changes, of `entity` only if given.
     func changedModels(entity: Int? = nil) -> [any PersistentModel] {
-        changed.backings(in: link.unsavedValues, entity: entity).map(Self.model)
+        changedBackings(entity: entity).map(Self.model)
     }
 
     /// The changed objects' backings, of `entity` only if given (see `ChangedObjects`).

@@ -136,16 +136,16 @@ final class ObjectRegistry: @unchecked Sendable {
         return UInt(bitPattern: Unretained.retainedAddress(of: BoxedEntry(model))) | 1
     }
 
-    private static func boxed(_ word: UInt) -> BoxedEntry? {
+    /// A word's box, if it has one (the retain the registry holds stays with the registry).
+    private static func box(_ word: UInt) -> Unretained<BoxedEntry>? {
         guard word & 1 != 0 else { return nil }
-        return Unretained<BoxedEntry>(address: UnsafeRawPointer(bitPattern: word & ~1)!).object
+        return Unretained<BoxedEntry>(address: UnsafeRawPointer(bitPattern: word & ~1)!)
     }
 
+    private static func boxed(_ word: UInt) -> BoxedEntry? { box(word)?.object }
+
     /// Lets go of a word's box, if it has one.
-    private static func release(_ word: UInt) {
-        guard word & 1 != 0 else { return }
-        Unretained<BoxedEntry>(address: UnsafeRawPointer(bitPattern: word & ~1)!).releaseRetainTakenOutsideSwift()
-    }
+    private static func release(_ word: UInt) { box(word)?.releaseRetainTakenOutsideSwift() }
 }
 
 /// An entry that is not a plain address: an object held weakly (it does not take itself out
