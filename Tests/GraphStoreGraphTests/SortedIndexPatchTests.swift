@@ -48,4 +48,55 @@ import Testing
             #expect(index.orderedRows == expected, "transaction \(transaction)")
         }
     }
+
+    /// Over many chunks: inserts piled on a few values split a chunk, removals of the lowest
+    /// values empty the first ones, and each chunk's fence (its last row's value, which a
+    /// search reads in place of the row's) must follow every change that moves a chunk's end.
+    @Test(arguments: [UInt64(21), 22, 23])
+    func patchesAcrossChunksKeepFences(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let column = Column(type: AttributeType(kind: .int(bits: 64), isOptional: false), defaultValue: .int(0))
+        var live: [Bool] = []
+        let index = SortedIndex(attribute: 0)
+        func appendRow(_ value: Int64) -> UInt32 {
+            live.append(true)
+            column.grow(to: live.count)
+            column.set(.int(value), at: live.count - 1)
+            return UInt32(live.count)
+        }
+        for _ in 0..<3_000 { _ = appendRow(Int64(random.next() % 1_000)) }
+        index.markStale()
+        index.consolidate(column: column, live: live)
+        #expect(index.fencesMatch(column: column))
+
+        for transaction in 0..<80 {
+            // The lowest rows go first: the first chunks empty in turn.
+            var lowest = Array(index.orderedRows.prefix(60).reversed())
+            var liveRows = live.indices.filter { live[$0] }
+            for _ in 0..<(Int(random.next() % 300) + 1) {
+                switch random.next() % 5 {
+                case 0, 1:
+                    index.insert(appendRow(490 + Int64(random.next() % 20)))
+                    liveRows.append(live.count - 1)
+                case 2:
+                    guard let row = lowest.popLast(), live[Int(row) - 1] else { continue }
+                    let slot = Int(row) - 1
+                    index.remove(row, oldValue: column.value(at: slot))
+                    live[slot] = false
+                    liveRows.removeAll { $0 == slot }
+                default:
+                    guard !liveRows.isEmpty else { continue }
+                    let slot = liveRows[Int(random.next() % UInt64(liveRows.count))]
+                    index.remove(UInt32(slot + 1), oldValue: column.value(at: slot))
+                    column.set(.int(Int64(random.next() % 1_000)), at: slot)
+                    index.insert(UInt32(slot + 1))
+                }
+            }
+            index.consolidate(column: column, live: live)
+            let expected = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }.sorted { SortedIndex.precedes($0, $1, column) }
+            #expect(index.orderedRows == expected, "transaction \(transaction)")
+            let fencesMatch = index.fencesMatch(column: column)
+            #expect(fencesMatch, "transaction \(transaction)")
+        }
+    }
 }

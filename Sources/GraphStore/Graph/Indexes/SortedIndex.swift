@@ -28,9 +28,9 @@ package final class SortedIndex {
 
     package func markStale() { needsRebuild = true }
 
-    /// Takes an order read from a checkpoint (already merged).
-    package func restore(_ order: [UInt32]) {
-        self.order = SortedRows(order)
+    /// Takes an order read from a checkpoint (already merged), of rows holding `column`'s values.
+    package func restore(_ order: [UInt32], column: Column) {
+        self.order = SortedRows(order) { column.value(at: Int($0) - 1) }
         pendingInserts = []
         pendingRemovals = [:]
         needsRebuild = false
@@ -84,7 +84,9 @@ package final class SortedIndex {
     /// Every live row, sorted from scratch.
     private func rebuild(column: Column, live: [Bool]) {
         let liveRows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
-        order = SortedRows(column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) })
+        order = SortedRows(column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) }) {
+            column.value(at: Int($0) - 1)
+        }
     }
 
     /// Takes the pending removals out of the order, then places `added`; false when a
@@ -95,10 +97,9 @@ package final class SortedIndex {
             pendingRemovals.isEmpty ? column.value(at: Int(row) - 1) : pendingRemovals[row] ?? column.value(at: Int(row) - 1)
         }
         func firstPosition(notBefore value: Value, _ row: UInt32) -> Int {
-            order.firstPosition { other in
-                let otherValue = placed(other)
-                return Value.ordered(otherValue, value) || (!Value.ordered(value, otherValue) && other < row)
-            }
+            order.firstPosition(where: { other, otherValue in
+                Value.ordered(otherValue, value) || (!Value.ordered(value, otherValue) && other < row)
+            }, value: placed)
         }
         var removals: [Int] = []
         removals.reserveCapacity(pendingRemovals.count)
@@ -112,17 +113,23 @@ package final class SortedIndex {
             // Otherwise the row was inserted and removed within this transaction: never placed.
         }
         // From the last, so that the positions found stay right.
-        for position in removals.sorted(by: >) { order.remove(at: position) }
+        for position in removals.sorted(by: >) { order.remove(at: position, value: placed) }
         // What is left holds its column's values: each added row goes where its value goes.
         pendingRemovals.removeAll(keepingCapacity: true)
-        for row in added { order.insert(row, at: firstPosition(notBefore: column.value(at: Int(row) - 1), row)) }
+        for row in added { order.insert(row, at: firstPosition(notBefore: column.value(at: Int(row) - 1), row), value: placed) }
         return true
+    }
+
+    /// Whether the order's chunk fences hold their rows' values in `column` (for tests: true
+    /// whenever the index is merged).
+    package func fencesMatch(column: Column) -> Bool {
+        order.fencesMatch { column.value(at: Int($0) - 1) }
     }
 
     /// Rows whose value lies in the range, in order (bounds are nil for open ends).
     package func rows(from lower: Value?, includingLower: Bool, to upper: Value?, includingUpper: Bool, column: Column) -> ArraySlice<UInt32> {
         func firstIndex(where predicate: (Value) -> Bool) -> Int {
-            order.firstPosition { !predicate(column.value(at: Int($0) - 1)) }
+            order.firstPosition(where: { _, value in !predicate(value) }, value: { column.value(at: Int($0) - 1) })
         }
         // Nulls sort first and never match a range.
         var start = firstIndex { $0 != .null }
@@ -162,7 +169,7 @@ extension SortedIndex: TableIndex {
         let order = image.sorted[attribute]
         return {
             if let order, order.count == liveCount {
-                self.restore(order)
+                self.restore(order, column: column)
             } else {
                 self.markStale()
                 self.consolidate(column: column, live: live)

@@ -1,19 +1,36 @@
+import GraphStoreCore
+
 /// A sorted index's order of rows, kept in chunks of at most a thousand or so rows: placing or
 /// removing a row moves the rows of one chunk and shifts one small table of chunk starts, so a
 /// small save's index upkeep does not grow with the table. (As one array, a million rows are
 /// 4 MB, copied on every save that touched the attribute.)
+///
+/// Each chunk's last row and the value that placed it are kept together in one array (its
+/// fence), so a search steps from chunk to chunk reading only that array: without it, each step
+/// missed the cache three times (the chunk's buffer, its last row, that row's column value),
+/// which was most of a small save's index upkeep on a large table. The values are supplied by
+/// the caller (`value`): the order holds rows, not values, and only the caller knows which
+/// value a row was placed by while its column already holds a new one.
 package struct SortedRows {
     /// Rows a chunk is filled with when built; a chunk that grows past twice this splits in two.
     package static let chunkSize = 512
 
+    /// A chunk's last row and the value it is placed by.
+    private struct Fence {
+        var row: UInt32
+        var value: Value
+    }
+
     private var chunks: [[UInt32]] = []
     /// The position of each chunk's first row.
     private var starts: [Int] = []
+    private var fences: [Fence] = []
     package private(set) var count = 0
 
     package init() {}
 
-    package init(_ rows: [UInt32]) {
+    /// `rows` in their order; `value` gives the value each row is placed by.
+    package init(_ rows: [UInt32], value: (UInt32) -> Value) {
         count = rows.count
         chunks.reserveCapacity(rows.count / Self.chunkSize + 1)
         var start = 0
@@ -21,6 +38,7 @@ package struct SortedRows {
             let end = min(rows.count, start + Self.chunkSize)
             chunks.append(Array(rows[start..<end]))
             starts.append(start)
+            fences.append(Fence(row: rows[end - 1], value: value(rows[end - 1])))
             start = end
         }
     }
@@ -42,19 +60,19 @@ package struct SortedRows {
 
     /// The first position whose row `isBefore` rejects, where `isBefore` holds for every row up
     /// to some position and for none after it (the order's own sort): chunk by chunk on their
-    /// last rows, then inside the one chunk, so each probe reads one row.
-    package func firstPosition(where isBefore: (UInt32) -> Bool) -> Int {
-        var low = 0, high = chunks.count
+    /// fences, then inside the one chunk, each probe reading one row and its `value`.
+    package func firstPosition(where isBefore: (_ row: UInt32, _ value: Value) -> Bool, value: (UInt32) -> Value) -> Int {
+        var low = 0, high = fences.count
         while low < high {
             let mid = (low + high) / 2
-            if isBefore(chunks[mid][chunks[mid].count - 1]) { low = mid + 1 } else { high = mid }
+            if isBefore(fences[mid].row, fences[mid].value) { low = mid + 1 } else { high = mid }
         }
         guard low < chunks.count else { return count }
         let chunk = chunks[low]
         var first = 0, last = chunk.count
         while first < last {
             let mid = (first + last) / 2
-            if isBefore(chunk[mid]) { first = mid + 1 } else { last = mid }
+            if isBefore(chunk[mid], value(chunk[mid])) { first = mid + 1 } else { last = mid }
         }
         return starts[low] + first
     }
@@ -78,11 +96,13 @@ package struct SortedRows {
 
     package func contains(_ row: UInt32) -> Bool { chunks.contains { $0.contains(row) } }
 
-    /// Puts `row` at `position` (0...count), after the rows before it.
-    package mutating func insert(_ row: UInt32, at position: Int) {
+    /// Puts `row` at `position` (0...count), after the rows before it; `value` gives the value
+    /// a row is placed by.
+    package mutating func insert(_ row: UInt32, at position: Int, value: (UInt32) -> Value) {
         guard !chunks.isEmpty else {
             chunks = [[row]]
             starts = [0]
+            fences = [Fence(row: row, value: value(row))]
             count = 1
             return
         }
@@ -90,17 +110,21 @@ package struct SortedRows {
         chunks[chunk].insert(row, at: offset)
         count += 1
         for later in (chunk + 1)..<starts.count { starts[later] += 1 }
+        if offset == chunks[chunk].count - 1 { fences[chunk] = Fence(row: row, value: value(row)) }
         if chunks[chunk].count > 2 * Self.chunkSize {
             let half = chunks[chunk].count / 2
             let tail = Array(chunks[chunk][half...])
             chunks[chunk].removeLast(tail.count)
             chunks.insert(tail, at: chunk + 1)
             starts.insert(starts[chunk] + half, at: chunk + 1)
+            // The tail keeps the chunk's fence; the head ends at a new last row.
+            let headLast = chunks[chunk][half - 1]
+            fences.insert(Fence(row: headLast, value: value(headLast)), at: chunk)
         }
     }
 
-    /// Takes out the row at `position`.
-    package mutating func remove(at position: Int) {
+    /// Takes out the row at `position`; `value` gives the value a row is placed by.
+    package mutating func remove(at position: Int, value: (UInt32) -> Value) {
         let (chunk, offset) = locate(position)
         chunks[chunk].remove(at: offset)
         count -= 1
@@ -108,6 +132,17 @@ package struct SortedRows {
         if chunks[chunk].isEmpty {
             chunks.remove(at: chunk)
             starts.remove(at: chunk)
+            fences.remove(at: chunk)
+        } else if offset == chunks[chunk].count {
+            let last = chunks[chunk][offset - 1]
+            fences[chunk] = Fence(row: last, value: value(last))
+        }
+    }
+
+    /// Whether every chunk's fence is its last row with the value `value` gives it (for tests).
+    package func fencesMatch(value: (UInt32) -> Value) -> Bool {
+        fences.count == chunks.count && zip(chunks, fences).allSatisfy { chunk, fence in
+            chunk.last == fence.row && value(fence.row) == fence.value
         }
     }
 
