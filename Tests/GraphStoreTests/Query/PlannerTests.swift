@@ -296,4 +296,26 @@ extension Flight {
         #expect(try idents("G7") == ["G7"])
         #expect(try context.fetchCount(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "G7" })) == 1)
     }
+
+    /// Without unsaved changes the index's one answer is still paged: an offset past it or a
+    /// zero limit leaves nothing.
+    @Test func aUniqueKeyLookupHonoursOffsetAndLimit() throws {
+        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self,
+                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for i in 0..<5 { context.insert(Flight(ident: "F\(i)")) }
+        try context.save()
+        func idents(offset: Int?, limit: Int?) throws -> [String] {
+            var descriptor = FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "F3" })
+            descriptor.fetchOffset = offset
+            descriptor.fetchLimit = limit
+            return try context.fetch(descriptor).map(\.ident)
+        }
+        #expect(try idents(offset: nil, limit: nil) == ["F3"])
+        #expect(try idents(offset: 0, limit: 1) == ["F3"])
+        #expect(try idents(offset: nil, limit: 5) == ["F3"])
+        #expect(try idents(offset: 1, limit: nil).isEmpty)
+        #expect(try idents(offset: nil, limit: 0).isEmpty)
+        #expect(!context.hasChanges)
+    }
 }
