@@ -154,6 +154,30 @@ final class BadConstraint: Model {
         #expect(try context.fetchCount(partial) == 26)
     }
 
+    /// The optional-filter idiom (`anyDay || $0.day == day`, each filter on or off) still names
+    /// every member when its filters are on, and finds what a scan finds either way.
+    @Test func optionalFiltersThatNameEveryMemberUseTheIndex() throws {
+        let container = try container(TemporaryStore().url)
+        let context = ModelContext(container)
+        _ = try seed(context)
+        for n in 0..<50 { context.insert(Route(nil, 100 + n, n % 2 == 0 ? "Mon" : "Fri", seats: n)) }
+        try context.save()
+        func filter(day: String?, seats: Int?) -> FetchDescriptor<Route> {
+            let anyDay = day == nil, anySeats = seats == nil, day = day ?? "", seats = seats ?? 0
+            return FetchDescriptor<Route>(predicate: #Predicate { (anyDay || $0.day == day) && (anySeats || $0.seats == seats) },
+                                          sortBy: [SortDescriptor(\.number)])
+        }
+        #expect(try context.explain(filter(day: "Mon", seats: 10)).contains("compound index Route(day, seats)"))
+        #expect(try context.fetch(filter(day: "Mon", seats: 10)).map(\.number) == [110])
+        #expect(try context.fetch(filter(day: "Fri", seats: 10)).isEmpty)
+        // A filter off: not every member named.
+        #expect(try !context.explain(filter(day: "Mon", seats: nil)).contains("compound"))
+        #expect(try context.fetchCount(filter(day: "Mon", seats: nil)) == 26)
+        #expect(try context.fetch(filter(day: nil, seats: 11)).map(\.number) == [111])
+        let scanned = try context.fetch(FetchDescriptor<Route>()).filter { $0.day == "Mon" && $0.seats == 10 }.map(\.number)
+        #expect(scanned == [110])
+    }
+
     @Test func theIndexesSurviveReopeningFromTheLogAndFromACheckpoint() throws {
         let store = TemporaryStore()
         do {

@@ -72,9 +72,18 @@ struct QueryPlanner {
     }
 
     /// The sides of a tree of ANDs, left to right.
+    /// An AND's conjuncts, each a filter that is on (`false || x` is x: the optional filter
+    /// `anyValue || $0.a == value` with its value given), so that an equality among them counts
+    /// towards a compound index however the app wrote it.
     private static func conjuncts(_ node: PredicateNode) -> [PredicateNode] {
-        if case let .and(lhs, rhs) = node { return conjuncts(lhs) + conjuncts(rhs) }
-        return [node]
+        switch node {
+        case let .and(lhs, rhs):
+            return conjuncts(lhs) + conjuncts(rhs)
+        case let .or(.constant(flag as Bool), other) where !flag, let .or(other, .constant(flag as Bool)) where !flag:
+            return conjuncts(other)
+        default:
+            return [node]
+        }
     }
 
     /// `chain == slot`, noted in `equalities` (its number returned) when the chain is an
