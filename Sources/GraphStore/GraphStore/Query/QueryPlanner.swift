@@ -71,10 +71,9 @@ struct QueryPlanner {
         }
     }
 
-    /// The sides of a tree of ANDs, left to right.
-    /// An AND's conjuncts, each a filter that is on (`false || x` is x: the optional filter
-    /// `anyValue || $0.a == value` with its value given), so that an equality among them counts
-    /// towards a compound index however the app wrote it.
+    /// The sides of a tree of ANDs, left to right, each a filter that is on (`false || x` is x:
+    /// the optional filter `anyValue || $0.a == value` with its value given), so that an
+    /// equality among them counts towards a compound index however the app wrote it.
     private static func conjuncts(_ node: PredicateNode) -> [PredicateNode] {
         switch node {
         case let .and(lhs, rhs):
