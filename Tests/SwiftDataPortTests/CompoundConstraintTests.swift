@@ -46,6 +46,16 @@ final class BadConstraint: Model {
         try ModelContainer(for: Route.self, Carrier.self, configurations: ModelConfiguration(url: url))
     }
 
+    /// A new store's context with the seeded routes and fifty more without a carrier, on
+    /// Mondays and Fridays, with 0 to 49 seats.
+    func seededWithFiftyMoreRoutes() throws -> ModelContext {
+        let context = ModelContext(try container(TemporaryStore().url))
+        _ = try seed(context)
+        for n in 0..<50 { context.insert(Route(nil, 100 + n, n % 2 == 0 ? "Mon" : "Fri", seats: n)) }
+        try context.save()
+        return context
+    }
+
     func seed(_ context: ModelContext) throws -> Carrier {
         let united = Carrier(code: "UAL")
         context.insert(united)
@@ -132,11 +142,7 @@ final class BadConstraint: Model {
     }
 
     @Test func fetchesThatNameEveryMemberUseTheIndex() throws {
-        let container = try container(TemporaryStore().url)
-        let context = ModelContext(container)
-        _ = try seed(context)
-        for n in 0..<50 { context.insert(Route(nil, 100 + n, n % 2 == 0 ? "Mon" : "Fri", seats: n)) }
-        try context.save()
+        let context = try seededWithFiftyMoreRoutes()
 
         let code = "UAL", number = 12, day = "Tue"
         let byKey = FetchDescriptor<Route>(predicate: #Predicate { $0.number == number && $0.day == day && $0.carrier?.code == code })
@@ -157,11 +163,7 @@ final class BadConstraint: Model {
     /// The optional-filter idiom (`anyDay || $0.day == day`, each filter on or off) still names
     /// every member when its filters are on, and finds what a scan finds either way.
     @Test func optionalFiltersThatNameEveryMemberUseTheIndex() throws {
-        let container = try container(TemporaryStore().url)
-        let context = ModelContext(container)
-        _ = try seed(context)
-        for n in 0..<50 { context.insert(Route(nil, 100 + n, n % 2 == 0 ? "Mon" : "Fri", seats: n)) }
-        try context.save()
+        let context = try seededWithFiftyMoreRoutes()
         func filter(day: String?, seats: Int?) -> FetchDescriptor<Route> {
             let anyDay = day == nil, anySeats = seats == nil, day = day ?? "", seats = seats ?? 0
             return FetchDescriptor<Route>(predicate: #Predicate { (anyDay || $0.day == day) && (anySeats || $0.seats == seats) },
