@@ -36,18 +36,24 @@ struct RowTable: ~Copyable {
         directory.deallocate()
     }
 
+    /// `row`'s page, and its word's place in the page (after the count).
+    @inline(__always)
+    private static func place(of row: UInt64) -> (page: Int, word: Int) {
+        (Int(truncatingIfNeeded: row >> UInt64(pageShift)), 1 + (Int(truncatingIfNeeded: row) & (rowsPerPage - 1)))
+    }
+
     /// The word of `row`; 0 when none is set.
     subscript(row: UInt64) -> UInt {
-        let page = Int(truncatingIfNeeded: row >> UInt64(Self.pageShift))
+        let (page, word) = Self.place(of: row)
         guard page < directorySize, let words = directory[page] else { return 0 }
-        return words[1 + Int(truncatingIfNeeded: row) & (Self.rowsPerPage - 1)]
+        return words[word]
     }
 
     /// Sets `row`'s word (nonzero); returns the word it replaced (0: none).
     @discardableResult
     mutating func set(_ word: UInt, for row: UInt64) -> UInt {
         precondition(word != 0, "0 marks an unset row")
-        let page = Int(truncatingIfNeeded: row >> UInt64(Self.pageShift))
+        let (page, place) = Self.place(of: row)
         if page >= directorySize { grow(toInclude: page) }
         let words: Page
         if let existing = directory[page] {
@@ -60,7 +66,7 @@ struct RowTable: ~Copyable {
             words.initialize(repeating: 0, count: 1 + Self.rowsPerPage)
             directory[page] = words
         }
-        let slot = words + 1 + Int(truncatingIfNeeded: row) & (Self.rowsPerPage - 1)
+        let slot = words + place
         let old = slot.pointee
         slot.pointee = word
         if old == 0 {
@@ -73,9 +79,9 @@ struct RowTable: ~Copyable {
     /// Unsets `row`; returns the word it had (0: none).
     @discardableResult
     mutating func remove(_ row: UInt64) -> UInt {
-        let page = Int(truncatingIfNeeded: row >> UInt64(Self.pageShift))
+        let (page, place) = Self.place(of: row)
         guard page < directorySize, let words = directory[page] else { return 0 }
-        let slot = words + 1 + Int(truncatingIfNeeded: row) & (Self.rowsPerPage - 1)
+        let slot = words + place
         let old = slot.pointee
         guard old != 0 else { return 0 }
         slot.pointee = 0
