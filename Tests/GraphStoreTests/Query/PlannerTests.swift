@@ -270,15 +270,20 @@ extension Flight {
 }
 
 @Suite struct KeyLookupTests {
+    /// A context of an in-memory store with `count` saved flights, F0, F1…
+    static func savedFlights(_ count: Int) throws -> ModelContext {
+        let context = ModelContext(try ModelContainer(for: Flight.self, Airport.self, Airline.self,
+                                                      configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        for i in 0..<count { context.insert(Flight(ident: "F\(i)")) }
+        try context.save()
+        return context
+    }
+
     /// `#Predicate { $0.key == value }` on a unique key goes straight to the index when the
     /// context has no unsaved changes; with unsaved changes it takes the general path, which
     /// sees them. Either way the answer is the predicate's.
     @Test func aUniqueKeyPredicateAnswersFromTheIndexAndSeesUnsavedChanges() throws {
-        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self,
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let context = ModelContext(container)
-        for i in 0..<50 { context.insert(Flight(ident: "F\(i)")) }
-        try context.save()
+        let context = try Self.savedFlights(50)
         func idents(_ ident: String) throws -> [String] {
             try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == ident })).map(\.ident)
         }
@@ -300,11 +305,7 @@ extension Flight {
     /// Without unsaved changes the index's one answer is still paged: an offset past it or a
     /// zero limit leaves nothing.
     @Test func aUniqueKeyLookupHonoursOffsetAndLimit() throws {
-        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self,
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let context = ModelContext(container)
-        for i in 0..<5 { context.insert(Flight(ident: "F\(i)")) }
-        try context.save()
+        let context = try Self.savedFlights(5)
         func idents(offset: Int?, limit: Int?) throws -> [String] {
             var descriptor = FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "F3" })
             descriptor.fetchOffset = offset
