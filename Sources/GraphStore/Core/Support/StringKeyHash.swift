@@ -67,7 +67,7 @@
 
     /// Multiplies out to 128 bits and folds (every input bit reaches every output bit).
     @inlinable @inline(__always)
-    static func mix(_ value: UInt64) -> UInt64 {
+    @_spi(GraphStoreInternals) public static func mix(_ value: UInt64) -> UInt64 {
         let product = (value ^ 0xA076_1D64_78BD_642F).multipliedFullWidth(by: 0xE703_7ED1_A0B4_28DB)
         return product.high ^ product.low
     }

@@ -4,33 +4,96 @@ import GraphStoreCore
 /// member as its target's row. Rows with a nil member are left out (nil claims nothing, and
 /// lookups by nil scan). Kept up row by row; a bulk change marks it stale, and it is rebuilt at
 /// the transaction's end, under the graph's write lock.
+///
+/// Built for millions of rows with about as many keys: a key of integers and to-ones is held
+/// as two words in a `WordPairRowTable`, so that building it at open makes no allocation per
+/// row or per key.
 package final class CompoundKeyIndex {
     package let description: Schema.CompoundIndex
-    private var rowsByKey: [[Value]: [UInt32]] = [:]
+    /// Keys of one or two integers (a to-one's row is one): nearly every index's.
+    private var words = WordPairRowTable()
+    /// Every other key.
+    private var rowsByValues: [[Value]: [UInt32]] = [:]
     package private(set) var isStale = false
 
     package init(_ description: Schema.CompoundIndex) { self.description = description }
 
-    package func rows(for key: [Value]) -> [UInt32] { rowsByKey[key] ?? [] }
+    /// A key as the index holds it: `.words` for a key of one or two `.int` values (the second
+    /// word 0 for one), its values otherwise. Every key of an index has as many values as the
+    /// index has members, so two keys are equal exactly when their values are.
+    enum Key {
+        case words(UInt64, UInt64)
+        case values([Value])
 
-    package func add(_ row: UInt32, key: [Value]) {
-        if !rowsByKey[key, default: []].contains(row) { rowsByKey[key, default: []].append(row) }
+        init(_ values: [Value]) {
+            switch values.count {
+            case 1: self.init(values[0], nil)
+            case 2: self.init(values[0], values[1])
+            default: self = .values(values)
+            }
+        }
+
+        /// The key of a one-member (`second` nil) or two-member index.
+        init(_ first: Value, _ second: Value?) {
+            switch (first, second) {
+            case let (.int(a), nil): self = .words(UInt64(bitPattern: a), 0)
+            case let (.int(a), .int(b)?): self = .words(UInt64(bitPattern: a), UInt64(bitPattern: b))
+            default: self = .values(second.map { [first, $0] } ?? [first])
+            }
+        }
     }
 
-    package func remove(_ row: UInt32, key: [Value]) {
-        guard var rows = rowsByKey[key], let i = rows.firstIndex(of: row) else { return }
-        rows.remove(at: i)
-        rowsByKey[key] = rows.isEmpty ? nil : rows
+    package func rows(for key: [Value]) -> [UInt32] { rows(for: Key(key)) }
+
+    func rows(for key: Key) -> [UInt32] {
+        switch key {
+        case let .words(first, second): words.rows(first, second)
+        case let .values(values): rowsByValues[values] ?? []
+        }
+    }
+
+    func add(_ row: UInt32, key: Key) {
+        switch key {
+        case let .words(first, second): words.add(row, first, second)
+        case let .values(values): if !rowsByValues[values, default: []].contains(row) { rowsByValues[values, default: []].append(row) }
+        }
+    }
+
+    func remove(_ row: UInt32, key: Key) {
+        switch key {
+        case let .words(first, second): words.remove(row, first, second)
+        case let .values(values):
+            guard var rows = rowsByValues[values], let i = rows.firstIndex(of: row) else { return }
+            rows.remove(at: i)
+            rowsByValues[values] = rows.isEmpty ? nil : rows
+        }
     }
 
     package func markStale() { isStale = true }
 
+    /// How many rows a rebuild hands the word table at once (their cache misses overlap).
+    private static let rebuildBatch = 16
+
     /// Rebuilds from every live row's key.
     private func rebuild(from table: EntityTable) {
-        rowsByKey = [:]
+        // Most keys have a row or two: room for half as many keys as rows.
+        words = WordPairRowTable(minimumCapacity: table.liveCount / 2)
+        rowsByValues = [:]
+        var batch: [(row: UInt32, first: UInt64, second: UInt64)] = []
+        batch.reserveCapacity(Self.rebuildBatch)
         for slot in table.live.indices where table.live[slot] {
-            if let key = key(ofSlot: slot, in: table) { rowsByKey[key, default: []].append(UInt32(slot + 1)) }
+            switch indexKey(ofSlot: slot, in: table) {
+            case let .words(first, second)?:
+                batch.append((UInt32(slot + 1), first, second))
+                if batch.count == Self.rebuildBatch {
+                    words.add(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            case let key?: add(UInt32(slot + 1), key: key)
+            case nil: break
+            }
         }
+        words.add(batch)
         isStale = false
     }
 
@@ -40,18 +103,32 @@ package final class CompoundKeyIndex {
         var key: [Value] = []
         key.reserveCapacity(description.members.count)
         for member in description.members {
-            switch member {
-            case let .attribute(a):
-                let value = table.columns[a].value(at: slot)
-                if value == .null { return nil }
-                key.append(value)
-            case let .toOne(r):
-                let target = table.toOne[r][slot]
-                if target == 0 { return nil }
-                key.append(.int(Int64(target)))
-            }
+            guard let value = memberValue(member, ofSlot: slot, in: table) else { return nil }
+            key.append(value)
         }
         return key
+    }
+
+    /// `key(ofSlot:in:)` as the index holds it, made without an array when it is words.
+    private func indexKey(ofSlot slot: Int, in table: EntityTable) -> Key? {
+        let members = description.members
+        guard members.count <= 2 else { return key(ofSlot: slot, in: table).map(Key.init) }
+        guard let first = memberValue(members[0], ofSlot: slot, in: table) else { return nil }
+        guard members.count == 2 else { return Key(first, nil) }
+        guard let second = memberValue(members[1], ofSlot: slot, in: table) else { return nil }
+        return Key(first, second)
+    }
+
+    /// One member's value in `slot` (a to-one's as its target's row); nil when it is nil.
+    private func memberValue(_ member: Schema.CompoundIndex.Member, ofSlot slot: Int, in table: EntityTable) -> Value? {
+        switch member {
+        case let .attribute(a):
+            let value = table.columns[a].value(at: slot)
+            return value == .null ? nil : value
+        case let .toOne(r):
+            let target = table.toOne[r][slot]
+            return target == 0 ? nil : .int(Int64(target))
+        }
     }
 }
 
@@ -68,12 +145,12 @@ extension CompoundKeyIndex: TableIndex {
 
     package func remove(row: UInt32, from table: EntityTable, bulk: Bool) {
         if bulk || isStale { return markStale() }
-        if let key = key(ofSlot: Int(row) - 1, in: table) { remove(row, key: key) }
+        if let key = indexKey(ofSlot: Int(row) - 1, in: table) { remove(row, key: key) }
     }
 
     package func add(row: UInt32, to table: EntityTable, bulk: Bool) {
         if bulk || isStale { return markStale() }
-        if let key = key(ofSlot: Int(row) - 1, in: table) { add(row, key: key) }
+        if let key = indexKey(ofSlot: Int(row) - 1, in: table) { add(row, key: key) }
     }
 
     package func refresh(in table: EntityTable) {

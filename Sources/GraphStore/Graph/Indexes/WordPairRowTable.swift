@@ -1,0 +1,183 @@
+import CSwiftRuntime
+@_spi(GraphStoreInternals) import GraphStoreCore
+
+/// A key of two words → its rows: the table of a compound index whose key is one or two
+/// integers or to-ones (`CompoundKeyIndex`). Open addressing with linear probing, as
+/// `StringRowTable`: one 24-byte entry holds the key and, for a key of one row (an airport and
+/// an airline name a flight or two), the row itself; a key of several rows holds the place of
+/// their list. Rebuilt at open for a million rows, it makes no allocation per key or row, and
+/// a key's hash is two multiplications. Deletion shifts later entries of the run back (no
+/// tombstones).
+package final class WordPairRowTable {
+    private struct Entry {
+        var first: UInt64
+        var second: UInt64
+        /// The key's one row; `empty` for a free entry, `listed` when the rows are in
+        /// `lists[list]`.
+        var row: UInt32
+        var list: UInt32
+    }
+
+    private static let empty: UInt32 = 0
+    private static let listed = UInt32.max
+    private static let free = Entry(first: 0, second: 0, row: empty, list: 0)
+
+    private var entries: [Entry]
+    private var mask: Int
+    /// Keys of several rows, and the places in `lists` no key uses.
+    private var lists: [[UInt32]] = []
+    private var unusedLists: [UInt32] = []
+    /// How many keys the table holds.
+    package private(set) var count = 0
+    /// Per table, so that no one set of keys collides in every process.
+    private let seed = UInt64.random(in: .min ... .max)
+
+    package init(minimumCapacity: Int = 0) {
+        let size = Self.size(for: minimumCapacity)
+        entries = Array(repeating: Self.free, count: size)
+        mask = size - 1
+    }
+
+    /// The rows holding the key (first, second), in the order they were added.
+    package func rows(_ first: UInt64, _ second: UInt64) -> [UInt32] {
+        guard let index = find(first, second) else { return [] }
+        let entry = entries[index]
+        return entry.row == Self.listed ? lists[Int(entry.list)] : [entry.row]
+    }
+
+    /// Adds `row` to the key's rows (nothing when it is there).
+    package func add(_ row: UInt32, _ first: UInt64, _ second: UInt64) {
+        precondition(row != Self.empty && row != Self.listed, "row \(row) is out of range")
+        var index = home(first, second)
+        while entries[index].row != Self.empty {
+            if entries[index].first == first && entries[index].second == second {
+                addRow(row, at: index)
+                return
+            }
+            index = (index + 1) & mask
+        }
+        entries[index] = Entry(first: first, second: second, row: row, list: 0)
+        count += 1
+        // At most 70% full: probe runs stay short.
+        if count * 10 > (mask + 1) * 7 { resize(to: Self.size(for: count)) }
+    }
+
+    private func addRow(_ row: UInt32, at index: Int) {
+        let entry = entries[index]
+        if entry.row == Self.listed {
+            let list = Int(entry.list)
+            if !lists[list].contains(row) { lists[list].append(row) }
+            return
+        }
+        guard entry.row != row else { return }
+        let list: UInt32
+        if let unused = unusedLists.popLast() {
+            list = unused
+            lists[Int(list)] = [entry.row, row]
+        } else {
+            list = UInt32(lists.count)
+            lists.append([entry.row, row])
+        }
+        entries[index].row = Self.listed
+        entries[index].list = list
+    }
+
+    /// Adds each of `rows` to its key's rows, starting to load the entries of a batch's keys
+    /// before adding any: a rebuild's adds land all over the table, and one after another each
+    /// waited for a cache miss.
+    package func add(_ rows: [(row: UInt32, first: UInt64, second: UInt64)]) {
+        entries.withUnsafeBufferPointer { entries in
+            for item in rows { graphstore_prefetch(entries.baseAddress! + home(item.first, item.second)) }
+        }
+        for item in rows { add(item.row, item.first, item.second) }
+    }
+
+    /// Takes `row` out of the key's rows (and the key out with its last row).
+    package func remove(_ row: UInt32, _ first: UInt64, _ second: UInt64) {
+        guard let index = find(first, second) else { return }
+        let entry = entries[index]
+        guard entry.row == Self.listed else {
+            if entry.row == row { removeEntry(at: index) }
+            return
+        }
+        let list = Int(entry.list)
+        guard let position = lists[list].firstIndex(of: row) else { return }
+        lists[list].remove(at: position)
+        guard lists[list].count == 1 else { return }
+        // Back to one row, kept in the entry.
+        entries[index].row = lists[list][0]
+        lists[list] = []
+        unusedLists.append(UInt32(list))
+    }
+
+    private func removeEntry(at index: Int) {
+        // Backward shift: each later entry of the run whose probe from its home passes the hole
+        // moves into it (leaving a new hole), so no run is ever broken by an empty entry.
+        var hole = index
+        var next = (hole + 1) & mask
+        while entries[next].row != Self.empty {
+            if LinearProbing.mustFill(hole: hole, from: next, home: home(entries[next].first, entries[next].second)) {
+                entries[hole] = entries[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        entries[hole] = Self.free
+        count -= 1
+    }
+
+    private func find(_ first: UInt64, _ second: UInt64) -> Int? {
+        var index = home(first, second)
+        while entries[index].row != Self.empty {
+            if entries[index].first == first && entries[index].second == second { return index }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    private func resize(to size: Int) {
+        let old = entries
+        entries = Array(repeating: Self.free, count: size)
+        mask = size - 1
+        for entry in old where entry.row != Self.empty {
+            var index = home(entry.first, entry.second)
+            while entries[index].row != Self.empty { index = (index + 1) & mask }
+            entries[index] = entry
+        }
+    }
+
+    /// Every key and its rows, and whether each entry is found from its home without crossing
+    /// an empty entry and every list is a key's (tests).
+    package var contentsIfConsistent: [[UInt64]: [UInt32]]? {
+        var contents: [[UInt64]: [UInt32]] = [:]
+        var listsInUse = 0
+        for i in 0...mask where entries[i].row != Self.empty {
+            let entry = entries[i]
+            guard contents[[entry.first, entry.second]] == nil else { return nil }
+            var index = home(entry.first, entry.second)
+            while index != i {
+                if entries[index].row == Self.empty { return nil }
+                index = (index + 1) & mask
+            }
+            if entry.row == Self.listed {
+                guard lists[Int(entry.list)].count > 1 else { return nil }
+                listsInUse += 1
+            }
+            contents[[entry.first, entry.second]] = entry.row == Self.listed ? lists[Int(entry.list)] : [entry.row]
+        }
+        guard contents.count == count, listsInUse + unusedLists.count == lists.count else { return nil }
+        return contents
+    }
+
+    /// A power of two at which `count` keys fill at most 70%.
+    private static func size(for count: Int) -> Int {
+        var size = 16
+        while count * 10 > size * 7 { size *= 2 }
+        return size
+    }
+
+    @inline(__always)
+    private func home(_ first: UInt64, _ second: UInt64) -> Int {
+        Int(truncatingIfNeeded: StringKeyHash.mix(StringKeyHash.mix(seed ^ first) ^ second)) & mask
+    }
+}
