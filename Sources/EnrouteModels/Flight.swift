@@ -21,6 +21,12 @@ public final class Flight: Model {
     @Relationship public var destination: Airport?
     @Relationship public var airline: Airline?
 
+    /// The flights to an airport on an airline, the Enroute filter's question (SwiftData's
+    /// `#Index<Flight>([\.destination, \.airline])`).
+    override public class var constraints: [any SchemaConstraint] {
+        [Schema.Index<Flight>([\.destination, \.airline])]
+    }
+
     public convenience init(ident: String) {
         self.init()
         self.ident = ident

@@ -123,6 +123,23 @@ struct SampleFacts {
         #expect(byArrival.count == facts.flights.values.filter { $0.destination == "KORD" }.count)
     }
 
+    /// The filter by destination and airline reads Flight's compound index, one key, and
+    /// finds what the JSON has, changes included once saved.
+    @Test func theFilterByDestinationAndAirlineReadsTheCompoundIndex() throws {
+        let facts = try SampleFacts()
+        let (_, context, _) = try loadedSample()
+        let filter = FlightFilter(destination: "KSFO", airline: "UAL", sort: .distance)
+        let expected = facts.flights.values.filter { $0.destination == "KSFO" && $0.ident.hasPrefix("UAL") }
+        #expect(!expected.isEmpty)
+        #expect(try context.explain(filter.fetchDescriptor).hasPrefix("compound index Flight(destination, airline)"))
+        #expect(Set(try context.fetch(filter.fetchDescriptor).map(\.ident)) == Set(expected.map(\.ident)))
+        let moved = try #require(try context.fetch(filter.fetchDescriptor).first)
+        moved.destination = try context.fetchUnique(\Airport.icao, equals: "KORD")
+        try context.save()
+        #expect(Set(try context.fetch(filter.fetchDescriptor).map(\.ident)) == Set(expected.map(\.ident)).subtracting([moved.ident]))
+        #expect(try context.fetch(FlightFilter(destination: "KORD", airline: "UAL").fetchDescriptor).contains { $0.ident == moved.ident })
+    }
+
     /// The `explain` example of Docs/guides/fetching.md, as the code prints it.
     @Test func explainSaysWhichPathAFetchTakes() throws {
         let (_, context, _) = try loadedSample()
