@@ -76,8 +76,9 @@ package final class CompoundKeyIndex {
 
     /// Rebuilds from every live row's key.
     private func rebuild(from table: EntityTable) {
-        // Most keys have a row or two: room for half as many keys as rows.
-        words = WordPairRowTable(minimumCapacity: table.liveCount / 2)
+        // Most keys have a row or two: room for half as many keys as rows, in the table that
+        // will hold them.
+        words = WordPairRowTable(minimumCapacity: keysAreWords(in: table) ? table.liveCount / 2 : 0)
         rowsByValues = [:]
         var batch: [(row: UInt32, first: UInt64, second: UInt64)] = []
         batch.reserveCapacity(Self.rebuildBatch)
@@ -117,6 +118,13 @@ package final class CompoundKeyIndex {
         guard members.count == 2 else { return Key(first, nil) }
         guard let second = memberValue(members[1], ofSlot: slot, in: table) else { return nil }
         return Key(first, second)
+    }
+
+    /// Whether every key is `.words`: one or two members, each a to-one or a signed integer.
+    private func keysAreWords(in table: EntityTable) -> Bool {
+        description.members.count <= 2 && description.members.allSatisfy {
+            if case let .attribute(a) = $0 { table.columns[a].layout == .int } else { true }
+        }
     }
 
     /// One member's value in `slot` (a to-one's as its target's row); nil when it is nil.
