@@ -28,7 +28,7 @@ package final class StringRowTable {
     private let seed = UInt64.random(in: .min ... .max)
 
     package init(minimumCapacity: Int = 0) {
-        let size = Self.size(for: minimumCapacity)
+        let size = LinearProbing.size(for: minimumCapacity)
         entries = Self.allocate(size)
         mask = size - 1
     }
@@ -70,8 +70,7 @@ package final class StringRowTable {
         }
         entries[index] = Entry(key: key, hash: hash, row: row)
         count += 1
-        // At most 70% full: probe runs stay short.
-        if count * 10 > (mask + 1) * 7 { resize(to: Self.size(for: count)) }
+        if LinearProbing.isOverfull(count: count, size: mask + 1) { resize(to: LinearProbing.size(for: count)) }
     }
 
     /// Takes every key out, keeping the capacity.
@@ -92,24 +91,14 @@ package final class StringRowTable {
             if entries[index].hash == hash && entries[index].key == key { break }
             index = (index + 1) & mask
         }
-        // Backward shift: each later entry of the run whose probe from its home passes the hole
-        // moves into it (leaving a new hole), so no run is ever broken by an empty entry.
-        var hole = index
-        var next = (hole + 1) & mask
-        while entries[next].row != Self.empty {
-            let home = Int(entries[next].hash) & mask
-            if LinearProbing.mustFill(hole: hole, from: next, home: home) {
-                entries[hole] = entries[next]
-                hole = next
-            }
-            next = (next + 1) & mask
-        }
-        entries[hole] = Entry(key: "", hash: 0, row: Self.empty)
+        let mask = mask
+        LinearProbing.removeShifting(at: index, in: entries, mask: mask, empty: Entry(key: "", hash: 0, row: Self.empty),
+                                     isEmpty: { $0.row == Self.empty }, home: { Int($0.hash) & mask })
         count -= 1
     }
 
     package func reserveCapacity(_ minimumCapacity: Int) {
-        let size = Self.size(for: minimumCapacity)
+        let size = LinearProbing.size(for: minimumCapacity)
         if size > mask + 1 { resize(to: size) }
     }
 
@@ -141,13 +130,6 @@ package final class StringRowTable {
             contents[entry.key] = entry.row
         }
         return contents.count == count ? contents : nil
-    }
-
-    /// A power of two at which `count` keys fill at most 70%.
-    private static func size(for count: Int) -> Int {
-        var size = 16
-        while count * 10 > size * 7 { size *= 2 }
-        return size
     }
 
     private static func allocate(_ size: Int) -> UnsafeMutablePointer<Entry> {

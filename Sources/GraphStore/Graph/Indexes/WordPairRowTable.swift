@@ -7,7 +7,7 @@ import CSwiftRuntime
 /// an airline name a flight or two), the row itself; a key of several rows holds the place of
 /// their list. Rebuilt at open for a million rows, it makes no allocation per key or row, and
 /// a key's hash is two multiplications. Deletion shifts later entries of the run back (no
-/// tombstones).
+/// tombstones, `LinearProbing`).
 package final class WordPairRowTable {
     private struct Entry {
         var first: UInt64
@@ -33,7 +33,7 @@ package final class WordPairRowTable {
     private let seed = UInt64.random(in: .min ... .max)
 
     package init(minimumCapacity: Int = 0) {
-        let size = Self.size(for: minimumCapacity)
+        let size = LinearProbing.size(for: minimumCapacity)
         entries = Array(repeating: Self.free, count: size)
         mask = size - 1
     }
@@ -58,8 +58,7 @@ package final class WordPairRowTable {
         }
         entries[index] = Entry(first: first, second: second, row: row, list: 0)
         count += 1
-        // At most 70% full: probe runs stay short.
-        if count * 10 > (mask + 1) * 7 { resize(to: Self.size(for: count)) }
+        if LinearProbing.isOverfull(count: count, size: mask + 1) { resize(to: LinearProbing.size(for: count)) }
     }
 
     private func addRow(_ row: UInt32, at index: Int) {
@@ -111,18 +110,12 @@ package final class WordPairRowTable {
     }
 
     private func removeEntry(at index: Int) {
-        // Backward shift: each later entry of the run whose probe from its home passes the hole
-        // moves into it (leaving a new hole), so no run is ever broken by an empty entry.
-        var hole = index
-        var next = (hole + 1) & mask
-        while entries[next].row != Self.empty {
-            if LinearProbing.mustFill(hole: hole, from: next, home: home(entries[next].first, entries[next].second)) {
-                entries[hole] = entries[next]
-                hole = next
-            }
-            next = (next + 1) & mask
+        let mask = mask, seed = seed
+        entries.withUnsafeMutableBufferPointer { entries in
+            LinearProbing.removeShifting(at: index, in: entries.baseAddress!, mask: mask, empty: Self.free,
+                                         isEmpty: { $0.row == Self.empty },
+                                         home: { Self.home($0.first, $0.second, seed: seed, mask: mask) })
         }
-        entries[hole] = Self.free
         count -= 1
     }
 
@@ -169,15 +162,13 @@ package final class WordPairRowTable {
         return contents
     }
 
-    /// A power of two at which `count` keys fill at most 70%.
-    private static func size(for count: Int) -> Int {
-        var size = 16
-        while count * 10 > size * 7 { size *= 2 }
-        return size
+    @inline(__always)
+    private func home(_ first: UInt64, _ second: UInt64) -> Int {
+        Self.home(first, second, seed: seed, mask: mask)
     }
 
     @inline(__always)
-    private func home(_ first: UInt64, _ second: UInt64) -> Int {
+    private static func home(_ first: UInt64, _ second: UInt64, seed: UInt64, mask: Int) -> Int {
         Int(truncatingIfNeeded: StringKeyHash.mix(StringKeyHash.mix(seed ^ first) ^ second)) & mask
     }
 }

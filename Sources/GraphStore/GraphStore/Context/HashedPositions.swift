@@ -27,8 +27,7 @@ struct HashedPositions {
 
     /// Room for `count` entries without regrowing.
     mutating func reserveCapacity(_ count: Int) {
-        var size = mask + 1
-        while count * 10 > size * 7 { size *= 2 }
+        let size = LinearProbing.size(for: count, atLeast: mask + 1)
         if size > mask + 1 { resize(to: size) }
     }
 
@@ -40,7 +39,7 @@ struct HashedPositions {
         while entries[index] != 0 { index = (index + 1) & mask }
         entries[index] = entry
         count += 1
-        if count * 10 > (mask + 1) * 7 { resize(to: (mask + 1) * 2) }
+        if LinearProbing.isOverfull(count: count, size: mask + 1) { resize(to: (mask + 1) * 2) }
     }
 
     /// The first position under `hash` that `matches` accepts (positions of other keys with the
@@ -64,16 +63,11 @@ struct HashedPositions {
             if entries[index] == 0 { return }
             index = (index + 1) & mask
         }
-        var hole = index
-        var next = (hole + 1) & mask
-        while entries[next] != 0 {
-            if LinearProbing.mustFill(hole: hole, from: next, home: Self.home(entries[next], mask)) {
-                entries[hole] = entries[next]
-                hole = next
-            }
-            next = (next + 1) & mask
+        let mask = mask
+        entries.withUnsafeMutableBufferPointer { entries in
+            LinearProbing.removeShifting(at: index, in: entries.baseAddress!, mask: mask, empty: 0,
+                                         isEmpty: { $0 == 0 }, home: { Self.home($0, mask) })
         }
-        entries[hole] = 0
         count -= 1
     }
 
