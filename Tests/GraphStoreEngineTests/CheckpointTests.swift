@@ -85,6 +85,9 @@ func maintainedConfiguration(_ url: URL, _ policy: MaintenancePolicy = .manual, 
         let reopened = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
         #expect(reopened.openReport?.checkpoint == checkpointAt)
         #expect(reopened.openReport?.skippedCheckpoints == [])
+        // The checkpoint started a new segment: the open read the twenty commits after it and
+        // no record before.
+        #expect(reopened.openReport?.transactionsRead == 20)
         #expect(try describeState(reopened) == expected)
         // Identifiers keep coming after the highest row the checkpoint held.
         let context = ModelContext(reopened)

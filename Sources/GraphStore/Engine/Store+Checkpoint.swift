@@ -21,9 +21,13 @@ extension Store {
     package func writeCheckpoint(progress: (Int, Int) -> Void = { _, _ in }) throws -> CheckpointSummary {
         if options.log.readOnly { throw StorageError.readOnly }
         // Under the commit lock, after the sync: every commit in the captured graph is written
-        // and synced (with `.grouped`, a commit is applied before its record is written).
+        // and synced (with `.grouped`, a commit is applied before its record is written). The
+        // log then goes on in a new segment that starts after the captured transaction, so that
+        // an open from this checkpoint reads no record it covers (a segment of a million rows'
+        // import is tens of megabytes) and compaction can drop the segments before it.
         let (transaction, tables) = try commitLock.withLock {
             try log.sync()
+            try log.sealActiveSegment()
             return graph.captureImage()
         }
         let history = state.withLock { state in
