@@ -1,3 +1,5 @@
+import Foundation
+@_spi(GraphStoreInternals) import GraphStoreCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -185,22 +187,45 @@ package final class PosixFileHandle: FileHandleIO, Sendable {
 
     package func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        try buffer.withUnsafeMutableBytes { raw in
-            while done < count {
-                let n = pread(fd, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw ioError("read", path)
+        // A large read (a million rows' checkpoint is 150 MB) is mostly the kernel giving the
+        // new buffer its pages and copying into them: in pieces read side by side, one per
+        // core, it takes about half the time on two. The buffer is not zeroed first (a pass
+        // over all of it before the read's own).
+        let pieces = count >= Self.sideBySideReadBytes ? max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4)) : 1
+        let pieceSize = (count + pieces - 1) / pieces
+        return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let base = buffer.baseAddress!
+            let read = ResultSlots<Int>(count: pieces), failures = ResultSlots<Int32>(count: pieces)
+            runSideBySide((0..<pieces).map { piece in {
+                let start = piece * pieceSize, end = min(count, start + pieceSize)
+                var done = 0
+                while start + done < end {
+                    let n = pread(self.fd, base + start + done, end - start - done, off_t(offset) + off_t(start + done))
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failures[piece] = errno
+                        break
+                    }
+                    if n == 0 { break }
+                    done += n
                 }
-                if n == 0 { break }
-                done += n
+                read[piece] = done
+            } })
+            if let code = (0..<pieces).lazy.compactMap({ failures[$0] }).first { throw ioError("read", path, code) }
+            // The bytes from the start up to the first piece that came up short (the end of the
+            // file, which may have been reached before the last piece).
+            var total = 0
+            for piece in 0..<pieces {
+                let done = read[piece] ?? 0
+                total += done
+                if done < min(count, (piece + 1) * pieceSize) - piece * pieceSize { break }
             }
+            initialized = total
         }
-        if done < count { buffer.removeSubrange(done...) }
-        return buffer
     }
+
+    /// Reads at least this large are made in pieces side by side.
+    package static let sideBySideReadBytes = 8 << 20
 
     package func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
