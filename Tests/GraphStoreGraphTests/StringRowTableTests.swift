@@ -49,6 +49,25 @@ import Testing
     }
 
     /// Emptied, a table holds nothing and takes keys again.
+    /// Batches (an index's fill) give each key its row as `set` one at a time does: keys
+    /// repeated within a batch and across batches end with the last row given, and the table
+    /// grows part way through a batch.
+    @Test func batchesAgreeWithSettingOneAtATime() {
+        var random = SplitMix64(seed: 11)
+        let (batched, single) = (StringRowTable(), StringRowTable())
+        for _ in 0..<2_000 {
+            let batch = (0..<Int(random.next() % 40)).map { _ -> (row: UInt32, key: String) in
+                let n = random.next() % 30_000
+                return (UInt32(random.next() % 1_000_000), n % 5 == 0 ? "a-long-key-that-is-not-inline-\(n)" : "F\(n)")
+            }
+            batched.set(batch)
+            for item in batch { single.set(item.row, for: item.key) }
+        }
+        #expect(batched.count == single.count)
+        #expect(batched.contentsIfConsistent != nil)
+        #expect(batched.contentsIfConsistent == single.contentsIfConsistent)
+    }
+
     @Test func removeAllEmptiesTheTable() {
         let table = StringRowTable()
         for i in 1...100 { table.set(UInt32(i), for: "K\(i)") }

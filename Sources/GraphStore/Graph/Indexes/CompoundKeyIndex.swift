@@ -87,14 +87,14 @@ package final class CompoundKeyIndex {
             case let .words(first, second)?:
                 batch.append((UInt32(slot + 1), first, second))
                 if batch.count == Self.rebuildBatch {
-                    words.add(batch)
+                    words.add(new: batch)
                     batch.removeAll(keepingCapacity: true)
                 }
             case let key?: add(UInt32(slot + 1), key: key)
             case nil: break
             }
         }
-        words.add(batch)
+        words.add(new: batch)
         isStale = false
     }
 

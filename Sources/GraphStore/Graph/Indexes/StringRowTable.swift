@@ -58,8 +58,24 @@ package final class StringRowTable {
 
     /// Gives `key` to `row` (replacing the row it had).
     package func set(_ row: UInt32, for key: String) {
+        set(row, for: key, hash: hash(key))
+    }
+
+    /// Gives each key of `batch` its row, as `set` does, having first hashed every key and
+    /// started loading the entry where its probe begins: filled one key at a time, a million
+    /// keys waited for a cache miss each.
+    package func set(_ batch: [(row: UInt32, key: String)]) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: batch.count) { hashes in
+            for (i, item) in batch.enumerated() {
+                hashes[i] = hash(item.key)
+                graphstore_prefetch(entries + (Int(hashes[i]) & mask))
+            }
+            for (i, item) in batch.enumerated() { set(item.row, for: item.key, hash: hashes[i]) }
+        }
+    }
+
+    private func set(_ row: UInt32, for key: String, hash: UInt32) {
         precondition(row != Self.empty, "row \(row) is out of range")
-        let hash = hash(key)
         var index = Int(hash) & mask
         while entries[index].row != Self.empty {
             if entries[index].hash == hash && entries[index].key == key {

@@ -15,6 +15,8 @@ package final class UniqueIndex {
     package let attribute: Int
     /// Set by `markStale`: rebuilt from the column at the transaction's end.
     private var needsRebuild = false
+    /// Rows a fill hands the string table at once: enough cache misses in flight to overlap.
+    private static let fillBatch = 16
 
     package init(attribute: Int, keysAreStrings: Bool) {
         self.attribute = attribute
@@ -83,6 +85,21 @@ extension UniqueIndex: TableIndex {
     /// Every live row's value.
     private func fill(from column: Column, live: [Bool], liveCount: Int) {
         reserveCapacity(liveCount)
+        if keysAreStrings {
+            // In batches, whose entries start loading together (StringRowTable.set).
+            var batch: [(row: UInt32, key: String)] = []
+            batch.reserveCapacity(Self.fillBatch)
+            for slot in live.indices where live[slot] {
+                guard let key = column.string(at: slot) else { continue }
+                batch.append((UInt32(slot + 1), key))
+                if batch.count == Self.fillBatch {
+                    strings.set(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            strings.set(batch)
+            return
+        }
         for slot in live.indices where live[slot] {
             let value = column.value(at: slot)
             if value != .null { self[value] = UInt32(slot + 1) }

@@ -22,13 +22,16 @@ package final class WordPairRowTable {
     private static let listed = UInt32.max
     private static let free = Entry(first: 0, second: 0, row: empty, list: 0)
 
-    private var entries: [Entry]
+    // Written only by the index's owner, which serialises its writers (the graph's write lock,
+    // or the one job rebuilding it at open): no run-time exclusivity checks, which were a fifth
+    // of a rebuild.
+    @exclusivity(unchecked) private var entries: [Entry]
     private var mask: Int
     /// Keys of several rows, and the places in `lists` no key uses.
-    private var lists: [[UInt32]] = []
-    private var unusedLists: [UInt32] = []
+    @exclusivity(unchecked) private var lists: [[UInt32]] = []
+    @exclusivity(unchecked) private var unusedLists: [UInt32] = []
     /// How many keys the table holds.
-    package private(set) var count = 0
+    @exclusivity(unchecked) package private(set) var count = 0
     /// Per table, so that no one set of keys collides in every process.
     private let seed = UInt64.random(in: .min ... .max)
 
@@ -45,13 +48,14 @@ package final class WordPairRowTable {
         return entry.row == Self.listed ? lists[Int(entry.list)] : [entry.row]
     }
 
-    /// Adds `row` to the key's rows (nothing when it is there).
-    package func add(_ row: UInt32, _ first: UInt64, _ second: UInt64) {
+    /// Adds `row` to the key's rows (nothing when it is there; `isNew`: the caller knows it is
+    /// not, and the key's list is not searched for it).
+    package func add(_ row: UInt32, _ first: UInt64, _ second: UInt64, isNew: Bool = false) {
         precondition(row != Self.empty && row != Self.listed, "row \(row) is out of range")
         var index = home(first, second)
         while entries[index].row != Self.empty {
             if entries[index].first == first && entries[index].second == second {
-                addRow(row, at: index)
+                addRow(row, at: index, isNew: isNew)
                 return
             }
             index = (index + 1) & mask
@@ -61,11 +65,11 @@ package final class WordPairRowTable {
         if LinearProbing.isOverfull(count: count, size: mask + 1) { resize(to: LinearProbing.size(for: count)) }
     }
 
-    private func addRow(_ row: UInt32, at index: Int) {
+    private func addRow(_ row: UInt32, at index: Int, isNew: Bool) {
         let entry = entries[index]
         if entry.row == Self.listed {
             let list = Int(entry.list)
-            if !lists[list].contains(row) { lists[list].append(row) }
+            if isNew || !lists[list].contains(row) { lists[list].append(row) }
             return
         }
         guard entry.row != row else { return }
@@ -81,14 +85,15 @@ package final class WordPairRowTable {
         entries[index].list = list
     }
 
-    /// Adds each of `rows` to its key's rows, starting to load the entries of a batch's keys
-    /// before adding any: a rebuild's adds land all over the table, and one after another each
-    /// waited for a cache miss.
-    package func add(_ rows: [(row: UInt32, first: UInt64, second: UInt64)]) {
+    /// Adds each of `rows`, none of which the table holds, to its key's rows (a rebuild's),
+    /// starting to load the entries of a batch's keys before adding any: a rebuild's adds land
+    /// all over the table, and one after another each waited for a cache miss. (Searching each
+    /// key's list for the row first made a key's rows quadratic in their number.)
+    package func add(new rows: [(row: UInt32, first: UInt64, second: UInt64)]) {
         entries.withUnsafeBufferPointer { entries in
             for item in rows { graphstore_prefetch(entries.baseAddress! + home(item.first, item.second)) }
         }
-        for item in rows { add(item.row, item.first, item.second) }
+        for item in rows { add(item.row, item.first, item.second, isNew: true) }
     }
 
     /// Takes `row` out of the key's rows (and the key out with its last row).
