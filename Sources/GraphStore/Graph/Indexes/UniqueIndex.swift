@@ -82,27 +82,24 @@ extension UniqueIndex: TableIndex {
         return { self.fill(from: column, live: live, liveCount: liveCount) }
     }
 
-    /// Every live row's value.
+    /// Every live row's value: strings in batches whose entries start loading together
+    /// (StringRowTable.set), other values one by one.
     private func fill(from column: Column, live: [Bool], liveCount: Int) {
         reserveCapacity(liveCount)
-        if keysAreStrings {
-            // In batches, whose entries start loading together (StringRowTable.set).
-            var batch: [(row: UInt32, key: String)] = []
-            batch.reserveCapacity(Self.fillBatch)
-            for slot in live.indices where live[slot] {
-                guard let key = column.string(at: slot) else { continue }
-                batch.append((UInt32(slot + 1), key))
-                if batch.count == Self.fillBatch {
-                    strings.set(batch)
-                    batch.removeAll(keepingCapacity: true)
-                }
-            }
-            strings.set(batch)
-            return
-        }
+        var batch: [(row: UInt32, key: String)] = []
+        batch.reserveCapacity(Self.fillBatch)
         for slot in live.indices where live[slot] {
             let value = column.value(at: slot)
-            if value != .null { self[value] = UInt32(slot + 1) }
+            guard case let .string(key) = value else {
+                if value != .null { self[value] = UInt32(slot + 1) }
+                continue
+            }
+            batch.append((UInt32(slot + 1), key))
+            if batch.count == Self.fillBatch {
+                strings.set(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
         }
+        strings.set(batch)
     }
 }
