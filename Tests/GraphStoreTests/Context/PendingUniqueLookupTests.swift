@@ -91,6 +91,40 @@ import Testing
         #expect(try both(context, "GONE").fast == ["GONE#0"])
     }
 
+    /// A lookup by key is counted, offset and limited as the general path does it, before and
+    /// after a save and with unsaved changes; a type the container does not store (nor any type
+    /// related to its types) is an error in each case.
+    @Test func countsPagesAndUnknownTypesAgreeWithTheGeneralPath() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.autosaveEnabled = false
+        for i in 0..<5 { context.insert(Flight(ident: "F\(i)")) }
+        func check(_ label: String) throws {
+            for ident in ["F1", "F4", "NONE"] {
+                let key = #Predicate<Flight> { $0.ident == ident }, general = #Predicate<Flight> { $0.ident == ident || $0.ident == ident }
+                #expect(try context.fetchCount(FetchDescriptor(predicate: key)) == context.fetchCount(FetchDescriptor(predicate: general)),
+                        "\(label) \(ident)")
+                for (offset, limit) in [(nil, nil), (1, nil), (nil, 0), (0, 1)] as [(Int?, Int?)] {
+                    var fast = FetchDescriptor(predicate: key), slow = FetchDescriptor(predicate: general)
+                    (fast.fetchOffset, fast.fetchLimit, slow.fetchOffset, slow.fetchLimit) = (offset, limit, offset, limit)
+                    #expect(try context.fetch(fast).map(\.ident) == context.fetch(slow).map(\.ident), "\(label) \(ident) \(offset ?? -1) \(limit ?? -1)")
+                    #expect(try context.fetchCount(fast) == context.fetch(slow).count)
+                }
+            }
+            #expect(throws: ModelContextError.typeNotInSchema("Crew")) {
+                try context.fetch(FetchDescriptor<Crew>(predicate: #Predicate { $0.name == "X" }))
+            }
+            #expect(throws: ModelContextError.typeNotInSchema("Crew")) {
+                try context.fetchCount(FetchDescriptor<Crew>(predicate: #Predicate { $0.name == "X" }))
+            }
+        }
+        try check("unsaved inserts")
+        try context.save()
+        try check("saved")
+        try #require(try context.fetchUnique(\Flight.ident, equals: "F4")).ident = "F1"
+        try check("a change that makes two objects share a value")
+    }
+
     @Test func insertsChangesDeletesAndUndoAgreeWithEvaluation() throws {
         let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true, isUndoEnabled: true))
         let context = ModelContext(container)

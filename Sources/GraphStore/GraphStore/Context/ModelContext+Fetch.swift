@@ -17,9 +17,16 @@ extension ModelContext {
         defer { link.leave(entered) }
         runPendingAutosave()
         guard descriptor.includePendingChanges || !hasChanges else { return try fetchCommitted(descriptor) }
-        let results = try fetchWithoutChanges(descriptor)
-            ?? sortedAndPaged(try candidates(descriptor), sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
-        if results.count >= ResultReadAhead.minimumCount, let entity = schema.entity(for: T.self) {
+        guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
+        // A lookup by a unique key, with or without unsaved changes, first: one or two objects,
+        // which need neither a plan nor read-ahead.
+        if let found = lookupByUniqueKey(descriptor, entity: entity) {
+            return try sortedAndPaged(found, sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        }
+        let results = try fetchWithoutChanges(descriptor, entity: entity)
+            ?? sortedAndPaged(try candidates(descriptor, entity: entity), sortBy: descriptor.sortBy,
+                              offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        if results.count >= ResultReadAhead.minimumCount {
             link.resultReadAhead.publish(entity: entity.index, count: results.count) { i in
                 let backing = results[i].persistentBacking
                 return (backing, backing.state == .persistent ? backing.row : 0)
@@ -28,14 +35,13 @@ extension ModelContext {
         return results
     }
 
-    /// A predicate fetch by a context without unsaved changes: a unique-key lookup, or the
-    /// shape's compiled query run on rows as a prepared fetch runs (`fetchOnRows`). Nil when the
-    /// predicate runs on objects (or there is none, or there are changes): `candidates` then.
-    private func fetchWithoutChanges<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T]? {
-        guard queryPlanningEnabled, let predicate = descriptor.predicate, !hasChanges, let entity = schema.entity(for: T.self) else { return nil }
-        if let found = lookupByUniqueKey(descriptor, entity: entity) {
-            return try sortedAndPaged(found, sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
-        }
+    /// A predicate fetch by a context without unsaved changes (other than a unique-key lookup,
+    /// tried before): the shape's compiled query run on rows as a prepared fetch runs
+    /// (`fetchOnRows`). Nil when the predicate runs on objects (or there is none, or there are
+    /// changes): `candidates` then.
+    private func fetchWithoutChanges<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T]? {
+        // The cheap checks before the predicate is copied out of the descriptor.
+        guard queryPlanningEnabled, !hasChanges, let predicate = descriptor.predicate else { return nil }
         let (compiled, constants) = compiledQuery(predicate, entity: entity)
         return try fetchOnRows(compiled, entity: entity, values: constants, sortBy: descriptor.sortBy,
                                offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
@@ -68,7 +74,10 @@ extension ModelContext {
         unpaged.sortBy = []
         unpaged.fetchLimit = nil
         unpaged.fetchOffset = nil
-        let count = descriptor.includePendingChanges || !hasChanges ? try candidates(unpaged).count : try fetchCommitted(unpaged).count
+        guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
+        let count = descriptor.includePendingChanges || !hasChanges
+            ? try (lookupByUniqueKey(unpaged, entity: entity) ?? candidates(unpaged, entity: entity)).count
+            : try fetchCommitted(unpaged).count
         let offset = min(descriptor.fetchOffset ?? 0, count)
         return min(count - offset, descriptor.fetchLimit ?? .max)
     }
@@ -259,9 +268,10 @@ extension ModelContext {
         return (compiled, constants)
     }
 
-    private func candidates<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
-        if let found = lookupByUniqueKey(descriptor, entity: entity) { return found }
+    /// The descriptor's matches, unsorted and unpaged, with this context's unsaved changes (the
+    /// callers try `lookupByUniqueKey` first): on rows when the predicate compiles, else the
+    /// plan's rows, or every row, filtered on objects.
+    private func candidates<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T] {
         // A predicate that does not compile for rows was planned on the way: that plan is used.
         var planned: (QueryExecutor.Candidates?, [UInt64])?
         if let rowMatches = try matchOnRows(descriptor, entity: entity, planned: &planned) { return rowMatches }
