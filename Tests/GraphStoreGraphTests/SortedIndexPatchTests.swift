@@ -99,4 +99,84 @@ import Testing
             #expect(fencesMatch, "transaction \(transaction)")
         }
     }
+
+    /// An integer column's order keeps each row's order key beside it and searches a chunk by
+    /// the keys: signed and unsigned columns, nulls and the smallest value (both key 0, told
+    /// apart by their values), the extremes, many ties; built by a rebuild or grown from empty.
+    @Test(arguments: [(signed: true, startsEmpty: false), (signed: true, startsEmpty: true),
+                      (signed: false, startsEmpty: false), (signed: false, startsEmpty: true)])
+    func keyedOrdersMatchTheRebuiltOrder(signed: Bool, startsEmpty: Bool) {
+        var random = SplitMix64(seed: signed ? 31 : 32)
+        let kind: StorageKind = signed ? .int(bits: 64) : .uint(bits: 64)
+        let column = Column(type: AttributeType(kind: kind, isOptional: true), defaultValue: .null)
+        #expect(column.hasOrderKeys)
+        var live: [Bool] = []
+        let index = SortedIndex(attribute: 0)
+        func randomValue() -> Value {
+            let pick = random.next()
+            switch pick % 10 {
+            case 0: return .null
+            case 1: return signed ? .int(.min) : .uint(0)
+            case 2: return signed ? .int(.max) : .uint(.max)
+            case 3: return signed ? .int(-Int64(random.next() % 50)) : .uint(random.next() % 50)
+            default: return signed ? .int(Int64(random.next() % 50) - 25) : .uint(random.next() % 50)
+            }
+        }
+        func appendRow() -> UInt32 {
+            live.append(true)
+            column.grow(to: live.count)
+            column.set(randomValue(), at: live.count - 1)
+            return UInt32(live.count)
+        }
+        if startsEmpty {
+            index.consolidate(column: column, live: live)
+        } else {
+            for _ in 0..<2_500 { _ = appendRow() }
+            index.markStale()
+            index.consolidate(column: column, live: live)
+        }
+        for transaction in 0..<60 {
+            for _ in 0..<(Int(random.next() % (startsEmpty && transaction < 20 ? 200 : 12)) + 1) {
+                let liveRows = live.indices.filter { live[$0] }
+                switch random.next() % 4 {
+                case 0, 1 where liveRows.isEmpty:
+                    index.insert(appendRow())
+                case 1:
+                    let slot = liveRows[Int(random.next() % UInt64(liveRows.count))]
+                    index.remove(UInt32(slot + 1), oldValue: column.value(at: slot))
+                    live[slot] = false
+                default:
+                    guard !liveRows.isEmpty else { continue }
+                    let slot = liveRows[Int(random.next() % UInt64(liveRows.count))]
+                    index.remove(UInt32(slot + 1), oldValue: column.value(at: slot))
+                    column.set(randomValue(), at: slot)
+                    index.insert(UInt32(slot + 1))
+                }
+            }
+            index.consolidate(column: column, live: live)
+            let expected = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }.sorted { SortedIndex.precedes($0, $1, column) }
+            #expect(index.orderedRows == expected, "transaction \(transaction)")
+            let keysAndFencesMatch = index.fencesMatch(column: column)
+            #expect(keysAndFencesMatch, "transaction \(transaction)")
+        }
+    }
+
+    /// Order keys follow the order `Value.ordered` gives: nulls first, then signed or
+    /// unsigned values; equal keys only for equal values, or for 0.
+    @Test func orderKeysFollowTheValueOrder() {
+        let signed = Column(type: AttributeType(kind: .int(bits: 64), isOptional: true), defaultValue: .null)
+        let values: [Value] = [.null, .int(.min), .int(-1), .int(0), .int(1), .int(.max)]
+        signed.grow(to: values.count)
+        for (slot, value) in values.enumerated() { signed.set(value, at: slot) }
+        let keys = values.indices.map { signed.orderKey(at: $0) }
+        let expected: [UInt64] = [0, 0, (1 << 63) - 1, 1 << 63, (1 << 63) + 1, .max]
+        #expect(keys == expected)
+        #expect(values.map { signed.orderKey(of: $0) } == keys.map(Optional.some))
+        #expect(signed.orderKey(of: .string("1")) == nil && signed.orderKey(of: .uint(1)) == nil)
+        let unsigned = Column(type: AttributeType(kind: .uint(bits: 64), isOptional: false), defaultValue: .uint(0))
+        unsigned.grow(to: 2)
+        unsigned.set(.uint(.max), at: 1)
+        #expect(unsigned.orderKey(at: 0) == 0 && unsigned.orderKey(at: 1) == .max && unsigned.orderKey(of: .uint(7)) == 7)
+        #expect(!Column(type: AttributeType(kind: .string, isOptional: false), defaultValue: .string("")).hasOrderKeys)
+    }
 }

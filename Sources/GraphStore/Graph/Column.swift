@@ -52,6 +52,28 @@ package final class Column {
         }
     }
 
+    /// Whether `orderKey` orders this column's values: integer layouts.
+    package var hasOrderKeys: Bool { layout == .int || layout == .uint }
+
+    /// Slot `slot`'s value as an unsigned key in the order `Value.ordered` puts the column's
+    /// values (nulls first, as 0; signed values with the sign bit flipped). Two keys that
+    /// differ order their values; equal keys are equal values, except 0, which is also the
+    /// null's. For integer layouts only (`hasOrderKeys`).
+    package func orderKey(at slot: Int) -> UInt64 {
+        isNull(slot) ? 0 : UInt64(bitPattern: ints[slot]) ^ (layout == .int ? 1 << 63 : 0)
+    }
+
+    /// `orderKey` of a value of this column (a value the column held, such as the one a
+    /// changed row was placed by); nil for a value of another kind.
+    package func orderKey(of value: Value) -> UInt64? {
+        switch (value, layout) {
+        case (.null, _): return 0
+        case let (.int(v), .int): return UInt64(bitPattern: v) ^ (1 << 63)
+        case let (.uint(v), .uint): return v
+        default: return nil
+        }
+    }
+
     /// `rows` in the order `SortedIndex.precedes` puts them (nulls first, then by value, ties
     /// by row), for an integer column: sorting (key, row) pairs instead of comparing `Value`s
     /// read through `value(at:)`, which dominated rebuilding the index after an upsert. Nil for

@@ -30,7 +30,7 @@ package final class SortedIndex {
 
     /// Takes an order read from a checkpoint (already merged), of rows holding `column`'s values.
     package func restore(_ order: [UInt32], column: Column) {
-        self.order = SortedRows(order) { column.value(at: Int($0) - 1) }
+        self.order = Self.order(of: order, column: column)
         pendingInserts = []
         pendingRemovals = [:]
         needsRebuild = false
@@ -84,9 +84,14 @@ package final class SortedIndex {
     /// Every live row, sorted from scratch.
     private func rebuild(column: Column, live: [Bool]) {
         let liveRows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
-        order = SortedRows(column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) }) {
-            column.value(at: Int($0) - 1)
-        }
+        order = Self.order(of: column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) }, column: column)
+    }
+
+    /// `rows`, already in order, as the index keeps them: with their order keys when the
+    /// column has them.
+    private static func order(of rows: [UInt32], column: Column) -> SortedRows {
+        SortedRows(rows, value: { column.value(at: Int($0) - 1) },
+                   key: column.hasOrderKeys ? { column.orderKey(at: Int($0) - 1) } : nil)
     }
 
     /// Takes the pending removals out of the order, then places `added`; false when a
@@ -97,10 +102,16 @@ package final class SortedIndex {
             pendingRemovals.isEmpty ? column.value(at: Int(row) - 1) : pendingRemovals[row] ?? column.value(at: Int(row) - 1)
         }
         func firstPosition(notBefore value: Value, _ row: UInt32) -> Int {
-            order.firstPosition(where: { other, otherValue in
+            func isBefore(_ other: UInt32, _ otherValue: Value) -> Bool {
                 Value.ordered(otherValue, value) || (!Value.ordered(value, otherValue) && other < row)
-            }, value: placed)
+            }
+            if order.isKeyed, let key = column.orderKey(of: value) {
+                return order.firstPosition(notBefore: row, key: key, isBefore: isBefore, value: placed)
+            }
+            return order.firstPosition(where: isBefore, value: placed)
         }
+        // An index that starts empty keeps keys from its first row, as a rebuilt one does.
+        if order.isEmpty && !order.isKeyed && column.hasOrderKeys { order = SortedRows(keyed: true) }
         var removals: [Int] = []
         removals.reserveCapacity(pendingRemovals.count)
         for (row, value) in pendingRemovals {
@@ -116,14 +127,17 @@ package final class SortedIndex {
         for position in removals.sorted(by: >) { order.remove(at: position, value: placed) }
         // What is left holds its column's values: each added row goes where its value goes.
         pendingRemovals.removeAll(keepingCapacity: true)
-        for row in added { order.insert(row, at: firstPosition(notBefore: column.value(at: Int(row) - 1), row), value: placed) }
+        for row in added {
+            order.insert(row, at: firstPosition(notBefore: column.value(at: Int(row) - 1), row),
+                         key: order.isKeyed ? column.orderKey(at: Int(row) - 1) : 0, value: placed)
+        }
         return true
     }
 
     /// Whether the order's chunk fences hold their rows' values in `column` (for tests: true
     /// whenever the index is merged).
     package func fencesMatch(column: Column) -> Bool {
-        order.fencesMatch { column.value(at: Int($0) - 1) }
+        order.fencesMatch(value: { column.value(at: Int($0) - 1) }, key: column.hasOrderKeys ? { column.orderKey(at: Int($0) - 1) } : nil)
     }
 
     /// Rows whose value lies in the range, in order (bounds are nil for open ends).

@@ -11,6 +11,11 @@ import GraphStoreCore
 /// which was most of a small save's index upkeep on a large table. The values are supplied by
 /// the caller (`value`): the order holds rows, not values, and only the caller knows which
 /// value a row was placed by while its column already holds a new one.
+///
+/// An order of an integer column also keeps each row's value as an order key beside it
+/// (`keys`, chunk by chunk): a search inside a chunk then reads one small array of keys, where
+/// each probe otherwise read the row and, at another place in memory, its column value — two
+/// cache misses a probe, most of a small save's index upkeep on a large table.
 package struct SortedRows {
     /// Rows a chunk is filled with when built; a chunk that grows past twice this splits in two.
     package static let chunkSize = 512
@@ -25,18 +30,25 @@ package struct SortedRows {
     /// The position of each chunk's first row.
     private var starts: [Int] = []
     private var fences: [Fence] = []
+    /// With `isKeyed`, each chunk's rows' order keys (`Column.orderKey`), position by position.
+    private var keys: [[UInt64]] = []
+    /// Whether the rows carry order keys.
+    package let isKeyed: Bool
     package private(set) var count = 0
 
-    package init() {}
+    package init(keyed: Bool = false) { isKeyed = keyed }
 
-    /// `rows` in their order; `value` gives the value each row is placed by.
-    package init(_ rows: [UInt32], value: (UInt32) -> Value) {
+    /// `rows` in their order; `value` gives the value each row is placed by, and `key`, for an
+    /// order that keeps keys, its order key.
+    package init(_ rows: [UInt32], value: (UInt32) -> Value, key: ((UInt32) -> UInt64)? = nil) {
         count = rows.count
+        isKeyed = key != nil
         chunks.reserveCapacity(rows.count / Self.chunkSize + 1)
         var start = 0
         while start < rows.count {
             let end = min(rows.count, start + Self.chunkSize)
             chunks.append(Array(rows[start..<end]))
+            if let key { keys.append(rows[start..<end].map(key)) }
             starts.append(start)
             fences.append(Fence(row: rows[end - 1], value: value(rows[end - 1])))
             start = end
@@ -77,6 +89,33 @@ package struct SortedRows {
         return starts[low] + first
     }
 
+    /// The first position whose row does not come before `row` placed by a value whose order
+    /// key is `key` (`isKeyed` only): the chunk found on the fences, with `isBefore` as in
+    /// `firstPosition(where:value:)`, then inside it by the keys alone — rows of an equal key
+    /// other than 0 hold an equal value, so they go by row — and through `isBefore` only
+    /// where the keys are both 0 (a null or the smallest value).
+    package func firstPosition(notBefore row: UInt32, key: UInt64, isBefore: (_ row: UInt32, _ value: Value) -> Bool,
+                               value: (UInt32) -> Value) -> Int {
+        var low = 0, high = fences.count
+        while low < high {
+            let mid = (low + high) / 2
+            if isBefore(fences[mid].row, fences[mid].value) { low = mid + 1 } else { high = mid }
+        }
+        guard low < chunks.count else { return count }
+        let first = chunks[low].withUnsafeBufferPointer { chunk in
+            keys[low].withUnsafeBufferPointer { chunkKeys in
+                var first = 0, last = chunk.count
+                while first < last {
+                    let mid = (first + last) / 2, other = chunkKeys[mid]
+                    let before = other != key ? other < key : key != 0 ? chunk[mid] < row : isBefore(chunk[mid], value(chunk[mid]))
+                    if before { first = mid + 1 } else { last = mid }
+                }
+                return first
+            }
+        }
+        return starts[low] + first
+    }
+
     /// The rows at `range`'s positions, in order.
     package func rows(at range: Range<Int>) -> [UInt32] {
         guard !range.isEmpty else { return [] }
@@ -97,10 +136,11 @@ package struct SortedRows {
     package func contains(_ row: UInt32) -> Bool { chunks.contains { $0.contains(row) } }
 
     /// Puts `row` at `position` (0...count), after the rows before it; `value` gives the value
-    /// a row is placed by.
-    package mutating func insert(_ row: UInt32, at position: Int, value: (UInt32) -> Value) {
+    /// a row is placed by, and `key` is its order key (for an order that keeps keys).
+    package mutating func insert(_ row: UInt32, at position: Int, key: UInt64 = 0, value: (UInt32) -> Value) {
         guard !chunks.isEmpty else {
             chunks = [[row]]
+            if isKeyed { keys = [[key]] }
             starts = [0]
             fences = [Fence(row: row, value: value(row))]
             count = 1
@@ -108,6 +148,7 @@ package struct SortedRows {
         }
         let (chunk, offset) = locate(position)
         chunks[chunk].insert(row, at: offset)
+        if isKeyed { keys[chunk].insert(key, at: offset) }
         count += 1
         for later in (chunk + 1)..<starts.count { starts[later] += 1 }
         if offset == chunks[chunk].count - 1 { fences[chunk] = Fence(row: row, value: value(row)) }
@@ -116,6 +157,10 @@ package struct SortedRows {
             let tail = Array(chunks[chunk][half...])
             chunks[chunk].removeLast(tail.count)
             chunks.insert(tail, at: chunk + 1)
+            if isKeyed {
+                keys.insert(Array(keys[chunk][half...]), at: chunk + 1)
+                keys[chunk].removeLast(tail.count)
+            }
             starts.insert(starts[chunk] + half, at: chunk + 1)
             // The tail keeps the chunk's fence; the head ends at a new last row.
             let headLast = chunks[chunk][half - 1]
@@ -127,10 +172,12 @@ package struct SortedRows {
     package mutating func remove(at position: Int, value: (UInt32) -> Value) {
         let (chunk, offset) = locate(position)
         chunks[chunk].remove(at: offset)
+        if isKeyed { keys[chunk].remove(at: offset) }
         count -= 1
         for later in (chunk + 1)..<starts.count { starts[later] -= 1 }
         if chunks[chunk].isEmpty {
             chunks.remove(at: chunk)
+            if isKeyed { keys.remove(at: chunk) }
             starts.remove(at: chunk)
             fences.remove(at: chunk)
         } else if offset == chunks[chunk].count {
@@ -139,11 +186,15 @@ package struct SortedRows {
         }
     }
 
-    /// Whether every chunk's fence is its last row with the value `value` gives it (for tests).
-    package func fencesMatch(value: (UInt32) -> Value) -> Bool {
-        fences.count == chunks.count && zip(chunks, fences).allSatisfy { chunk, fence in
+    /// Whether every chunk's fence is its last row with the value `value` gives it, and, in an
+    /// order that keeps keys, every row's key the one `key` gives it (for tests).
+    package func fencesMatch(value: (UInt32) -> Value, key: ((UInt32) -> UInt64)? = nil) -> Bool {
+        let fencesHold = fences.count == chunks.count && zip(chunks, fences).allSatisfy { chunk, fence in
             chunk.last == fence.row && value(fence.row) == fence.value
         }
+        guard isKeyed else { return fencesHold && keys.isEmpty }
+        guard let key else { return false }
+        return fencesHold && keys.count == chunks.count && zip(chunks, keys).allSatisfy { chunk, keys in chunk.map(key) == keys }
     }
 
     /// The chunk holding `position`, and the position within it (for `count`, the end of the
