@@ -165,8 +165,11 @@ struct ScaleRun {
         let rawPath = directory + "/raw-sync-\(flights)"
         let raw = try RawSyncLoop(path: rawPath, recordSize: 128)
         defer { raw.close(); try? FileManager.default.removeItem(atPath: rawPath) }
+        var inserting = Samples(), updating = Samples()
         for round in 0..<(smoke ? 2 : 11) {
             for _ in 0..<20 {
+                // Every other save inserts a flight besides its update (`smallSave`).
+                let inserts = saveNumber % 2 == 0
                 let gs = try measure { try graphstore.smallSave(saveNumber, rows: rows) }
                 let sq = try measure { try sqlite.smallSave(saveNumber, rows: rows) }
                 let floor = try measure { try raw.writeAndSync() }
@@ -176,10 +179,16 @@ struct ScaleRun {
                     result.smallSave["graphstore", default: Samples()].add(gs)
                     result.smallSave["sqlite", default: Samples()].add(sq)
                     result.smallSave["raw", default: Samples()].add(floor)
+                    if inserts { inserting.add(gs) } else { updating.add(gs) }
                 }
             }
         }
 
+        // The two kinds of save apart (standard error), to show where the p50 of the mix falls.
+        if !inserting.values.isEmpty {
+            log(String(format: "  small_save graphstore p50: saves that insert a flight %.1f µs, saves that only update %.1f µs",
+                       inserting.median, updating.median))
+        }
         log("  merge, lookup_pending")
         result.merge = try MergeIntoHolder(container: graphstore.container, rows: rows, rounds: smoke ? 10 : 200).run()
         result.pendingLookup = try PendingLookup(container: graphstore.container, rows: rows, lookups: smoke ? 200 : 2_000).run()
