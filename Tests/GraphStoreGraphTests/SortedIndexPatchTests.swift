@@ -7,41 +7,48 @@ import Testing
 /// value changes (some twice in one transaction), inserts, deletes, rows inserted and deleted in
 /// the same transaction, duplicates and nulls.
 @Suite struct SortedIndexPatchTests {
+    /// One change of the kinds a transaction makes, at random: a row inserted (a fourth of
+    /// the time, and whenever none is live), deleted (a fourth), or given a new value.
+    static func randomChange(_ index: SortedIndex, _ column: Column, live: inout [Bool], random: inout SplitMix64,
+                             newValue: (inout SplitMix64) -> Value) {
+        let liveRows = live.indices.filter { live[$0] }
+        let kind = random.next() % 4
+        guard kind != 0 && !liveRows.isEmpty else {
+            live.append(true)
+            column.grow(to: live.count)
+            column.set(newValue(&random), at: live.count - 1)
+            index.insert(UInt32(live.count))
+            return
+        }
+        let slot = liveRows[Int(random.next() % UInt64(liveRows.count))]
+        index.remove(UInt32(slot + 1), oldValue: column.value(at: slot))
+        if kind == 1 {
+            live[slot] = false
+        } else {
+            column.set(newValue(&random), at: slot)
+            index.insert(UInt32(slot + 1))
+        }
+    }
+
     @Test(arguments: [UInt64(11), 12, 13, 14, 15])
     func patchedOrderIsRebuiltOrder(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         let column = Column(type: AttributeType(kind: .string, isOptional: true), defaultValue: .null)
         var live: [Bool] = []
         let index = SortedIndex(attribute: 0)
-        func randomValue() -> Value { random.next() % 8 == 0 ? .null : .string("v\(random.next() % 40)") }
-        func appendRow() -> UInt32 {
+        func randomValue(_ random: inout SplitMix64) -> Value { random.next() % 8 == 0 ? .null : .string("v\(random.next() % 40)") }
+        for _ in 0..<500 {
             live.append(true)
             column.grow(to: live.count)
-            column.set(randomValue(), at: live.count - 1)
-            return UInt32(live.count)
+            column.set(randomValue(&random), at: live.count - 1)
         }
-        for _ in 0..<500 { _ = appendRow() }
         index.markStale()
         index.consolidate(column: column, live: live)
 
         for transaction in 0..<60 {
             let changes = Int(random.next() % 12) + 1
             for _ in 0..<changes {
-                let liveRows = live.indices.filter { live[$0] }
-                switch random.next() % 4 {
-                case 0:
-                    index.insert(appendRow())
-                case 1 where !liveRows.isEmpty:
-                    let slot = liveRows[Int(random.next() % UInt64(liveRows.count))]
-                    index.remove(UInt32(slot + 1), oldValue: column.value(at: slot))
-                    live[slot] = false
-                default:
-                    guard !liveRows.isEmpty else { continue }
-                    let slot = liveRows[Int(random.next() % UInt64(liveRows.count))]
-                    index.remove(UInt32(slot + 1), oldValue: column.value(at: slot))
-                    column.set(randomValue(), at: slot)
-                    index.insert(UInt32(slot + 1))
-                }
+                Self.randomChange(index, column, live: &live, random: &random) { randomValue(&$0) }
             }
             index.consolidate(column: column, live: live)
             let expected = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }.sorted { SortedIndex.precedes($0, $1, column) }
@@ -112,7 +119,7 @@ import Testing
         #expect(column.hasOrderKeys)
         var live: [Bool] = []
         let index = SortedIndex(attribute: 0)
-        func randomValue() -> Value {
+        func randomValue(_ random: inout SplitMix64) -> Value {
             let pick = random.next()
             switch pick % 10 {
             case 0: return .null
@@ -122,36 +129,20 @@ import Testing
             default: return signed ? .int(Int64(random.next() % 50) - 25) : .uint(random.next() % 50)
             }
         }
-        func appendRow() -> UInt32 {
-            live.append(true)
-            column.grow(to: live.count)
-            column.set(randomValue(), at: live.count - 1)
-            return UInt32(live.count)
-        }
         if startsEmpty {
             index.consolidate(column: column, live: live)
         } else {
-            for _ in 0..<2_500 { _ = appendRow() }
+            for _ in 0..<2_500 {
+                live.append(true)
+                column.grow(to: live.count)
+                column.set(randomValue(&random), at: live.count - 1)
+            }
             index.markStale()
             index.consolidate(column: column, live: live)
         }
         for transaction in 0..<60 {
             for _ in 0..<(Int(random.next() % (startsEmpty && transaction < 20 ? 200 : 12)) + 1) {
-                let liveRows = live.indices.filter { live[$0] }
-                switch random.next() % 4 {
-                case 0, 1 where liveRows.isEmpty:
-                    index.insert(appendRow())
-                case 1:
-                    let slot = liveRows[Int(random.next() % UInt64(liveRows.count))]
-                    index.remove(UInt32(slot + 1), oldValue: column.value(at: slot))
-                    live[slot] = false
-                default:
-                    guard !liveRows.isEmpty else { continue }
-                    let slot = liveRows[Int(random.next() % UInt64(liveRows.count))]
-                    index.remove(UInt32(slot + 1), oldValue: column.value(at: slot))
-                    column.set(randomValue(), at: slot)
-                    index.insert(UInt32(slot + 1))
-                }
+                Self.randomChange(index, column, live: &live, random: &random) { randomValue(&$0) }
             }
             index.consolidate(column: column, live: live)
             let expected = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }.sorted { SortedIndex.precedes($0, $1, column) }
