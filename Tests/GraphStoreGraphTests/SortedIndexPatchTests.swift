@@ -7,6 +7,20 @@ import Testing
 /// value changes (some twice in one transaction), inserts, deletes, rows inserted and deleted in
 /// the same transaction, duplicates and nulls.
 @Suite struct SortedIndexPatchTests {
+    /// Adds a live row holding `value`; its row number.
+    @discardableResult
+    static func appendRow(_ value: Value, to column: Column, live: inout [Bool]) -> UInt32 {
+        live.append(true)
+        column.grow(to: live.count)
+        column.set(value, at: live.count - 1)
+        return UInt32(live.count)
+    }
+
+    /// The live rows in the order a rebuild puts them.
+    static func rebuiltOrder(of column: Column, live: [Bool]) -> [UInt32] {
+        live.indices.filter { live[$0] }.map { UInt32($0 + 1) }.sorted { SortedIndex.precedes($0, $1, column) }
+    }
+
     /// One change of the kinds a transaction makes, at random: a row inserted (a fourth of
     /// the time, and whenever none is live), deleted (a fourth), or given a new value.
     static func randomChange(_ index: SortedIndex, _ column: Column, live: inout [Bool], random: inout SplitMix64,
@@ -14,10 +28,7 @@ import Testing
         let liveRows = live.indices.filter { live[$0] }
         let kind = random.next() % 4
         guard kind != 0 && !liveRows.isEmpty else {
-            live.append(true)
-            column.grow(to: live.count)
-            column.set(newValue(&random), at: live.count - 1)
-            index.insert(UInt32(live.count))
+            index.insert(appendRow(newValue(&random), to: column, live: &live))
             return
         }
         let slot = liveRows[Int(random.next() % UInt64(liveRows.count))]
@@ -37,11 +48,7 @@ import Testing
         var live: [Bool] = []
         let index = SortedIndex(attribute: 0)
         func randomValue(_ random: inout SplitMix64) -> Value { random.next() % 8 == 0 ? .null : .string("v\(random.next() % 40)") }
-        for _ in 0..<500 {
-            live.append(true)
-            column.grow(to: live.count)
-            column.set(randomValue(&random), at: live.count - 1)
-        }
+        for _ in 0..<500 { Self.appendRow(randomValue(&random), to: column, live: &live) }
         index.markStale()
         index.consolidate(column: column, live: live)
 
@@ -51,8 +58,7 @@ import Testing
                 Self.randomChange(index, column, live: &live, random: &random) { randomValue(&$0) }
             }
             index.consolidate(column: column, live: live)
-            let expected = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }.sorted { SortedIndex.precedes($0, $1, column) }
-            #expect(index.orderedRows == expected, "transaction \(transaction)")
+            #expect(index.orderedRows == Self.rebuiltOrder(of: column, live: live), "transaction \(transaction)")
         }
     }
 
@@ -65,13 +71,7 @@ import Testing
         let column = Column(type: AttributeType(kind: .int(bits: 64), isOptional: false), defaultValue: .int(0))
         var live: [Bool] = []
         let index = SortedIndex(attribute: 0)
-        func appendRow(_ value: Int64) -> UInt32 {
-            live.append(true)
-            column.grow(to: live.count)
-            column.set(.int(value), at: live.count - 1)
-            return UInt32(live.count)
-        }
-        for _ in 0..<3_000 { _ = appendRow(Int64(random.next() % 1_000)) }
+        for _ in 0..<3_000 { Self.appendRow(.int(Int64(random.next() % 1_000)), to: column, live: &live) }
         index.markStale()
         index.consolidate(column: column, live: live)
         #expect(index.fencesMatch(column: column))
@@ -83,7 +83,7 @@ import Testing
             for _ in 0..<(Int(random.next() % 300) + 1) {
                 switch random.next() % 5 {
                 case 0, 1:
-                    index.insert(appendRow(490 + Int64(random.next() % 20)))
+                    index.insert(Self.appendRow(.int(490 + Int64(random.next() % 20)), to: column, live: &live))
                     liveRows.append(live.count - 1)
                 case 2:
                     guard let row = lowest.popLast(), live[Int(row) - 1] else { continue }
@@ -100,8 +100,7 @@ import Testing
                 }
             }
             index.consolidate(column: column, live: live)
-            let expected = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }.sorted { SortedIndex.precedes($0, $1, column) }
-            #expect(index.orderedRows == expected, "transaction \(transaction)")
+            #expect(index.orderedRows == Self.rebuiltOrder(of: column, live: live), "transaction \(transaction)")
             let fencesMatch = index.fencesMatch(column: column)
             #expect(fencesMatch, "transaction \(transaction)")
         }
@@ -132,11 +131,7 @@ import Testing
         if startsEmpty {
             index.consolidate(column: column, live: live)
         } else {
-            for _ in 0..<2_500 {
-                live.append(true)
-                column.grow(to: live.count)
-                column.set(randomValue(&random), at: live.count - 1)
-            }
+            for _ in 0..<2_500 { Self.appendRow(randomValue(&random), to: column, live: &live) }
             index.markStale()
             index.consolidate(column: column, live: live)
         }
@@ -145,8 +140,7 @@ import Testing
                 Self.randomChange(index, column, live: &live, random: &random) { randomValue(&$0) }
             }
             index.consolidate(column: column, live: live)
-            let expected = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }.sorted { SortedIndex.precedes($0, $1, column) }
-            #expect(index.orderedRows == expected, "transaction \(transaction)")
+            #expect(index.orderedRows == Self.rebuiltOrder(of: column, live: live), "transaction \(transaction)")
             let keysAndFencesMatch = index.fencesMatch(column: column)
             #expect(keysAndFencesMatch, "transaction \(transaction)")
         }

@@ -60,16 +60,20 @@ package final class Column {
     /// differ order their values; equal keys are equal values, except 0, which is also the
     /// null's. For integer layouts only (`hasOrderKeys`).
     package func orderKey(at slot: Int) -> UInt64 {
-        isNull(slot) ? 0 : UInt64(bitPattern: ints[slot]) ^ (layout == .int ? 1 << 63 : 0)
+        isNull(slot) ? 0 : UInt64(bitPattern: ints[slot]) ^ orderKeyFlip
     }
+
+    /// What `orderKey` flips in a value's bits: signed values are ordered as unsigned keys by
+    /// flipping the sign bit.
+    private var orderKeyFlip: UInt64 { layout == .int ? 1 << 63 : 0 }
 
     /// `orderKey` of a value of this column (a value the column held, such as the one a
     /// changed row was placed by); nil for a value of another kind.
     package func orderKey(of value: Value) -> UInt64? {
         switch (value, layout) {
         case (.null, _): return 0
-        case let (.int(v), .int): return UInt64(bitPattern: v) ^ (1 << 63)
-        case let (.uint(v), .uint): return v
+        case let (.int(v), .int): return UInt64(bitPattern: v) ^ orderKeyFlip
+        case let (.uint(v), .uint): return v ^ orderKeyFlip
         default: return nil
         }
     }
@@ -83,8 +87,7 @@ package final class Column {
         var nullRows: [UInt32] = [], keyedRows: [UInt32] = [], keys: [UInt64] = []
         keyedRows.reserveCapacity(rows.count)
         keys.reserveCapacity(rows.count)
-        // Signed values are ordered as unsigned keys by flipping the sign bit.
-        let flip: UInt64 = layout == .int ? 1 << 63 : 0
+        let flip = orderKeyFlip
         // Ties go by row: the radix sort keeps the rows' order, so they go in sorted (a
         // rebuild's live rows already are).
         let inOrder = zip(rows, rows.dropFirst()).allSatisfy { $0 < $1 }

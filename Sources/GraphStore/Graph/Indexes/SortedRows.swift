@@ -74,11 +74,7 @@ package struct SortedRows {
     /// to some position and for none after it (the order's own sort): chunk by chunk on their
     /// fences, then inside the one chunk, each probe reading one row and its `value`.
     package func firstPosition(where isBefore: (_ row: UInt32, _ value: Value) -> Bool, value: (UInt32) -> Value) -> Int {
-        var low = 0, high = fences.count
-        while low < high {
-            let mid = (low + high) / 2
-            if isBefore(fences[mid].row, fences[mid].value) { low = mid + 1 } else { high = mid }
-        }
+        let low = chunkIndex(where: isBefore)
         guard low < chunks.count else { return count }
         let chunk = chunks[low]
         var first = 0, last = chunk.count
@@ -96,11 +92,7 @@ package struct SortedRows {
     /// where the keys are both 0 (a null or the smallest value).
     package func firstPosition(notBefore row: UInt32, key: UInt64, isBefore: (_ row: UInt32, _ value: Value) -> Bool,
                                value: (UInt32) -> Value) -> Int {
-        var low = 0, high = fences.count
-        while low < high {
-            let mid = (low + high) / 2
-            if isBefore(fences[mid].row, fences[mid].value) { low = mid + 1 } else { high = mid }
-        }
+        let low = chunkIndex(where: isBefore)
         guard low < chunks.count else { return count }
         let first = chunks[low].withUnsafeBufferPointer { chunk in
             keys[low].withUnsafeBufferPointer { chunkKeys in
@@ -114,6 +106,17 @@ package struct SortedRows {
             }
         }
         return starts[low] + first
+    }
+
+    /// The first chunk whose fence `isBefore` rejects (chunks.count when none): the chunk a
+    /// search continues in.
+    private func chunkIndex(where isBefore: (_ row: UInt32, _ value: Value) -> Bool) -> Int {
+        var low = 0, high = fences.count
+        while low < high {
+            let mid = (low + high) / 2
+            if isBefore(fences[mid].row, fences[mid].value) { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     /// The rows at `range`'s positions, in order.
