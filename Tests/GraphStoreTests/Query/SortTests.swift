@@ -46,15 +46,16 @@ import Testing
         }
     }
 
-    /// A sort of many objects whose first key is a number goes by radix: the same order as
-    /// comparing, negatives, -0 beside 0, ties (kept in fetch order, or ordered by the next keys)
-    /// and both directions included.
-    @Test func oneNumberKeyOfManyObjectsSortsAsComparisonsDo() throws {
+    /// A sort whose first key is a number goes by the keys' bits (by radix from
+    /// `radixThreshold` objects): the same order as comparing, negatives, -0 beside 0, ties
+    /// (kept in fetch order, or ordered by the next keys) and both directions included.
+    @Test(arguments: [SortKeys.radixThreshold / 2, 2 * SortKeys.radixThreshold])
+    func oneNumberKeySortsAsComparisonsDo(count: Int) throws {
         let container = try ModelContainer(for: Airport.self, Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let loader = ModelContext(container)
         var random = SplitMix64(seed: 7)
         let specials: [Double] = [0, -0.0, -1, 1, -1e300, 1e300, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 1e15, -1e15]
-        for i in 0..<(2 * SortKeys.radixThreshold) {
+        for i in 0..<count {
             let airport = Airport(icao: "A\(i)")
             airport.latitude = i < specials.count ? specials[i] : Double(Int(random.next() % 41) - 20) / 2
             loader.insert(airport)
@@ -66,7 +67,7 @@ import Testing
         let context = ModelContext(container)
         let airports = try context.fetch(FetchDescriptor<Airport>())
         let flights = try context.fetch(FetchDescriptor<Flight>())
-        #expect(airports.count >= SortKeys.radixThreshold)
+        #expect(airports.count == count)
         for order in [SortOrder.forward, .reverse] {
             func precedes(_ a: (offset: Int, element: Double), _ b: (offset: Int, element: Double)) -> Bool {
                 a.element != b.element ? (order == .forward) == (a.element < b.element) : a.offset < b.offset

@@ -384,11 +384,12 @@ extension ModelContext {
         func firstOrder(_ i: Int, _ j: Int) -> ComparisonResult {
             first?.compare(i, j) ?? firstDescriptor.compare(items[i], items[j])
         }
-        // A number first key from 256 items (a sort by date or distance): positions by radix;
-        // otherwise by comparing the first key alone, ties in position order (stable).
+        // A number first key (a sort by date or distance): positions by the keys' order-keeping
+        // bits, by radix from 256 items; otherwise by comparing the first key alone, ties in
+        // position order (stable).
         var order: [Int]
-        if items.count >= SortKeys.radixThreshold, let radix = first?.radixOrder() {
-            order = radix
+        if let byNumber = first?.numberOrder() {
+            order = byNumber
         } else {
             order = (0..<items.count).sorted { i, j in
                 switch firstOrder(i, j) {
@@ -541,12 +542,15 @@ struct SortKeys {
         }
     }
 
-    /// From how many items a sort by one number key goes by radix (below, comparing is as quick).
+    /// From how many items a sort by one number key goes by radix (below, a comparison sort of
+    /// the keys is as quick).
     static let radixThreshold = 256
 
     /// The items' positions in this key's order (ties in position order, as the comparisons
-    /// leave them), sorted by radix on each number's order-keeping bits; nil for string keys.
-    func radixOrder() -> [Int]? {
+    /// leave them), sorted on each number's order-keeping bits: by radix from `radixThreshold`
+    /// items, else by comparing the bits, in code specialised for them (comparing positions
+    /// through `compare` took a tenth of a 250-flight arrivals board). Nil for string keys.
+    func numberOrder() -> [Int]? {
         guard !isString, numbers.count < Int(UInt32.max) else { return nil }
         var keys: [UInt64] = []
         keys.reserveCapacity(numbers.count)
@@ -556,7 +560,12 @@ struct SortKeys {
             let ordered = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
             keys.append(ascending ? ordered : ~ordered)
         }
-        return radixSorted(rows: Array(0..<UInt32(numbers.count)), keys: keys).map { Int($0) }
+        if numbers.count >= Self.radixThreshold {
+            return radixSorted(rows: Array(0..<UInt32(numbers.count)), keys: keys).map { Int($0) }
+        }
+        var keyed = zip(keys, 0..<numbers.count).map { (key: $0, position: $1) }
+        keyed.sort { $0.key != $1.key ? $0.key < $1.key : $0.position < $1.position }
+        return keyed.map(\.position)
     }
 
     /// Whether a key orders as its value does: beyond 2^53 a Double no longer tells integers
