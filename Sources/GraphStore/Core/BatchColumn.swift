@@ -25,6 +25,16 @@ import Foundation
     @inlinable package var count: Int { states.count }
     package var isEmpty: Bool { states.isEmpty }
 
+    /// No rows; the storage (and its kind, for values of the same attribute) kept for rows
+    /// set later.
+    package mutating func removeAll() {
+        states.removeAll(keepingCapacity: true)
+        words.removeAll(keepingCapacity: true)
+        strings.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
+        expectedRows = 0
+    }
+
     package mutating func reserveCapacity(_ rows: Int) {
         expectedRows = rows
         states.reserveCapacity(rows)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import GraphStoreMacrosFree
 import GraphStoreModelTestSupport
+@testable import GraphStore
 
 /// A context keeps its objects' unsaved changes by column, each insert or changed object a
 /// slot, and a save hands the columns to its transaction. Every way changes can leave that
@@ -40,6 +41,46 @@ import GraphStoreModelTestSupport
         #expect(next.map(\.routeDistance) == [5_000, 5_001, 5_002])
         try context.save()
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Flight>()) == 11)
+    }
+
+    /// A table emptied by a save keeps its storage for the next save's changes (a few slots'
+    /// worth; a larger one is let go): the next inserts in those slots hold only what they set,
+    /// nothing of the slots' earlier objects, and those objects read what was saved.
+    @Test(arguments: [3, UnsavedValues.slotsKeptAfterEmptying + 1])
+    func slotsOfAnEmptiedTableStartUnset(first count: Int) throws {
+        let store = TemporaryStore()
+        let container = try store.container(Flight.self, Airport.self, Airline.self)
+        let context = ModelContext(container)
+        let airport = Airport()
+        airport.icao = "KSFO"
+        context.insert(airport)
+        let earlier = (0..<count).map { flight("E\($0)", 100 + $0, in: context) }
+        for flight in earlier {
+            flight.status = .enroute
+            flight.actualOff = Date(timeIntervalSinceReferenceDate: 1_000)
+            flight.origin = airport
+        }
+        try context.save()
+        earlier[1].routeDistance = 7  // a committed object's change in slot 0 of the next table
+        let later = (0..<2).map { i -> Flight in
+            let flight = Flight()
+            flight.ident = "L\(i)"
+            context.insert(flight)
+            return flight
+        }
+        func unset(_ flight: Flight) -> Bool {
+            flight.routeDistance == 0 && flight.status == .scheduled && flight.actualOff == nil && flight.origin == nil
+        }
+        #expect(later.allSatisfy(unset))
+        try context.save()
+        #expect(later.allSatisfy(unset))
+        let reader = ModelContext(container)
+        let saved = try reader.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "L0" || $0.ident == "L1" }))
+        #expect(saved.count == 2 && saved.allSatisfy(unset))
+        let first = try #require(try reader.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "E1" })).first)
+        #expect(first.routeDistance == 7 && first.status == .enroute && first.origin?.icao == "KSFO")
+        #expect(earlier[2].routeDistance == 102 && earlier[2].status == .enroute && earlier[2].origin === airport)
+        #expect(airport.flightsFrom.count == count)
     }
 
     @Test func aSaveThatThrowsLeavesTheTableIntact() throws {

@@ -20,6 +20,13 @@ struct UnsavedValues {
         /// Each slot's object (held: every one is an unsaved insert or change the context holds
         /// anyway).
         var owners: [ModelBacking] = []
+
+        /// No slots, the storage kept.
+        mutating func empty() {
+            owners.removeAll(keepingCapacity: true)
+            for column in attributes.columns.indices { attributes.columns[column].removeAll() }
+            for relationship in relationships.indices { relationships[relationship].removeAll(keepingCapacity: true) }
+        }
     }
 
     private var tables: [Table] = []
@@ -114,7 +121,19 @@ struct UnsavedValues {
     /// saved or discarded: an object whose changes must outlive the table takes them back
     /// first, `ModelBacking.takeBackChanges`).
     mutating func removeAll() {
-        for entity in tables.indices { forEachHolder(of: entity) { $0.unsavedSlot = -1 } }
-        tables = []
+        for entity in tables.indices {
+            forEachHolder(of: entity) { $0.unsavedSlot = -1 }
+            // A table of a few slots is emptied where it is, so that the next save's few
+            // changes find their storage made (freeing a small save's columns and making them
+            // again was most of finishing it); a larger one is let go, with its memory.
+            if tables[entity].owners.count <= Self.slotsKeptAfterEmptying {
+                tables[entity].empty()
+            } else {
+                tables[entity] = Table(attributes: BatchColumns(columns: 0), relationships: [])
+            }
+        }
     }
+
+    /// How many slots' storage a table keeps when emptied.
+    static let slotsKeptAfterEmptying = 256
 }
