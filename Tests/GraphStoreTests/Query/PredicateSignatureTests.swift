@@ -8,12 +8,16 @@ import Testing
 /// An ad-hoc fetch finds its compiled query by its predicate's expression type and signature.
 /// Predicates of one type that differ in a key path, an operator or a Bool must never share one.
 @Suite struct PredicateSignatureTests {
+    /// Signed as a fetch signs it: through the expression's type, the value where it lies.
     private func signed(_ predicate: Predicate<Flight>) throws -> (PredicateSignature, SlotValues) {
-        let convertible = try #require(predicate.expression as? any PredicateNodeConvertible)
-        var signature = PredicateSignature()
-        var constants = SlotValues()
-        convertible.sign(&signature, constants: &constants)
-        return (signature, constants)
+        func signed<E: StandardPredicateExpression<Bool>>(_ expression: E) throws -> (PredicateSignature, SlotValues) {
+            let signer = try #require(PredicateExpressionType.of(E.self).signer)
+            var signature = PredicateSignature()
+            var constants = SlotValues()
+            signer.sign(expression, &signature, constants: &constants)
+            return (signature, constants)
+        }
+        return try signed(predicate.expression)
     }
 
     /// The constants a signature collects are the shape's slot values, in the shape's order, in

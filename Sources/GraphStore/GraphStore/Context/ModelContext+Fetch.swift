@@ -116,7 +116,7 @@ extension ModelContext {
     /// records are pending. Nil when the fetch is anything else (or the pending map cannot be
     /// trusted: two unsaved objects share the value).
     private func lookupByUniqueKey<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> [T]? {
-        guard plansQueries, let expression = descriptor.predicate?.expression, let lookup = KeyLookupShapes.parts(of: expression),
+        guard plansQueries, let expression = descriptor.predicate?.expression, let lookup = keyLookup(expression),
               let key = uniqueKey(lookup.keyPath, in: entity), !key.isExternal,
               let value = QueryPlanner.storedValue(lookup.constant), value != .null else { return nil }
         let pendingChanges = hasChanges
@@ -236,22 +236,31 @@ extension ModelContext {
     /// signature when its tree converts statically (no tree made, no key path hashed), by shape
     /// otherwise and the first time.
     func compiledQuery<T>(_ predicate: Predicate<T>, entity: Schema.Entity) -> (CompiledQuery, constants: SlotValues) {
-        let expression = predicate.expression
-        guard let convertible = expression as? any PredicateNodeConvertible else {
+        compiledQuery(expression: predicate.expression, entity: entity)
+    }
+
+    private func compiledQuery<E: StandardPredicateExpression<Bool>>(expression: E, entity: Schema.Entity) -> (CompiledQuery, constants: SlotValues) {
+        let type = predicateExpressionTypes.of(E.self)
+        guard let convertible = type.convertible, let signer = type.signer else {
             let (compiled, constants) = compiledQuery(PredicateNode(expression), entity: entity)
             return (compiled, SlotValues(given: constants))
         }
         var signature = PredicateSignature()
         var constants = SlotValues()
-        convertible.sign(&signature, constants: &constants)
-        let type = ObjectIdentifier(Swift.type(of: expression))
-        if let kept = compiledQueriesBySignature.query(type: type, entity: entity.index, signature: signature) { return (kept, constants) }
-        let (compiled, _) = compiledQuery(convertible.predicateNode, entity: entity)
+        signer.sign(expression, &signature, constants: &constants)
+        let id = ObjectIdentifier(E.self)
+        if let kept = compiledQueriesBySignature.query(type: id, entity: entity.index, signature: signature) { return (kept, constants) }
+        let (compiled, _) = compiledQuery(convertible.predicateNode(of: expression), entity: entity)
         if compiledQueriesBySignature.count >= 256 { compiledQueriesBySignature.removeAll() }
         var kept = PredicateSignature(retainingKeyPaths: true), keptConstants = SlotValues()
-        convertible.sign(&kept, constants: &keptConstants)
-        compiledQueriesBySignature.keep(compiled, type: type, entity: entity.index, signature: kept)
+        signer.sign(expression, &kept, constants: &keptConstants)
+        compiledQueriesBySignature.keep(compiled, type: id, entity: entity.index, signature: kept)
         return (compiled, constants)
+    }
+
+    /// The key path and constant of `$0.key == constant`; nil for any other expression.
+    private func keyLookup<E: StandardPredicateExpression<Bool>>(_ expression: E) -> (keyPath: AnyKeyPath, constant: Any)? {
+        predicateExpressionTypes.of(E.self).keyLookup?.parts(of: expression)
     }
 
     /// The same, by the shape of a converted predicate.

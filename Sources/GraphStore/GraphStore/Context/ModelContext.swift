@@ -119,6 +119,8 @@ public final class ModelContext {
     var compiledQueries: [CompiledQueryKey: [(shape: QueryShape, query: CompiledQuery)]] = [:]
     /// The same compiled queries, found by expression type and signature (see PredicateSignature).
     var compiledQueriesBySignature = CompiledQueriesBySignature()
+    /// What each predicate expression type fetched here is (see PredicateExpressionType).
+    var predicateExpressionTypes = PredicateExpressionTypes()
     /// The model executor that owns this context, if an actor's.
     var modelExecutor: DefaultSerialModelExecutor? { link.modelExecutor }
 

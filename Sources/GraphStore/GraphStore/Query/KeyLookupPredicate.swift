@@ -20,26 +20,6 @@ extension KeyEqualsConstantPredicate {
     }
 }
 
-/// Which predicate expression types are lookups by key, found out once per type: the cast to
-/// `KeyEqualsConstantPredicate` checks a conditional conformance, which took a sixth of a
-/// `#Predicate` lookup's time when made for every fetch.
-enum KeyLookupShapes {
-    private static let known = Locked<[ObjectIdentifier: (any KeyEqualsConstantPredicate.Type)?]>([:])
-
-    /// `expression`'s key path and constant when it is `$0.key == constant`.
-    static func parts<E: StandardPredicateExpression<Bool>>(of expression: E) -> (keyPath: AnyKeyPath, constant: Any)? {
-        let id = ObjectIdentifier(E.self)
-        let lookupType: (any KeyEqualsConstantPredicate.Type)?
-        if let known = known.withLock({ $0[id] }) {
-            lookupType = known
-        } else {
-            lookupType = E.self as? any KeyEqualsConstantPredicate.Type
-            known.withLock { $0[id] = Optional(lookupType) }
-        }
-        return lookupType?.parts(of: expression)
-    }
-}
-
 protocol KeyPathOffInput {
     var keyPathOffInput: AnyKeyPath { get }
 }

@@ -95,12 +95,28 @@ indirect enum PredicateNode {
 }
 
 /// An expression whose whole subtree converts statically (see `PredicateNode`), and signs
-/// itself the same way (see `PredicateSignature`).
+/// itself the same way (see `PredicateSigner`).
 protocol PredicateNodeConvertible {
     var predicateNode: PredicateNode { get }
-    /// Appends what tells this subtree apart from others of its type to `signature`, and its
-    /// constants other than Bools to `constants`, in the order `QueryShape` numbers its slots.
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues)
+    /// Adds the steps that sign an expression of this type lying `offset` bytes into the whole
+    /// tree: what tells it apart from others of its type, and its constants other than Bools, in
+    /// the order `QueryShape` numbers its slots. False when a field's place is not known.
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool
+}
+
+extension PredicateNodeConvertible {
+    /// The converted tree of `expression`, which is of this very type (the caller found `E` to
+    /// be this type), read where it lies: a cast of the value to `any PredicateNodeConvertible`
+    /// would copy the whole tree.
+    static func predicateNode<E>(of expression: borrowing E) -> PredicateNode {
+        precondition(E.self == Self.self, "an expression converted as another type")
+        return withUnsafePointer(to: expression) { UnsafeRawPointer($0).assumingMemoryBound(to: Self.self).pointee.predicateNode }
+    }
+
+    /// Where `field` lies in an expression of this type lying `offset` bytes into the tree.
+    static func place(of field: PartialKeyPath<Self>, at offset: Int) -> Int? {
+        MemoryLayout<Self>.offset(of: field).map { offset + $0 }
+    }
 }
 
 /// An expression of a known kind whose children may not all be known: converted child by child.

@@ -86,89 +86,95 @@ struct CompiledQueriesBySignature {
     }
 }
 
-// MARK: Signing, leaves first; children in the order `PredicateNode.replacing` visits them
+// MARK: Signing steps, leaves first; children in the order `PredicateNode.replacing` visits them
 
 extension PredicateExpressions.Value {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
-        signature.append(constant: value, to: &constants)
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let place = place(of: \.value, at: offset) else { return false }
+        signer.addConstant(at: place, of: Output.self)
+        return true
     }
 }
 
 extension PredicateExpressions.NilLiteral {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {}
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool { true }
 }
 
 extension PredicateExpressions.Variable {
     // Any variable: shapes compare variables equal whatever their identifiers.
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {}
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool { true }
 }
 
 extension PredicateExpressions.KeyPath where Root: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
-        signature.append(keyPath)
-        root.sign(&signature, constants: &constants)
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let keyPath = place(of: \.keyPath, at: offset), let root = place(of: \.root, at: offset) else { return false }
+        signer.addKeyPath(at: keyPath)
+        return Root.addSigningSteps(at: root, to: &signer)
     }
 }
 
 extension PredicateExpressions.OptionalFlatMap where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
-        wrapped.sign(&signature, constants: &constants)
-        transform.sign(&signature, constants: &constants)
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let wrapped = place(of: \.wrapped, at: offset), let transform = place(of: \.transform, at: offset) else { return false }
+        return LHS.addSigningSteps(at: wrapped, to: &signer) && RHS.addSigningSteps(at: transform, to: &signer)
     }
 }
 
 extension PredicateExpressions.Equal where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
-        lhs.sign(&signature, constants: &constants)
-        rhs.sign(&signature, constants: &constants)
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else { return false }
+        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
     }
 }
 
 extension PredicateExpressions.NotEqual where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
-        lhs.sign(&signature, constants: &constants)
-        rhs.sign(&signature, constants: &constants)
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else { return false }
+        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
     }
 }
 
 extension PredicateExpressions.Comparison where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
-        signature.append(op)
-        lhs.sign(&signature, constants: &constants)
-        rhs.sign(&signature, constants: &constants)
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let op = place(of: \.op, at: offset), let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else {
+            return false
+        }
+        signer.addOperator(at: op)
+        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
     }
 }
 
 extension PredicateExpressions.Conjunction where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
-        lhs.sign(&signature, constants: &constants)
-        rhs.sign(&signature, constants: &constants)
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else { return false }
+        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
     }
 }
 
 extension PredicateExpressions.Disjunction where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
-        lhs.sign(&signature, constants: &constants)
-        rhs.sign(&signature, constants: &constants)
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else { return false }
+        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
     }
 }
 
 extension PredicateExpressions.Negation where Wrapped: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
-        wrapped.sign(&signature, constants: &constants)
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let wrapped = place(of: \.wrapped, at: offset) else { return false }
+        return Wrapped.addSigningSteps(at: wrapped, to: &signer)
     }
 }
 
 extension PredicateExpressions.NilCoalesce where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
-        lhs.sign(&signature, constants: &constants)
-        rhs.sign(&signature, constants: &constants)
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else { return false }
+        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
     }
 }
 
 extension PredicateExpressions.SequenceContains where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
-    func sign(_ signature: inout PredicateSignature, constants: inout SlotValues) {
-        sequence.sign(&signature, constants: &constants)
-        element.sign(&signature, constants: &constants)
+    static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let sequence = place(of: \.sequence, at: offset), let element = place(of: \.element, at: offset) else { return false }
+        return LHS.addSigningSteps(at: sequence, to: &signer) && RHS.addSigningSteps(at: element, to: &signer)
     }
 }

@@ -1,0 +1,42 @@
+@_spi(GraphStoreInternals) import GraphStoreCore
+import Foundation
+
+/// What a fetch needs to know of its predicate's expression type: whether it is a lookup by key
+/// (`$0.key == constant`, see `KeyEqualsConstantPredicate`), and whether its whole tree converts
+/// statically (`PredicateNodeConvertible`) and how it is signed then (`PredicateSigner`). Each
+/// cast checks a conditional conformance through the whole nested type, costlier than the rest
+/// of a lookup by key, so it is found out once per type; and it is asked of the type, never of
+/// the value, whose cast to an existential would copy the whole tree.
+struct PredicateExpressionType {
+    let keyLookup: (any KeyEqualsConstantPredicate.Type)?
+    let convertible: (any PredicateNodeConvertible.Type)?
+    /// Set when `convertible` is.
+    let signer: PredicateSigner?
+
+    /// Shared by every context, so that a context made for one task does not cast again.
+    private static let known = Locked<[ObjectIdentifier: PredicateExpressionType]>([:])
+
+    static func of<E>(_ type: E.Type) -> PredicateExpressionType {
+        let id = ObjectIdentifier(type)
+        if let found = known.withLock({ $0[id] }) { return found }
+        let convertible = type as? any PredicateNodeConvertible.Type
+        let signer = convertible.flatMap(PredicateSigner.of)
+        let found = PredicateExpressionType(keyLookup: type as? any KeyEqualsConstantPredicate.Type,
+                                            convertible: signer == nil ? nil : convertible, signer: signer)
+        known.withLock { $0[id] = found }
+        return found
+    }
+}
+
+/// A context's own table of the same, asked on every fetch without the shared table's lock.
+struct PredicateExpressionTypes {
+    private var known: [ObjectIdentifier: PredicateExpressionType] = [:]
+
+    mutating func of<E>(_ type: E.Type) -> PredicateExpressionType {
+        let id = ObjectIdentifier(type)
+        if let found = known[id] { return found }
+        let found = PredicateExpressionType.of(type)
+        known[id] = found
+        return found
+    }
+}

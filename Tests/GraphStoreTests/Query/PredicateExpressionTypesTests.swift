@@ -1,0 +1,56 @@
+import Foundation
+import GraphStoreModelTestSupport
+import Testing
+@testable import GraphStore
+@testable import GraphStoreMacrosFree
+
+/// What a predicate's expression type is, found out once per type: `$0.key == constant` is told
+/// from every other predicate, and a tree that converts statically from one that does not. Each
+/// call, first or later, through a context's table or a new one, gives the same answers, and a
+/// lookup gives this predicate's own constant.
+@Suite struct PredicateExpressionTypesTests {
+    private func parts(_ predicate: Predicate<Flight>, in types: inout PredicateExpressionTypes) -> (AnyKeyPath, Any)? {
+        func parts<E: StandardPredicateExpression<Bool>>(_ expression: E) -> (AnyKeyPath, Any)? {
+            guard let found = types.of(E.self).keyLookup?.parts(of: expression) else { return nil }
+            return (found.keyPath, found.constant)
+        }
+        return parts(predicate.expression)
+    }
+
+    private func converts(_ predicate: Predicate<Flight>, in types: inout PredicateExpressionTypes) -> Bool {
+        func converts<E: StandardPredicateExpression<Bool>>(_ expression: E) -> Bool { types.of(E.self).convertible != nil }
+        return converts(predicate.expression)
+    }
+
+    @Test func lookupsGiveTheirKeyAndConstantAndOthersNothing() throws {
+        var kept = PredicateExpressionTypes()
+        for round in 0..<3 {
+            var fresh = PredicateExpressionTypes()
+            for types in [true, false] {
+                func parts(_ predicate: Predicate<Flight>) -> (AnyKeyPath, Any)? {
+                    types ? self.parts(predicate, in: &kept) : self.parts(predicate, in: &fresh)
+                }
+                let ident = "F\(round)", distance = round * 10
+                let byIdent = try #require(parts(#Predicate<Flight> { $0.ident == ident }))
+                #expect(byIdent.0 == \Flight.ident && byIdent.1 as? String == ident)
+                let byDistance = try #require(parts(#Predicate<Flight> { $0.routeDistance == distance }))
+                #expect(byDistance.0 == \Flight.routeDistance && byDistance.1 as? Int == distance)
+                #expect(parts(#Predicate<Flight> { $0.ident == ident || $0.ident == ident }) == nil)
+                #expect(parts(#Predicate<Flight> { $0.routeDistance > distance }) == nil)
+                #expect(parts(#Predicate<Flight> { $0.origin?.icao == ident }) == nil)
+            }
+        }
+    }
+
+    /// Trees whose every node has a static conversion convert; one with a node converted child by
+    /// child (a string function) does not, and is found by shape instead.
+    @Test func treesConvertStaticallyOnlyWhenEveryNodeDoes() {
+        var types = PredicateExpressionTypes()
+        let icao = "K1", distance = 5
+        for _ in 0..<2 {
+            #expect(converts(#Predicate<Flight> { $0.origin?.icao == icao && $0.routeDistance > distance }, in: &types))
+            #expect(converts(#Predicate<Flight> { $0.ident == icao }, in: &types))
+            #expect(!converts(#Predicate<Flight> { $0.ident.starts(with: icao) }, in: &types))
+        }
+    }
+}
