@@ -11,11 +11,7 @@ import Testing
     /// Signed as a fetch signs it: through the expression's type, the value where it lies.
     private func signed(_ predicate: Predicate<Flight>) throws -> (PredicateSignature, SlotValues) {
         func signed<E: StandardPredicateExpression<Bool>>(_ expression: E) throws -> (PredicateSignature, SlotValues) {
-            let signer = try #require(PredicateExpressionType.of(E.self).signer)
-            var signature = PredicateSignature()
-            var constants = SlotValues()
-            signer.sign(expression, &signature, constants: &constants)
-            return (signature, constants)
+            try #require(PredicateExpressionType.of(E.self).signer).sign(expression)
         }
         return try signed(predicate.expression)
     }

@@ -40,9 +40,8 @@ extension ModelContext {
     /// (`fetchOnRows`). Nil when the predicate runs on objects (or there is none, or there are
     /// changes): `candidates` then.
     private func fetchWithoutChanges<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T]? {
-        // The cheap checks before the predicate is copied out of the descriptor.
-        guard queryPlanningEnabled, !hasChanges, let predicate = descriptor.predicate else { return nil }
-        let (compiled, constants) = compiledQuery(predicate, entity: entity)
+        guard queryPlanningEnabled, !hasChanges, let expression = descriptor.expression else { return nil }
+        let (compiled, constants) = compiledQuery(expression: expression, entity: entity)
         return try fetchOnRows(compiled, entity: entity, values: constants, sortBy: descriptor.sortBy,
                                offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
     }
@@ -116,7 +115,7 @@ extension ModelContext {
     /// records are pending. Nil when the fetch is anything else (or the pending map cannot be
     /// trusted: two unsaved objects share the value).
     private func lookupByUniqueKey<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> [T]? {
-        guard plansQueries, let expression = descriptor.predicate?.expression, let lookup = keyLookup(expression),
+        guard plansQueries, let expression = descriptor.expression, let lookup = keyLookup(expression),
               let key = uniqueKey(lookup.keyPath, in: entity), !key.isExternal,
               let value = QueryPlanner.storedValue(lookup.constant), value != .null else { return nil }
         let pendingChanges = hasChanges
@@ -193,8 +192,8 @@ extension ModelContext {
         guard let entity = schema.entity(for: T.self) else { throw ModelContextError.typeNotInSchema("\(T.self)") }
         let (plan, rows) = plan(descriptor, entity: entity, describing: true)
         var lines = [plan?.plan ?? "scan \(entity.name): \(rows.count) row(s)"]
-        if let predicate = descriptor.predicate {
-            let (compiled, constants) = compiledQuery(predicate, entity: entity)
+        if let expression = descriptor.expression {
+            let (compiled, constants) = compiledQuery(expression: expression, entity: entity)
             let onRows = compiled.condition != nil && constants.storedComplete
             lines.append(onRows ? "filter by the predicate, compiled, on rows" : "filter by the predicate on objects")
         }
@@ -217,11 +216,11 @@ extension ModelContext {
     /// `ignoringPendingChanges`.
     private func plan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, ignoringPendingChanges: Bool = false,
                                           describing: Bool = false) -> (QueryExecutor.Candidates?, [UInt64]) {
-        guard queryPlanningEnabled, let predicate = descriptor.predicate else {
+        guard queryPlanningEnabled, let expression = descriptor.expression else {
             return (nil, graph.read { $0.table(entity.index).liveRows })
         }
         let pendingEntities: Set<Int> = ignoringPendingChanges ? [] : Set(unsavedModels.compactMap { $0.persistentBacking.entity?.index })
-        let (compiled, constants) = compiledQuery(predicate, entity: entity)
+        let (compiled, constants) = compiledQuery(expression: expression, entity: entity)
         return graph.read { view in
             let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,
                                          stored: constants.stored, given: constants.given, marks: rowMarks,
@@ -235,26 +234,18 @@ extension ModelContext {
     /// and the predicate's constants, its slots' values: found by the expression's type and
     /// signature when its tree converts statically (no tree made, no key path hashed), by shape
     /// otherwise and the first time.
-    func compiledQuery<T>(_ predicate: Predicate<T>, entity: Schema.Entity) -> (CompiledQuery, constants: SlotValues) {
-        compiledQuery(expression: predicate.expression, entity: entity)
-    }
-
     private func compiledQuery<E: StandardPredicateExpression<Bool>>(expression: E, entity: Schema.Entity) -> (CompiledQuery, constants: SlotValues) {
         let type = predicateExpressionTypes.of(E.self)
         guard let convertible = type.convertible, let signer = type.signer else {
             let (compiled, constants) = compiledQuery(PredicateNode(expression), entity: entity)
             return (compiled, SlotValues(given: constants))
         }
-        var signature = PredicateSignature()
-        var constants = SlotValues()
-        signer.sign(expression, &signature, constants: &constants)
+        let (signature, constants) = signer.sign(expression)
         let id = ObjectIdentifier(E.self)
         if let kept = compiledQueriesBySignature.query(type: id, entity: entity.index, signature: signature) { return (kept, constants) }
         let (compiled, _) = compiledQuery(convertible.predicateNode(of: expression), entity: entity)
         if compiledQueriesBySignature.count >= 256 { compiledQueriesBySignature.removeAll() }
-        var kept = PredicateSignature(retainingKeyPaths: true), keptConstants = SlotValues()
-        signer.sign(expression, &kept, constants: &keptConstants)
-        compiledQueriesBySignature.keep(compiled, type: id, entity: entity.index, signature: kept)
+        compiledQueriesBySignature.keep(compiled, type: id, entity: entity.index, signature: signer.sign(expression, retainingKeyPaths: true).signature)
         return (compiled, constants)
     }
 
@@ -316,12 +307,12 @@ extension ModelContext {
     /// unsaved changes elsewhere could change what a chain reads.
     private func matchOnRows<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity,
                                                  planned: inout (QueryExecutor.Candidates?, [UInt64])?) throws -> [T]? {
-        guard queryPlanningEnabled, let predicate = descriptor.predicate else { return nil }
+        guard queryPlanningEnabled, let expression = descriptor.expression, let predicate = descriptor.predicate else { return nil }
         let pending = unsavedModels
         guard pending.allSatisfy({ $0.persistentBacking.entity?.index == entity.index }) else { return nil }
         let pendingRows = Set(pending.filter { $0.persistentBacking.state != .inserted }.map(\.persistentBacking.row))
         let pendingEntities: Set<Int> = pending.isEmpty ? [] : [entity.index]
-        let (compiled, constants) = compiledQuery(predicate, entity: entity)
+        let (compiled, constants) = compiledQuery(expression: expression, entity: entity)
         let (stored, given, complete) = (constants.stored, constants.given, constants.storedComplete)
         let matchedRows: [UInt64]? = graph.read { view in
             let executor = QueryExecutor(plan: compiled.plan, schema: schema, entity: entity, view: view,

@@ -3,7 +3,12 @@ import Foundation
 /// What to fetch: SwiftData's FetchDescriptor, with the same names and defaults.
 public struct FetchDescriptor<T: PersistentModel> {
     /// Which objects to fetch (nil: all of the type).
-    public var predicate: Predicate<T>?
+    public var predicate: Predicate<T>? {
+        didSet { expression = predicate?.expression }
+    }
+    /// The predicate's expression, kept beside it: a fetch reads it without copying the
+    /// predicate out, a copy that looks up the generic metadata of `Predicate<T>` each time.
+    private(set) var expression: (any StandardPredicateExpression<Bool>)?
     /// Their order; ties keep the order rows were inserted in.
     public var sortBy: [SortDescriptor<T>]
     /// At most this many objects (after the offset).
@@ -21,6 +26,7 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// A fetch of the objects matching `predicate` (all, when nil), in the order `sortBy` gives.
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
         self.predicate = predicate
+        self.expression = predicate?.expression
         self.sortBy = sortBy
         self.includePendingChanges = true
         self.propertiesToFetch = []

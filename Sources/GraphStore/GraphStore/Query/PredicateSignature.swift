@@ -18,11 +18,12 @@ struct PredicateSignature: Equatable {
     private(set) var keyPaths: [AnyKeyPath] = []
     private let retainsKeyPaths: Bool
 
-    init(retainingKeyPaths: Bool = false) {
+    /// An empty signature with room for `keyPaths` key paths and `details` constants and operators.
+    init(retainingKeyPaths: Bool = false, keyPaths: Int, details: Int) {
         retainsKeyPaths = retainingKeyPaths
-        // Room for a predicate of a few conditions, grown once at most.
-        identities.reserveCapacity(8)
-        details.reserveCapacity(8)
+        identities.reserveCapacity(keyPaths)
+        self.details.reserveCapacity(details)
+        if retainingKeyPaths { self.keyPaths.reserveCapacity(keyPaths) }
     }
 
     static func == (lhs: PredicateSignature, rhs: PredicateSignature) -> Bool {

@@ -23,6 +23,8 @@ struct PredicateSigner {
     }
 
     private var steps: [Step] = []
+    /// How many of each a signing appends, for the room it makes first.
+    private var keyPathCount = 0, constantCount = 0, operatorCount = 0
 
     /// The signer of `type`'s expressions; nil when a field's place is not known.
     static func of(_ type: any PredicateNodeConvertible.Type) -> PredicateSigner? {
@@ -30,11 +32,18 @@ struct PredicateSigner {
         return type.addSigningSteps(at: 0, to: &signer) ? signer : nil
     }
 
-    mutating func addKeyPath(at offset: Int) { steps.append(.keyPath(offset: offset)) }
+    mutating func addKeyPath(at offset: Int) {
+        keyPathCount += 1
+        steps.append(.keyPath(offset: offset))
+    }
 
-    mutating func addOperator(at offset: Int) { steps.append(.comparison(offset: offset)) }
+    mutating func addOperator(at offset: Int) {
+        operatorCount += 1
+        steps.append(.comparison(offset: offset))
+    }
 
     mutating func addConstant<T>(at offset: Int, of type: T.Type) {
+        constantCount += 1
         // Exact types (a metatype cast could match an Optional's wrapped type).
         if T.self == Bool.self {
             steps.append(.bool(offset: offset))
@@ -55,8 +64,11 @@ struct PredicateSigner {
         }
     }
 
-    /// Signs `expression`, of the type this signer was made for.
-    func sign<E>(_ expression: borrowing E, _ signature: inout PredicateSignature, constants: inout SlotValues) {
+    /// The signature of `expression`, of the type this signer was made for, and its constants.
+    func sign<E>(_ expression: borrowing E, retainingKeyPaths: Bool = false) -> (signature: PredicateSignature, constants: SlotValues) {
+        var signature = PredicateSignature(retainingKeyPaths: retainingKeyPaths, keyPaths: keyPathCount,
+                                           details: constantCount + operatorCount)
+        var constants = SlotValues(reservingCapacity: constantCount)
         withUnsafePointer(to: expression) { typed in
             let base = UnsafeRawPointer(typed)
             for step in steps {
@@ -82,5 +94,6 @@ struct PredicateSigner {
                 }
             }
         }
+        return (signature, constants)
     }
 }

@@ -11,6 +11,12 @@ struct SlotValues {
 
     init() {}
 
+    /// Room for `count` constants, so that collecting them grows nothing.
+    init(reservingCapacity count: Int) {
+        given.reserveCapacity(count)
+        stored.reserveCapacity(count)
+    }
+
     /// Constants collected some other way (a shape's walk), converted here.
     init(given: [Any]) {
         self.given = given
