@@ -117,6 +117,14 @@ extension PredicateNodeConvertible {
     static func place(of field: PartialKeyPath<Self>, at offset: Int) -> Int? {
         MemoryLayout<Self>.offset(of: field).map { offset + $0 }
     }
+
+    /// The steps of a node's two children, `first`'s then `second`'s (what most inner nodes sign).
+    static func addSigningSteps<First: PredicateNodeConvertible, Second: PredicateNodeConvertible>(
+        of first: PartialKeyPath<Self>, _: First.Type, then second: PartialKeyPath<Self>, _: Second.Type,
+        at offset: Int, to signer: inout PredicateSigner) -> Bool {
+        guard let firstPlace = place(of: first, at: offset), let secondPlace = place(of: second, at: offset) else { return false }
+        return First.addSigningSteps(at: firstPlace, to: &signer) && Second.addSigningSteps(at: secondPlace, to: &signer)
+    }
 }
 
 /// An expression of a known kind whose children may not all be known: converted child by child.

@@ -116,46 +116,39 @@ extension PredicateExpressions.KeyPath where Root: PredicateNodeConvertible {
 
 extension PredicateExpressions.OptionalFlatMap where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
     static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
-        guard let wrapped = place(of: \.wrapped, at: offset), let transform = place(of: \.transform, at: offset) else { return false }
-        return LHS.addSigningSteps(at: wrapped, to: &signer) && RHS.addSigningSteps(at: transform, to: &signer)
+        addSigningSteps(of: \.wrapped, LHS.self, then: \.transform, RHS.self, at: offset, to: &signer)
     }
 }
 
 extension PredicateExpressions.Equal where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
     static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
-        guard let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else { return false }
-        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
+        addSigningSteps(of: \.lhs, LHS.self, then: \.rhs, RHS.self, at: offset, to: &signer)
     }
 }
 
 extension PredicateExpressions.NotEqual where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
     static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
-        guard let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else { return false }
-        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
+        addSigningSteps(of: \.lhs, LHS.self, then: \.rhs, RHS.self, at: offset, to: &signer)
     }
 }
 
 extension PredicateExpressions.Comparison where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
     static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
-        guard let op = place(of: \.op, at: offset), let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else {
-            return false
-        }
+        guard let op = place(of: \.op, at: offset) else { return false }
         signer.addOperator(at: op)
-        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
+        return addSigningSteps(of: \.lhs, LHS.self, then: \.rhs, RHS.self, at: offset, to: &signer)
     }
 }
 
 extension PredicateExpressions.Conjunction where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
     static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
-        guard let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else { return false }
-        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
+        addSigningSteps(of: \.lhs, LHS.self, then: \.rhs, RHS.self, at: offset, to: &signer)
     }
 }
 
 extension PredicateExpressions.Disjunction where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
     static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
-        guard let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else { return false }
-        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
+        addSigningSteps(of: \.lhs, LHS.self, then: \.rhs, RHS.self, at: offset, to: &signer)
     }
 }
 
@@ -168,14 +161,12 @@ extension PredicateExpressions.Negation where Wrapped: PredicateNodeConvertible 
 
 extension PredicateExpressions.NilCoalesce where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
     static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
-        guard let lhs = place(of: \.lhs, at: offset), let rhs = place(of: \.rhs, at: offset) else { return false }
-        return LHS.addSigningSteps(at: lhs, to: &signer) && RHS.addSigningSteps(at: rhs, to: &signer)
+        addSigningSteps(of: \.lhs, LHS.self, then: \.rhs, RHS.self, at: offset, to: &signer)
     }
 }
 
 extension PredicateExpressions.SequenceContains where LHS: PredicateNodeConvertible, RHS: PredicateNodeConvertible {
     static func addSigningSteps(at offset: Int, to signer: inout PredicateSigner) -> Bool {
-        guard let sequence = place(of: \.sequence, at: offset), let element = place(of: \.element, at: offset) else { return false }
-        return LHS.addSigningSteps(at: sequence, to: &signer) && RHS.addSigningSteps(at: element, to: &signer)
+        addSigningSteps(of: \.sequence, LHS.self, then: \.element, RHS.self, at: offset, to: &signer)
     }
 }
