@@ -8,8 +8,8 @@ import Testing
 /// predicate is given (at init, set later, cleared, or changed on a copy), a fetch answers by
 /// the predicate the descriptor holds, on committed rows and on unsaved objects alike.
 @Suite struct FetchDescriptorTests {
-    func context(pending: Bool) throws -> (TemporaryStore, ModelContext) {
-        let store = TemporaryStore()
+    /// Three flights, saved or left unsaved.
+    func context(in store: TemporaryStore, pending: Bool) throws -> ModelContext {
         let context = ModelContext(try store.container(Flight.self, Airport.self, Airline.self))
         for (ident, distance) in [("A1", 100), ("B2", 200), ("C3", 300)] {
             let flight = Flight(ident: ident)
@@ -17,7 +17,7 @@ import Testing
             context.insert(flight)
         }
         if !pending { try context.save() }
-        return (store, context)
+        return context
     }
 
     func idents(_ context: ModelContext, _ descriptor: FetchDescriptor<Flight>) throws -> [String] {
@@ -26,8 +26,8 @@ import Testing
 
     @Test(arguments: [false, true])
     func fetchesFollowThePredicateTheDescriptorHolds(pending: Bool) throws {
-        let (store, context) = try context(pending: pending)
-        _ = store
+        let store = TemporaryStore()
+        let context = try context(in: store, pending: pending)
         let ident = "B2"
         var descriptor = FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == ident })
         #expect(try idents(context, descriptor) == ["B2"])
