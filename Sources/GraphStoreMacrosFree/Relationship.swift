@@ -56,15 +56,19 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
         }
         @inline(__always) set {
             guard let slot = ModelDiscovery.slot(of: instance, at: storageKeyPath) else { return }
-            let members = newValue._relationshipMembers
-            let assign = {
-                if Value._isToManyRelationship {
+            if Value._isToManyRelationship {
+                let members = newValue._relationshipMembers
+                Model.noteMutation(instance, slot: slot, isRelationship: true) {
                     instance.persistentBacking.setToMany(members, at: slot, of: instance)
-                } else {
-                    instance.persistentBacking.setToOne(members.first, at: slot, of: instance)
+                }
+            } else {
+                // A to-one's target as it is: an array made for it would be allocated and freed
+                // on every assignment (an import sets three a flight).
+                let target = newValue._toOneMember
+                Model.noteMutation(instance, slot: slot, isRelationship: true) {
+                    instance.persistentBacking.setToOne(target, at: slot, of: instance)
                 }
             }
-            Model.noteMutation(instance, slot: slot, isRelationship: true, assign)
         }
     }
 }
@@ -86,6 +90,8 @@ public protocol RelationshipValue {
     /// A to-one's value from its target, if any (no array made per read).
     static func _makeRelationship(toOne member: (any PersistentModel)?) -> Self
     var _relationshipMembers: [any PersistentModel] { get }
+    /// A to-one's target, if any (a to-many's first member).
+    var _toOneMember: (any PersistentModel)? { get }
 }
 
 extension Optional: RelationshipValue where Wrapped: Model {
@@ -100,6 +106,11 @@ extension Optional: RelationshipValue where Wrapped: Model {
         return downcast(member, to: Wrapped.self)
     }
     public var _relationshipMembers: [any PersistentModel] { map { [$0] } ?? [] }
+    public var _toOneMember: (any PersistentModel)? {
+        // A plain conditional: Optional.map's closure costs a generic metadata lookup a call.
+        guard let self else { return nil }
+        return self
+    }
 }
 
 extension Array: RelationshipValue where Element: Model {
@@ -111,6 +122,7 @@ extension Array: RelationshipValue where Element: Model {
     public static func _makeRelationship(_ members: [any PersistentModel]) -> Self { members.compactMap { $0 as? Element } }
     public static func _makeRelationship(toOne member: (any PersistentModel)?) -> Self { _makeRelationship(member.map { [$0] } ?? []) }
     public var _relationshipMembers: [any PersistentModel] { self }
+    public var _toOneMember: (any PersistentModel)? { first }
 }
 
 /// `@Relationship var origin: Airport`, as SwiftData models often declare a to-one: it has no
@@ -133,4 +145,5 @@ extension Model: RelationshipValue {
         return member
     }
     public var _relationshipMembers: [any PersistentModel] { [self] }
+    public var _toOneMember: (any PersistentModel)? { self }
 }
