@@ -8,6 +8,11 @@ public final class Schema: Sendable {
     public let entities: [Schema.Entity]
     private let byName: [String: Int]
     private let byType: [ObjectIdentifier: Int]
+    /// Each entity's model type identity, by position, for a schema small enough to scan: every
+    /// fetch and insert asks for its type's entity, and comparing a few identities costs less
+    /// than hashing one.
+    private let typeIdentifiers: [ObjectIdentifier?]
+    private static let scannedEntityLimit = 16
     /// Numbers the store has used, so removed properties' numbers are never reused.
     package let nextEntityNumber: EntityNumber
     package let nextPropertyNumber: PropertyNumber
@@ -43,6 +48,7 @@ public final class Schema: Sendable {
         relationshipByNumber = NumberIndex(entities.flatMap { e in e.relationships.map { ($0.number, (e.index, $0.index)) } })
         self.byName = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($1.name, $0) })
         self.byType = Dictionary(uniqueKeysWithValues: entities.enumerated().compactMap { i, e in e.declaredType.map { (ObjectIdentifier($0), i) } })
+        typeIdentifiers = entities.count <= Self.scannedEntityLimit ? entities.map { $0.declaredType.map(ObjectIdentifier.init) } : []
         self.nextEntityNumber = nextEntityNumber
         self.nextPropertyNumber = nextPropertyNumber
         linkWriters = entities.map { entity in
@@ -60,7 +66,11 @@ public final class Schema: Sendable {
     public func entity(named name: String) -> Schema.Entity? { byName[name].map { entities[$0] } }
 
     /// The entity of the model type with this identity (`ObjectIdentifier(Trip.self)`).
-    package func entity(forTypeIdentifier identifier: ObjectIdentifier) -> Schema.Entity? { byType[identifier].map { entities[$0] } }
+    package func entity(forTypeIdentifier identifier: ObjectIdentifier) -> Schema.Entity? {
+        guard entities.count <= Self.scannedEntityLimit else { return byType[identifier].map { entities[$0] } }
+        for index in typeIdentifiers.indices where typeIdentifiers[index] == identifier { return entities[index] }
+        return nil
+    }
 
     /// A digest of everything that shapes stored data (names, types, options, relationships),
     /// recorded in the store to tell at open whether the models changed.
