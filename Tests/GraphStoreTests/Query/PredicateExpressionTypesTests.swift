@@ -42,6 +42,39 @@ import Testing
         }
     }
 
+    /// A lookup whose constant is `Storable` gives the constant's stored form from its own
+    /// conformance, the same as the run-time conversion of the constant gives; one whose
+    /// constant is not (an enum, stored as its raw value) is a lookup all the same, converted
+    /// at run time.
+    @Test func aStorableConstantsStoredFormIsTheOneTheRunTimeConversionGives() throws {
+        var types = PredicateExpressionTypes()
+        func stored(_ predicate: Predicate<Flight>) -> (AnyKeyPath, Value, Value?)? {
+            func stored<E: StandardPredicateExpression<Bool>>(_ expression: E) -> (AnyKeyPath, Value, Value?)? {
+                let known = types.of(E.self)
+                guard let storable = known.storableKeyLookup, let parts = known.keyLookup?.parts(of: expression) else { return nil }
+                let direct = storable.storedParts(of: expression)
+                #expect(direct.keyPath == parts.keyPath)
+                return (direct.keyPath, direct.value, QueryPlanner.storedValue(parts.constant))
+            }
+            return stored(predicate.expression)
+        }
+        let ident = "F7", distance = 7, missing: Date? = nil, when: Date? = Date(timeIntervalSince1970: 1_000)
+        for _ in 0..<2 {
+            for (predicate, keyPath, value) in [
+                (#Predicate<Flight> { $0.ident == ident }, \Flight.ident as AnyKeyPath, Value.string("F7")),
+                (#Predicate<Flight> { $0.routeDistance == distance }, \Flight.routeDistance, .int(7)),
+                (#Predicate<Flight> { $0.actualOff == when }, \Flight.actualOff, when!.storedValue),
+                (#Predicate<Flight> { $0.actualOff == missing }, \Flight.actualOff, .null),
+            ] {
+                let found = try #require(stored(predicate))
+                #expect(found.0 == keyPath && found.1 == value && found.2 == value)
+            }
+            let status = FlightStatus.scheduled
+            #expect(stored(#Predicate<Flight> { $0.status == status }) == nil)
+            #expect(parts(#Predicate<Flight> { $0.status == status }, in: &types).map { $0.1 as? FlightStatus } == status)
+        }
+    }
+
     /// Trees whose every node has a static conversion convert; one with a node converted child by
     /// child (a string function) does not, and is found by shape instead.
     @Test func treesConvertStaticallyOnlyWhenEveryNodeDoes() {

@@ -117,7 +117,7 @@ extension ModelContext {
     private func lookupByUniqueKey<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> [T]? {
         guard plansQueries, let expression = descriptor.expression, let lookup = keyLookup(expression),
               let key = uniqueKey(lookup.keyPath, in: entity), !key.isExternal,
-              let value = QueryPlanner.storedValue(lookup.constant), value != .null else { return nil }
+              let value = lookup.value, value != .null else { return nil }
         let pendingChanges = hasChanges
         if pendingChanges { keepPendingUnique() }
         if pendingChanges && (pendingUniqueIsAmbiguous || !descriptor.includePendingChanges) { return nil }
@@ -249,9 +249,13 @@ extension ModelContext {
         return (compiled, constants)
     }
 
-    /// The key path and constant of `$0.key == constant`; nil for any other expression.
-    private func keyLookup<E: StandardPredicateExpression<Bool>>(_ expression: E) -> (keyPath: AnyKeyPath, constant: Any)? {
-        predicateExpressionTypes.of(E.self).keyLookup?.parts(of: expression)
+    /// The key path of `$0.key == constant` and the constant's stored form (nil when it has
+    /// none); nil for any other expression.
+    private func keyLookup<E: StandardPredicateExpression<Bool>>(_ expression: E) -> (keyPath: AnyKeyPath, value: Value?)? {
+        let known = predicateExpressionTypes.of(E.self)
+        if let storable = known.storableKeyLookup { return storable.storedParts(of: expression) }
+        guard let lookup = known.keyLookup?.parts(of: expression) else { return nil }
+        return (lookup.keyPath, QueryPlanner.storedValue(lookup.constant))
     }
 
     /// The same, by the shape of a converted predicate.

@@ -9,6 +9,8 @@ import Foundation
 /// the value, whose cast to an existential would copy the whole tree.
 struct PredicateExpressionType {
     let keyLookup: (any KeyEqualsConstantPredicate.Type)?
+    /// Set when the lookup's constant is `Storable` (then `keyLookup` is set too).
+    let storableKeyLookup: (any KeyEqualsStorableConstantPredicate.Type)?
     let convertible: (any PredicateNodeConvertible.Type)?
     /// Set when `convertible` is.
     let signer: PredicateSigner?
@@ -22,6 +24,7 @@ struct PredicateExpressionType {
         let convertible = type as? any PredicateNodeConvertible.Type
         let signer = convertible.flatMap(PredicateSigner.of)
         let found = PredicateExpressionType(keyLookup: type as? any KeyEqualsConstantPredicate.Type,
+                                            storableKeyLookup: type as? any KeyEqualsStorableConstantPredicate.Type,
                                             convertible: signer == nil ? nil : convertible, signer: signer)
         known.withLock { $0[id] = found }
         return found
@@ -30,13 +33,18 @@ struct PredicateExpressionType {
 
 /// A context's own table of the same, asked on every fetch without the shared table's lock.
 struct PredicateExpressionTypes {
+    /// The first types asked, scanned: an app's fetches use a few shapes over and over, and
+    /// comparing a few identities costs less than hashing one.
+    private var first: [(id: ObjectIdentifier, type: PredicateExpressionType)] = []
     private var known: [ObjectIdentifier: PredicateExpressionType] = [:]
+    private static let scannedLimit = 8
 
     mutating func of<E>(_ type: E.Type) -> PredicateExpressionType {
         let id = ObjectIdentifier(type)
+        for index in first.indices where first[index].id == id { return first[index].type }
         if let found = known[id] { return found }
         let found = PredicateExpressionType.of(type)
-        known[id] = found
+        if first.count < Self.scannedLimit { first.append((id, found)) } else { known[id] = found }
         return found
     }
 }
