@@ -21,8 +21,17 @@ public struct Attribute<Value>: AttributeWrapper {
     @inlinable
     init(initialValue: @escaping () -> Value, coder: @autoclosure () -> ValueCoder<Value>?, options: @autoclosure () -> AttributeOptions,
          originalName: String?) {
-        rawSlot = DeclarationRecording.slot(recording: AttributeRecord(initialValue: initialValue, coder: coder(), options: options(),
-                                                                    originalName: originalName))
+        rawSlot = DeclarationRecording.isRecording ? Self.recordedSlot(initialValue: initialValue, coder: coder(), options: options(),
+                                                                      originalName: originalName) : -1
+    }
+
+    // Out of line, so that an object's initialiser keeps only a test per wrapper: inlined, each
+    // wrapper's recording made the class's initialiser large enough that the compiler left
+    // some wrappers' initialisers out of line, and those converted the initial value's closure
+    // (a heap allocation) before testing, for every object made.
+    @usableFromInline @inline(never)
+    static func recordedSlot(initialValue: @escaping () -> Value, coder: ValueCoder<Value>?, options: AttributeOptions, originalName: String?) -> Int32 {
+        DeclarationRecording.slot(recording: AttributeRecord(initialValue: initialValue, coder: coder, options: options, originalName: originalName))
     }
 
     // Each kind of type has two initialisers: one option or none (`@Attribute(.unique)`), and

@@ -25,6 +25,10 @@ enum DeclarationRecording {
     private static let sessionLock = NSLock()
     nonisolated(unsafe) private static var session: (thread: pthread_t, records: [Any])?
 
+    /// Whether any thread is recording (a wrapper made while none is gets no token).
+    @inlinable @inline(__always)
+    static var isRecording: Bool { graphstore_recording_sessions_running() }
+
     /// The slot a new wrapper starts with: a token when this thread is recording, else -1.
     @inlinable @inline(__always)
     static func slot(recording record: @autoclosure () -> Any) -> Int32 {
