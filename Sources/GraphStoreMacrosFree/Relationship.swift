@@ -17,19 +17,29 @@ public struct Relationship<Value: RelationshipValue>: RelationshipWrapper {
     /// this one (kept in step by the context).
     @inlinable
     public init(wrappedValue: Value, deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
-                originalName: String? = nil, inverse: AnyKeyPath? = nil) {
+                originalName: String? = nil, inverse: @autoclosure () -> AnyKeyPath? = nil) {
         self.init(deleteRule: deleteRule, minimumModelCount: minimumModelCount, maximumModelCount: maximumModelCount,
-                  originalName: originalName, inverse: inverse)
+                  originalName: originalName, inverse: inverse())
     }
 
     /// Declared without an initial value: a to-one starts as nil, a to-many empty, and a
     /// non-optional to-one unset (a save requires it set).
+    // The inverse is an autoclosure, evaluated only when the class is recorded: a key path
+    // made (and released) for every object made otherwise.
     @inlinable
     public init(deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil,
-                originalName: String? = nil, inverse: AnyKeyPath? = nil) {
-        rawSlot = DeclarationRecording.slot(recording: RelationshipRecord<Value>(
-            deleteRule: deleteRule, inverse: inverse, minimumCount: minimumModelCount, maximumCount: maximumModelCount,
-            originalName: originalName))
+                originalName: String? = nil, inverse: @autoclosure () -> AnyKeyPath? = nil) {
+        rawSlot = DeclarationRecording.isRecording
+            ? Self.recordedSlot(deleteRule: deleteRule, inverse: inverse(), minimumCount: minimumModelCount, maximumCount: maximumModelCount,
+                                originalName: originalName)
+            : -1
+    }
+
+    // Out of line, as Attribute's: an object's initialiser keeps only a test per wrapper.
+    @usableFromInline @inline(never)
+    static func recordedSlot(deleteRule: DeleteRule, inverse: AnyKeyPath?, minimumCount: Int?, maximumCount: Int?, originalName: String?) -> Int32 {
+        DeclarationRecording.slot(recording: RelationshipRecord<Value>(
+            deleteRule: deleteRule, inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount, originalName: originalName))
     }
 
     @available(*, unavailable, message: "@Relationship is only available on Model subclasses")
