@@ -56,6 +56,32 @@ import Testing
         #expect(read.map(\.number) == Array(1...UInt64(read.count)))
     }
 
+    /// Whether a record streams is judged on the bytes its blocks write: an update writes only
+    /// the columns its rows set, an insert every column. A thousand rows of sixteen columns,
+    /// one set: streamed as an insert, held whole as an update (each written and read back).
+    @Test func anUpdateIsMeasuredByTheColumnsItSets() throws {
+        let files = MemoryFileIO()
+        let log = try open(files, streamingAbove: 100_000, segmentSize: 8 << 20)
+        let rows = (1...UInt64(1_000)).map { $0 }
+        func block(_ kind: RowBlock.Kind) -> RowBlock {
+            // A column no row sets holds no slots, as a context's unsaved values leave it.
+            let values: [[Value?]] = (0..<16).map { column in column == 3 ? rows.map { .int(Int64($0)) } : [] }
+            return RowBlock(kind: kind, entity: 1, properties: (1...16).map { PropertyNumber($0) }, values: values,
+                            defaults: kind == .insert ? Array(repeating: .int(0), count: 16) : [],
+                            rows: rows, sources: Array(rows.indices))
+        }
+        let insert = TransactionChanges(blocks: [block(.insert)], links: [], operations: [])
+        let update = TransactionChanges(blocks: [block(.update)], links: [], operations: [])
+        let inserting = try log.reserve(insert, streaming: true)
+        #expect(inserting.isStreamed)
+        _ = try log.write(inserting)
+        let updating = try log.reserve(update, streaming: true)
+        #expect(!updating.isStreamed)
+        _ = try log.write(updating)
+        log.close()
+        #expect(try readAll("/s", fileIO: files).0.map(\.operations) == [insert, update].map(\.expandedOperations))
+    }
+
     /// A write that fails between a streamed record's pieces: a typed error, the writer
     /// poisoned, and the log reopened holds the commits before it, none of it.
     @Test func aWriteFailingBetweenPiecesPoisonsTheWriter() throws {

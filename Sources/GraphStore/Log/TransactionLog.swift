@@ -208,6 +208,11 @@ import Foundation
         let handle: any FileHandleIO
         /// The group commit's appended bytes once this record is written.
         let end: UInt64
+
+        /// Whether the record is written as it is encoded (`StreamedRecord`), so encoded twice.
+        package var isStreamed: Bool {
+            if case .streamed = record { true } else { false }
+        }
     }
 
     /// Gives a transaction its number and its place in the log (in the order of the calls),
@@ -227,9 +232,11 @@ import Foundation
         let time = timestampMicros ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
         // Room enough that the buffer seldom grows (a copy, and fresh pages touched twice): a
         // block's row takes a few bytes a value, any other operation under 48. Pages never
-        // written are never touched, so erring high costs little.
+        // written are never touched, so erring high costs little. An update writes only the
+        // columns its rows set: counted as every column, a save changing three attributes of
+        // 100k rows looked large enough to stream, and so was encoded twice.
         let estimate = changes.blocks.reduce(64 + (changes.operations.count + changes.links.reduce(0) { $0 + $1.count }) * 48) {
-            $0 + $1.count * (16 + 16 * $1.properties.count)
+            $0 + $1.count * (16 + 16 * ($1.kind == .update ? $1.setColumns.count : $1.properties.count))
         }
         if streaming, estimate >= options.streamedRecordBytes {
             let measured = StreamedRecord(measuring: changes, author: author, timestampMicros: time)
