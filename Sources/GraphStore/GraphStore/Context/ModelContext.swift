@@ -664,9 +664,6 @@ public enum MergePolicy: Sendable, Equatable {
     case error
 }
 
-extension ModelContext {
-}
-
 extension ModelContext: CustomReflectable {
     /// The context's unsaved counts and settings, for the debugger.
     public var customMirror: Mirror {
