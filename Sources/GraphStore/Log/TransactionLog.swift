@@ -233,8 +233,8 @@ import Foundation
         // Room enough that the buffer seldom grows (a copy, and fresh pages touched twice): a
         // block's row takes a few bytes a value, any other operation under 48. Pages never
         // written are never touched, so erring high costs little. An update writes only the
-        // columns its rows set: counted as every column, a save changing three attributes of
-        // 100k rows looked large enough to stream, and so was encoded twice.
+        // columns its rows set: counted as every column, a save changing a few attributes of
+        // many rows looked large enough to stream, and so was encoded twice.
         let estimate = changes.blocks.reduce(64 + (changes.operations.count + changes.links.reduce(0) { $0 + $1.count }) * 48) {
             $0 + $1.count * (16 + 16 * ($1.kind == .update ? $1.setColumns.count : $1.properties.count))
         }
