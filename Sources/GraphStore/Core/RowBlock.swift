@@ -73,6 +73,10 @@
 
     package var count: Int { rows.count }
 
+    /// The most values a row writes: every column for an insert, the set columns for an update
+    /// (what `forEachValue(ofRow:)` gives at most).
+    package var mostValuesPerRow: Int { kind == .insert ? columns.count : setColumns.count }
+
     /// The `index`th row's values, column by column: every column for an insert (defaults for
     /// what it leaves unset), the columns it sets for an update.
     @inlinable

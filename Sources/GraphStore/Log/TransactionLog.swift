@@ -232,11 +232,12 @@ import Foundation
         let time = timestampMicros ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
         // Room enough that the buffer seldom grows (a copy, and fresh pages touched twice): a
         // block's row takes a few bytes a value, any other operation under 48. Pages never
-        // written are never touched, so erring high costs little. An update writes only the
-        // columns its rows set: counted as every column, a save changing a few attributes of
-        // many rows looked large enough to stream, and so was encoded twice.
+        // written are never touched, so erring high costs little. A block's rows count the
+        // values they can write, not its columns: an update counted as every column made a
+        // save changing a few attributes of many rows look large enough to stream, and so
+        // encoded it twice.
         let estimate = changes.blocks.reduce(64 + (changes.operations.count + changes.links.reduce(0) { $0 + $1.count }) * 48) {
-            $0 + $1.count * (16 + 16 * ($1.kind == .update ? $1.setColumns.count : $1.properties.count))
+            $0 + $1.count * (16 + 16 * $1.mostValuesPerRow)
         }
         if streaming, estimate >= options.streamedRecordBytes {
             let measured = StreamedRecord(measuring: changes, author: author, timestampMicros: time)
