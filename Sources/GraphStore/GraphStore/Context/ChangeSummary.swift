@@ -137,13 +137,13 @@ extension ChangeSummary.Computed {
         // version of them, so their own links need no entry (an import's links are most of its
         // operations). Rows are told apart by entity position and number, not by identifier
         // (hashing an identifier hashes its entity's name).
-        var insertedRows = [RowFlags](repeating: RowFlags(), count: schema.entities.count)
+        var insertedRows = EntityRowFlags()
         var anyInserted = false
         // Without the names map, the rows listed as updated so far.
-        var updatedRows = [RowFlags](repeating: RowFlags(), count: keepingNames ? 0 : schema.entities.count)
+        var updatedRows = EntityRowFlags()
         func noteInserted(_ entity: Schema.Entity, _ row: UInt64) {
             inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
-            insertedRows[entity.index].insert(row)
+            insertedRows.insert(row, of: entity.index)
             anyInserted = true
         }
         for block in transaction.blocks where block.kind == .insert {
@@ -175,9 +175,9 @@ extension ChangeSummary.Computed {
         /// updated when it first gets an entry (a row deleted here, which has one already, is
         /// reported as deleted instead).
         func note(_ entity: Int, _ row: UInt64, _ names: @autoclosure () -> Set<String>) {
-            if anyInserted, insertedRows[entity].contains(row) { return }
-            if keepingNames ? add(names(), row: row, to: &changes[entity, default: [:]]) : !updatedRows[entity].contains(row) {
-                if !keepingNames { updatedRows[entity].insert(row) }
+            if anyInserted, insertedRows.contains(row, of: entity) { return }
+            if keepingNames ? add(names(), row: row, to: &changes[entity, default: [:]]) : !updatedRows.contains(row, of: entity) {
+                if !keepingNames { updatedRows.insert(row, of: entity) }
                 updated.append(PersistentIdentifier(entityName: schema.entities[entity].name, row: row))
             }
         }
@@ -326,5 +326,20 @@ struct RowFlags {
     func contains(_ row: UInt64) -> Bool {
         if row >= base, row - base < Self.denseLimit { return Int(row - base) < flags.count && flags[Int(row - base)] }
         return others.contains(row)
+    }
+}
+
+/// `RowFlags` by entity position, made for an entity when it is first given a row: a small
+/// save's summary makes flags for the entities it touches, not for every entity of the schema.
+struct EntityRowFlags {
+    private var byEntity: [RowFlags] = []
+
+    mutating func insert(_ row: UInt64, of entity: Int) {
+        if entity >= byEntity.count { byEntity.append(contentsOf: repeatElement(RowFlags(), count: entity + 1 - byEntity.count)) }
+        byEntity[entity].insert(row)
+    }
+
+    func contains(_ row: UInt64, of entity: Int) -> Bool {
+        entity < byEntity.count && byEntity[entity].contains(row)
     }
 }
