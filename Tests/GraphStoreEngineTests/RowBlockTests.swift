@@ -80,6 +80,34 @@ import Testing
         #expect(changes.operationCount == changes.expandedOperations.count)
     }
 
+    /// An update block keeps only the columns its rows set (it writes no others), and is still
+    /// the operations it expands to, in bytes and once applied.
+    @Test func anUpdateBlockKeepsTheColumnsItsRowsSet() throws {
+        let container = try Self.container()
+        let entity = container.schema.entity(named: "Pair")!
+        let key = entity.attribute(named: "key")!.index
+        let set = entity.attributes.indices.filter { $0 != key }.prefix(2)
+        let values: [[Value?]] = entity.attributes.indices.map { column in
+            set.contains(column) ? [.int(Int64(column)), nil, .int(7)] : []
+        }
+        let update = RowBlock(kind: .update, entity: entity.number, properties: entity.attributeNumbers, values: values,
+                              defaults: [], rows: [3, 1, 2], sources: [0, 1, 2])
+        #expect(entity.attributes.count > set.count)
+        #expect(update.properties == set.map { entity.attributeNumbers[$0] })
+        #expect(update.columns.count == set.count && update.setColumns == Array(update.columns.indices))
+        #expect(update.writtenColumns(ofRow: 0) == Array(update.columns.indices) && update.writtenColumns(ofRow: 1).isEmpty)
+        let expected: [LogOperation] = [
+            .update(entity: entity.number, row: 3, values: set.map { PropertyValue(entity.attributeNumbers[$0], .int(Int64($0))) }),
+            .update(entity: entity.number, row: 1, values: []),
+            .update(entity: entity.number, row: 2, values: set.map { PropertyValue(entity.attributeNumbers[$0], .int(7)) }),
+        ]
+        #expect(update.operations == expected)
+        var fromBlock = ByteWriter(), fromOperations = ByteWriter()
+        TransactionCodec.encode(TransactionChanges(blocks: [update]), author: "a", timestampMicros: 7, into: &fromBlock)
+        TransactionCodec.encode(TransactionChanges(operations: expected), author: "a", timestampMicros: 7, into: &fromOperations)
+        #expect(fromBlock.bytes == fromOperations.bytes)
+    }
+
     /// Values of every kind (each column of one kind, one of mixed kinds), with nulls and unset
     /// rows, encode from the columns' typed storage exactly as their operations do.
     @Test func everyKindOfValueEncodesAsItsOperations() throws {

@@ -23,7 +23,7 @@ import Foundation
 
     /// Rows up to the last one set.
     @inlinable package var count: Int { states.count }
-    package var isEmpty: Bool { states.isEmpty }
+    @inlinable package var isEmpty: Bool { states.isEmpty }
 
     /// No rows; the storage (and its kind, for values of the same attribute) kept for rows
     /// set later.

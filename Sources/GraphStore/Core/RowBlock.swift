@@ -37,20 +37,30 @@
     /// The columns some source row sets (an update writes only these).
     @usableFromInline package let setColumns: [Int]
 
-    /// `defaults` has a value per column for inserts (it is not read for updates).
+    /// `defaults` has a value per column for inserts (it is not read for updates). An update
+    /// block keeps only the columns some source row sets: it writes no others, and the caller's
+    /// column array is left to the caller alone (a context empties its unsaved columns after
+    /// the save while the block is still held, and a shared array would be copied whole).
     package init(kind: Kind, entity: EntityNumber, properties: [PropertyNumber], columns: [BatchColumn],
          defaults: [Value], rows: [UInt64], sources: [Int], releasesColumnsWhenApplied: Bool = false) {
         precondition(properties.count == columns.count && rows.count == sources.count, "a property per column, a source per row")
         precondition(kind == .update || defaults.count == columns.count, "a default per column for inserts")
         self.kind = kind
         self.entity = entity
-        self.properties = properties
-        self.columns = columns
         self.defaults = defaults
         self.rows = rows
         self.sources = sources
         self.releasesColumnsWhenApplied = releasesColumnsWhenApplied
-        setColumns = columns.indices.filter { !columns[$0].isEmpty }
+        let set = columns.indices.filter { !columns[$0].isEmpty }
+        if kind == .update {
+            self.properties = set.map { properties[$0] }
+            self.columns = set.map { columns[$0] }
+            setColumns = Array(set.indices)
+        } else {
+            self.properties = properties
+            self.columns = columns
+            setColumns = set
+        }
     }
 
     /// Lets go of a column the graph has written (`releasesColumnsWhenApplied`); its values

@@ -21,10 +21,11 @@ struct UnsavedValues {
         /// anyway).
         var owners: [ModelBacking] = []
 
-        /// No slots, the storage kept.
+        /// No slots, the storage kept. Only the columns holding values are touched: the
+        /// others are empty already.
         mutating func empty() {
             owners.removeAll(keepingCapacity: true)
-            for column in attributes.columns.indices { attributes.columns[column].removeAll() }
+            for column in attributes.columns.indices where !attributes.columns[column].isEmpty { attributes.columns[column].removeAll() }
             for relationship in relationships.indices { relationships[relationship].removeAll(keepingCapacity: true) }
         }
     }
