@@ -94,7 +94,7 @@ import Testing
                               defaults: [], rows: [3, 1, 2], sources: [0, 1, 2])
         #expect(entity.attributes.count > set.count)
         #expect(update.properties == set.map { entity.attributeNumbers[$0] })
-        #expect(update.columns.count == set.count && update.setColumns == Array(update.columns.indices))
+        #expect(update.columns.count == set.count && update.columns.allSatisfy { !$0.isEmpty })
         #expect(update.writtenColumns(ofRow: 0) == Array(update.columns.indices) && update.writtenColumns(ofRow: 1).isEmpty)
         let expected: [LogOperation] = [
             .update(entity: entity.number, row: 3, values: set.map { PropertyValue(entity.attributeNumbers[$0], .int(Int64($0))) }),

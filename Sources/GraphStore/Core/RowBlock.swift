@@ -34,13 +34,11 @@
     @usableFromInline package let sources: [Int]
     /// By column, for inserts: what an unset slot takes.
     @usableFromInline package let defaults: [Value]
-    /// The columns some source row sets (an update writes only these).
-    @usableFromInline package let setColumns: [Int]
-
     /// `defaults` has a value per column for inserts (it is not read for updates). An update
-    /// block keeps only the columns some source row sets: it writes no others, and the caller's
-    /// column array is left to the caller alone (a context empties its unsaved columns after
-    /// the save while the block is still held, and a shared array would be copied whole).
+    /// block keeps only the columns some source row sets (it writes no others, so each column it
+    /// keeps is one a row may write), and the caller's column array is left to the caller alone
+    /// (a context empties its unsaved columns after the save while the block is still held, and
+    /// a shared array would be copied whole).
     package init(kind: Kind, entity: EntityNumber, properties: [PropertyNumber], columns: [BatchColumn],
          defaults: [Value], rows: [UInt64], sources: [Int], releasesColumnsWhenApplied: Bool = false) {
         precondition(properties.count == columns.count && rows.count == sources.count, "a property per column, a source per row")
@@ -51,15 +49,13 @@
         self.rows = rows
         self.sources = sources
         self.releasesColumnsWhenApplied = releasesColumnsWhenApplied
-        let set = columns.indices.filter { !columns[$0].isEmpty }
         if kind == .update {
+            let set = columns.indices.filter { !columns[$0].isEmpty }
             self.properties = set.map { properties[$0] }
             self.columns = set.map { columns[$0] }
-            setColumns = Array(set.indices)
         } else {
             self.properties = properties
             self.columns = columns
-            setColumns = set
         }
     }
 
@@ -83,10 +79,6 @@
 
     package var count: Int { rows.count }
 
-    /// The most values a row writes: every column for an insert, the set columns for an update
-    /// (what `forEachValue(ofRow:)` gives at most).
-    package var mostValuesPerRow: Int { kind == .insert ? columns.count : setColumns.count }
-
     /// The `index`th row's values, column by column: every column for an insert (defaults for
     /// what it leaves unset), the columns it sets for an update.
     @inlinable
@@ -96,7 +88,7 @@
         case .insert:
             for column in columns.indices { body(column, columns[column][source] ?? defaults[column]) }
         case .update:
-            for column in setColumns {
+            for column in columns.indices {
                 if let value = columns[column][source] { body(column, value) }
             }
         }
@@ -135,7 +127,7 @@
             return columns.count
         case .update:
             var written = 0
-            for column in setColumns {
+            for column in columns.indices {
                 let state = columns[column].state(ofRow: source)
                 guard state != BatchColumn.unset else { continue }
                 writer.varint(UInt64(properties[column]))
@@ -166,7 +158,7 @@
     package func valueCount(ofRow index: Int) -> Int {
         guard kind == .update else { return columns.count }
         let source = sources[index]
-        return setColumns.reduce(0) { $0 + (columns[$1][source] != nil ? 1 : 0) }
+        return columns.indices.reduce(0) { $0 + (columns[$1][source] != nil ? 1 : 0) }
     }
 
     /// The columns the `index`th row writes.

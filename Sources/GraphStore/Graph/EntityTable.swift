@@ -235,7 +235,7 @@ import CSwiftRuntime
         let rows = block.rows
         let items: [Int]? = rows.allSatisfy(isLive) ? nil : rows.indices.filter { isLive(rows[$0]) }
         guard items?.isEmpty != true else { return }
-        for column in block.setColumns {
+        for column in block.columns.indices {
             guard let index = positions[block.properties[column]] else { continue }
             let isIndexed = !indexesOfAttribute[index].isEmpty
             if isIndexed && (!bulk || unique[index] != nil) {

@@ -232,12 +232,10 @@ import Foundation
         let time = timestampMicros ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
         // Room enough that the buffer seldom grows (a copy, and fresh pages touched twice): a
         // block's row takes a few bytes a value, any other operation under 48. Pages never
-        // written are never touched, so erring high costs little. A block's rows count the
-        // values they can write, not its columns: an update counted as every column made a
-        // save changing a few attributes of many rows look large enough to stream, and so
-        // encoded it twice.
+        // written are never touched, so erring high costs little. A block's row writes at most
+        // a value per column (an update block keeps only the columns its rows set).
         let estimate = changes.blocks.reduce(64 + (changes.operations.count + changes.links.reduce(0) { $0 + $1.count }) * 48) {
-            $0 + $1.count * (16 + 16 * $1.mostValuesPerRow)
+            $0 + $1.count * (16 + 16 * $1.columns.count)
         }
         if streaming, estimate >= options.streamedRecordBytes {
             let measured = StreamedRecord(measuring: changes, author: author, timestampMicros: time)

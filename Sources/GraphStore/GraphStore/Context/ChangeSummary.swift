@@ -138,13 +138,11 @@ extension ChangeSummary.Computed {
         // operations). Rows are told apart by entity position and number, not by identifier
         // (hashing an identifier hashes its entity's name).
         var insertedRows = EntityRowFlags()
-        var anyInserted = false
         // Without the names map, the rows listed as updated so far.
         var updatedRows = EntityRowFlags()
         func noteInserted(_ entity: Schema.Entity, _ row: UInt64) {
             inserted.append(PersistentIdentifier(entityName: entity.name, row: row))
             insertedRows.insert(row, of: entity.index)
-            anyInserted = true
         }
         for block in transaction.blocks where block.kind == .insert {
             guard let entity = entity(block.entity) else { continue }
@@ -175,7 +173,7 @@ extension ChangeSummary.Computed {
         /// updated when it first gets an entry (a row deleted here, which has one already, is
         /// reported as deleted instead).
         func note(_ entity: Int, _ row: UInt64, _ names: @autoclosure () -> Set<String>) {
-            if anyInserted, insertedRows.contains(row, of: entity) { return }
+            if insertedRows.contains(row, of: entity) { return }
             if keepingNames ? add(names(), row: row, to: &changes[entity, default: [:]]) : !updatedRows.contains(row, of: entity) {
                 if !keepingNames { updatedRows.insert(row, of: entity) }
                 updated.append(PersistentIdentifier(entityName: schema.entities[entity].name, row: row))
