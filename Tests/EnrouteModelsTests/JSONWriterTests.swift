@@ -65,19 +65,31 @@ import Testing
             ("text", .string("a/b \"q\" \\ \n\r\t\u{8}\u{C}\u{1}\u{1F} é 雪")),
             ("empty_array", .array([])),
             ("empty_object", .object([])),
-            ("numbers", .array([.int(0), .int(-7), .int(Int.max), .int(Int.min + 1), .double(13), .double(-0.5), .double(37.6188),
+            ("numbers", .array([.int(0), .int(-7), .int(Int.max), .int(Int.min + 1), .int(Int.min), .int(9), .int(10), .double(13), .double(-0.5), .double(37.6188),
                                 .double(-122.3756), .double(1e20), .double(0.1)])),
             ("flags", .array([.bool(true), .bool(false), .null])),
             ("a_b", .int(2)), ("ab", .int(3)),
         ])
         let reference: [String: Any] = [
             "text": "a/b \"q\" \\ \n\r\t\u{8}\u{C}\u{1}\u{1F} é 雪", "empty_array": [Any](), "empty_object": [String: Any](),
-            "numbers": [0, -7, Int.max, Int.min + 1, 13.0, -0.5, 37.6188, -122.3756, 1e20, 0.1],
+            "numbers": [0, -7, Int.max, Int.min + 1, Int.min, 9, 10, 13.0, -0.5, 37.6188, -122.3756, 1e20, 0.1],
             "flags": [true, false, NSNull()], "a_b": 2, "ab": 3,
         ]
         let expected = try JSONSerialization.data(withJSONObject: reference, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
         #expect(String(decoding: value.prettyPrinted(), as: UTF8.self) == String(decoding: expected, as: UTF8.self))
         #expect(try JSONSerialization.jsonObject(with: value.prettyPrinted()) is [String: Any])
+    }
+
+    /// Indentation has no depth limit (the text grows as it is written).
+    @Test func deepNestingIsIndentedAsJSONSerializationIndentsIt() throws {
+        var value = JSONValue.array([.int(1), .string("deep")])
+        var reference: Any = [1, "deep"] as [Any]
+        for depth in 0..<40 {
+            value = depth % 2 == 0 ? .object([("k", value), ("n", .int(depth))]) : .array([value, .null])
+            reference = depth % 2 == 0 ? ["k": reference, "n": depth] as [String: Any] : [reference, NSNull()] as [Any]
+        }
+        let expected = try JSONSerialization.data(withJSONObject: reference, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        #expect(String(decoding: value.prettyPrinted(), as: UTF8.self) == String(decoding: expected, as: UTF8.self))
     }
 
     @Test(arguments: [0, 1, 3, 12_000])

@@ -6,75 +6,83 @@ import Foundation
 ///
 /// Entries come in their keys' byte order, the order `JSONValue` sorts an object's keys into
 /// (checked in debug builds). `JSONValue.writeArray(_:entries:to:)` makes one for each element.
-public struct JSONObjectWriter {
-    private var bytes: [UInt8]
+/// Not copyable: it writes into the document's text, lent to it for the object's entries only.
+public struct JSONObjectWriter: ~Copyable {
+    private let text: UnsafeMutablePointer<JSONText>
     private let depth: Int
     private var entries = 0
     #if DEBUG
     private var lastKey: String?
     #endif
 
-    /// Writes an object at `depth` onto the end of `bytes`, its entries written by `entries`.
-    static func write(into bytes: inout [UInt8], depth: Int, entries: (inout JSONObjectWriter) throws -> Void) rethrows {
-        var object = JSONObjectWriter(bytes: [], depth: depth)
-        swap(&object.bytes, &bytes)
-        defer { swap(&object.bytes, &bytes) }
-        object.bytes.append(UInt8(ascii: "{"))
-        try entries(&object)
-        object.finish()
+    /// Writes an object at `depth` onto the end of `text`, its entries written by `entries`.
+    static func write(into text: inout JSONText, depth: Int, entries: (inout JSONObjectWriter) throws -> Void) rethrows {
+        text.append(UInt8(ascii: "{"))
+        try withUnsafeMutablePointer(to: &text) { text in
+            var object = JSONObjectWriter(text: text, depth: depth)
+            try entries(&object)
+            object.finish()
+        }
     }
 
-    private init(bytes: [UInt8], depth: Int) {
-        self.bytes = bytes
+    private init(text: UnsafeMutablePointer<JSONText>, depth: Int) {
+        self.text = text
         self.depth = depth
     }
 
     /// A string entry; nil writes `null`.
     public mutating func string(_ key: StaticString, _ value: String?) {
         self.key(key)
-        if let value { JSONValue.writeString(value, into: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        if let value { JSONValue.writeString(value, into: &self.text.pointee) } else { self.text.pointee.append(literal: "null") }
     }
 
     /// An integer entry; nil writes `null`.
     public mutating func int(_ key: StaticString, _ value: Int?) {
         self.key(key)
-        if let value { JSONValue.writeInteger(value, into: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        if let value { JSONValue.writeInteger(value, into: &self.text.pointee) } else { self.text.pointee.append(literal: "null") }
     }
 
     /// A date entry as `JSONValue.date` writes it (ISO 8601, UTC, whole seconds); nil writes `null`.
     public mutating func date(_ key: StaticString, _ value: Date?) {
         self.key(key)
-        guard let value else { return bytes.append(contentsOf: "null".utf8) }
-        bytes.append(UInt8(ascii: "\""))
-        FeedTime.write(secondsSince1970: Int(value.timeIntervalSince1970.rounded(.down)), into: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        guard let value else { return self.text.pointee.append(literal: "null") }
+        let seconds = Int(value.timeIntervalSince1970.rounded(.down))
+        self.text.pointee.append(atMost: FeedTime.length + 2) { out in
+            out[0] = UInt8(ascii: "\"")
+            FeedTime.write(secondsSince1970: seconds, to: out + 1)
+            out[FeedTime.length + 1] = UInt8(ascii: "\"")
+            return FeedTime.length + 2
+        }
     }
 
     /// Any other value.
     public mutating func value(_ key: StaticString, _ value: JSONValue) {
         self.key(key)
-        value.write(into: &bytes, depth: depth + 1)
+        value.write(into: &self.text.pointee, depth: depth + 1)
     }
 
     private mutating func key(_ key: StaticString) {
         #if DEBUG
-        let text = key.description
-        assert(lastKey.map { JSONValue.precedes($0, text) } ?? true, "JSONObjectWriter: \(text) written after \(lastKey ?? "")")
-        lastKey = text
+        let name = key.description
+        assert(lastKey.map { JSONValue.precedes($0, name) } ?? true, "JSONObjectWriter: \(name) written after \(lastKey ?? "")")
+        lastKey = name
         #endif
-        if entries > 0 { bytes.append(UInt8(ascii: ",")) }
+        let afterEntry = entries > 0
         entries += 1
-        JSONValue.newline(into: &bytes, depth: depth + 1)
-        bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: "\" : ".utf8)
+        // A literal's bytes are where it lies, except a one-character literal's (a scalar).
+        if key.hasPointerRepresentation {
+            let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+            text.pointee.appendKey(name, afterEntry: afterEntry, depth: depth + 1)
+        } else {
+            key.withUTF8Buffer { text.pointee.appendKey($0, afterEntry: afterEntry, depth: depth + 1) }
+        }
     }
 
     /// Closes the object: what `JSONValue.write` writes after the last entry (a blank line in an empty object).
     private mutating func finish() {
-        if entries == 0 { bytes.append(0x0A) }
-        JSONValue.newline(into: &bytes, depth: depth)
-        bytes.append(UInt8(ascii: "}"))
+        if entries == 0 { self.text.pointee.append(0x0A) }
+        self.text.pointee.appendNewline(depth: depth)
+        self.text.pointee.append(UInt8(ascii: "}"))
     }
 }
 

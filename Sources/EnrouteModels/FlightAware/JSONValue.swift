@@ -31,11 +31,11 @@ public enum JSONValue: Equatable, Sendable {
 
     /// The pretty-printed text, with a final newline when `newline` is set.
     public func prettyPrinted(newline: Bool = false) -> Data {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(1_024)
-        write(into: &bytes, depth: 0)
-        if newline { bytes.append(0x0A) }
-        return Data(bytes)
+        var text = JSONText(capacity: 1_024)
+        defer { text.deallocate() }
+        write(into: &text, depth: 0)
+        if newline { text.append(0x0A) }
+        return text.data
     }
 
     /// Writes a pretty-printed array of `elements` through `sink` a megabyte at a time, making
@@ -48,66 +48,67 @@ public enum JSONValue: Equatable, Sendable {
 
     /// A top-level array, each element written by `writing`, handed to `sink` a megabyte at a
     /// time, with the final newline.
-    static func streamArray<S: Sequence>(_ elements: S, writing: (S.Element, inout [UInt8], Int) throws -> Void,
+    static func streamArray<S: Sequence>(_ elements: S, writing: (S.Element, inout JSONText, Int) throws -> Void,
                                          to sink: (Data) throws -> Void) throws {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(1 << 20 + 4_096)
-        try writeArray(elements, depth: 0, into: &bytes, writing: writing) { bytes in
-            guard bytes.count >= 1 << 20 else { return }
-            try sink(Data(bytes))
-            bytes.removeAll(keepingCapacity: true)
+        var text = JSONText(capacity: 1 << 20 + 4_096)
+        defer { text.deallocate() }
+        try writeArray(elements, depth: 0, into: &text, writing: writing) { text in
+            guard text.count >= 1 << 20 else { return }
+            try sink(text.data)
+            text.removeAll()
         }
-        bytes.append(0x0A)
-        try sink(Data(bytes))
+        text.append(0x0A)
+        try sink(text.data)
     }
 
     /// `[`, each element on a line of its own one level deeper (`writing` writes it at the depth
     /// given), `]`; `afterEach` sees the bytes after each element (to hand them on).
-    static func writeArray<S: Sequence>(_ elements: S, depth: Int, into bytes: inout [UInt8],
-                                        writing: (S.Element, inout [UInt8], Int) throws -> Void,
-                                        afterEach: (inout [UInt8]) throws -> Void) rethrows {
+    static func writeArray<S: Sequence>(_ elements: S, depth: Int, into bytes: inout JSONText,
+                                        writing: (S.Element, inout JSONText, Int) throws -> Void,
+                                        afterEach: (inout JSONText) throws -> Void) rethrows {
         bytes.append(UInt8(ascii: "["))
         var first = true
         for element in elements {
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            newline(into: &bytes, depth: depth + 1)
+            bytes.appendNewline(depth: depth + 1)
             try writing(element, &bytes, depth + 1)
             try afterEach(&bytes)
         }
         // An empty array or object still spans lines, with a blank one between.
         if first { bytes.append(0x0A) }
-        newline(into: &bytes, depth: depth)
+        bytes.appendNewline(depth: depth)
         bytes.append(UInt8(ascii: "]"))
     }
 
-    func write(into bytes: inout [UInt8], depth: Int) {
+    func write(into bytes: inout JSONText, depth: Int) {
         switch self {
-        case .null: bytes.append(contentsOf: "null".utf8)
-        case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        case .null: bytes.append(literal: "null")
+        case .bool(let value): bytes.append(literal: value ? "true" : "false")
         case .int(let value): Self.writeInteger(value, into: &bytes)
         case .double(let value):
             // Whole numbers print without a fraction, as JSONSerialization prints them.
             if value == value.rounded(), abs(value) < 1e15 { Self.writeInteger(Int(value), into: &bytes) } else {
-                bytes.append(contentsOf: value.description.utf8)
+                var description = value.description
+                description.withUTF8 { bytes.append($0) }
             }
         case .string(let value): Self.writeString(value, into: &bytes)
         case .array(let elements):
             Self.writeArray(elements, depth: depth, into: &bytes, writing: { $0.write(into: &$1, depth: $2) }, afterEach: { _ in })
         case .object(let entries):
             bytes.append(UInt8(ascii: "{"))
-            if entries.isEmpty { bytes.append(0x0A) } else { Self.newline(into: &bytes, depth: depth + 1) }
+            if entries.isEmpty { bytes.append(0x0A) } else { bytes.appendNewline(depth: depth + 1) }
             let inOrder = zip(entries, entries.dropFirst()).allSatisfy { Self.precedes($0.0.key, $0.1.key) }
             for (i, entry) in (inOrder ? entries : entries.sorted { Self.precedes($0.key, $1.key) }).enumerated() {
                 if i > 0 {
                     bytes.append(UInt8(ascii: ","))
-                    Self.newline(into: &bytes, depth: depth + 1)
+                    bytes.appendNewline(depth: depth + 1)
                 }
                 Self.writeString(entry.key, into: &bytes)
-                bytes.append(contentsOf: " : ".utf8)
+                bytes.append(literal: " : ")
                 entry.value.write(into: &bytes, depth: depth + 1)
             }
-            Self.newline(into: &bytes, depth: depth)
+            bytes.appendNewline(depth: depth)
             bytes.append(UInt8(ascii: "}"))
         }
     }
@@ -116,53 +117,50 @@ public enum JSONValue: Equatable, Sendable {
     /// one memcmp; for keys beyond ASCII it is Unicode scalar order after normalization).
     static func precedes(_ a: String, _ b: String) -> Bool { a < b }
 
-    static func newline(into bytes: inout [UInt8], depth: Int) {
-        bytes.append(0x0A)
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
-    }
-
-    static func writeInteger(_ value: Int, into bytes: inout [UInt8]) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+    static func writeInteger(_ value: Int, into bytes: inout JSONText) {
+        // Twenty bytes hold Int.min's sign and nineteen digits.
+        bytes.append(atMost: 20) { out in
+            var digits = 1, rest = value.magnitude / 10
+            while rest > 0 { digits += 1; rest /= 10 }
+            let sign = value < 0 ? 1 : 0
+            if sign == 1 { out[0] = UInt8(ascii: "-") }
+            var magnitude = value.magnitude
+            for i in stride(from: sign + digits - 1, through: sign, by: -1) {
+                out[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            bytes.append(contentsOf: buffer[(20 - count)...])
+            }
+            return sign + digits
         }
     }
 
-    static func writeString(_ value: String, into bytes: inout [UInt8]) {
+    static func writeString(_ value: String, into bytes: inout JSONText) {
         bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { text in
-            // Most strings need no escape: copied whole.
-            var start = 0
-            for (i, byte) in text.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<i]))
-                start = i + 1
+            // Most strings need no escape: copied whole, after one pass that finds none.
+            var start = 0, i = 0
+            while i < text.count {
+                let byte = text[i]
+                i += 1
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(UnsafeBufferPointer(rebasing: text[start..<(i - 1)]))
+                start = i
                 switch byte {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: "\\\"".utf8)
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: "\\\\".utf8)
-                case 0x0A: bytes.append(contentsOf: "\\n".utf8)
-                case 0x0D: bytes.append(contentsOf: "\\r".utf8)
-                case 0x09: bytes.append(contentsOf: "\\t".utf8)
-                case 0x08: bytes.append(contentsOf: "\\b".utf8)
-                case 0x0C: bytes.append(contentsOf: "\\f".utf8)
+                case UInt8(ascii: "\""): bytes.append(literal: "\\\"")
+                case UInt8(ascii: "\\"): bytes.append(literal: "\\\\")
+                case 0x0A: bytes.append(literal: "\\n")
+                case 0x0D: bytes.append(literal: "\\r")
+                case 0x09: bytes.append(literal: "\\t")
+                case 0x08: bytes.append(literal: "\\b")
+                case 0x0C: bytes.append(literal: "\\f")
                 default:
                     let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: "\\u00".utf8)
+                    bytes.append(literal: "\\u00")
                     bytes.append(hex[Int(byte >> 4)])
                     bytes.append(hex[Int(byte & 0xF)])
                 }
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
+            bytes.append(UnsafeBufferPointer(rebasing: text[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
     }
