@@ -33,21 +33,21 @@ public struct JSONObjectWriter: ~Copyable {
     /// A string entry; nil writes `null`.
     public mutating func string(_ key: StaticString, _ value: String?) {
         self.key(key)
-        if let value { JSONValue.writeString(value, into: &self.text.pointee) } else { self.text.pointee.append(literal: "null") }
+        if let value { JSONValue.writeString(value, into: &text.pointee) } else { text.pointee.append(literal: "null") }
     }
 
     /// An integer entry; nil writes `null`.
     public mutating func int(_ key: StaticString, _ value: Int?) {
         self.key(key)
-        if let value { JSONValue.writeInteger(value, into: &self.text.pointee) } else { self.text.pointee.append(literal: "null") }
+        if let value { JSONValue.writeInteger(value, into: &text.pointee) } else { text.pointee.append(literal: "null") }
     }
 
     /// A date entry as `JSONValue.date` writes it (ISO 8601, UTC, whole seconds); nil writes `null`.
     public mutating func date(_ key: StaticString, _ value: Date?) {
         self.key(key)
-        guard let value else { return self.text.pointee.append(literal: "null") }
+        guard let value else { return text.pointee.append(literal: "null") }
         let seconds = Int(value.timeIntervalSince1970.rounded(.down))
-        self.text.pointee.append(atMost: FeedTime.length + 2) { out in
+        text.pointee.append(atMost: FeedTime.length + 2) { out in
             out[0] = UInt8(ascii: "\"")
             FeedTime.write(secondsSince1970: seconds, to: out + 1)
             out[FeedTime.length + 1] = UInt8(ascii: "\"")
@@ -58,7 +58,7 @@ public struct JSONObjectWriter: ~Copyable {
     /// Any other value.
     public mutating func value(_ key: StaticString, _ value: JSONValue) {
         self.key(key)
-        value.write(into: &self.text.pointee, depth: depth + 1)
+        value.write(into: &text.pointee, depth: depth + 1)
     }
 
     private mutating func key(_ key: StaticString) {
@@ -69,7 +69,7 @@ public struct JSONObjectWriter: ~Copyable {
         #endif
         let afterEntry = entries > 0
         entries += 1
-        // A literal's bytes are where it lies, except a one-character literal's (a scalar).
+        // A static string points at its bytes, unless it was made from one Unicode scalar.
         if key.hasPointerRepresentation {
             let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
             text.pointee.appendKey(name, afterEntry: afterEntry, depth: depth + 1)
@@ -80,9 +80,9 @@ public struct JSONObjectWriter: ~Copyable {
 
     /// Closes the object: what `JSONValue.write` writes after the last entry (a blank line in an empty object).
     private mutating func finish() {
-        if entries == 0 { self.text.pointee.append(0x0A) }
-        self.text.pointee.appendNewline(depth: depth)
-        self.text.pointee.append(UInt8(ascii: "}"))
+        if entries == 0 { text.pointee.append(0x0A) }
+        text.pointee.appendNewline(depth: depth)
+        text.pointee.append(UInt8(ascii: "}"))
     }
 }
 

@@ -20,11 +20,6 @@ struct JSONText {
 
     func deallocate() { base.deallocate() }
 
-    /// The bytes written, for the duration of `body`.
-    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try body(UnsafeBufferPointer(start: base, count: count))
-    }
-
     /// A copy of the bytes written.
     var data: Data { Data(bytes: base, count: count) }
 
@@ -40,7 +35,7 @@ struct JSONText {
         var newCapacity = capacity
         while newCapacity < needed { newCapacity *= 2 }
         let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        grown.update(from: base, count: count)
+        grown.initialize(from: base, count: count)
         base.deallocate()
         base = grown
         capacity = newCapacity
@@ -57,7 +52,7 @@ struct JSONText {
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         reserve(bytes.count)
-        (base + count).update(from: source, count: bytes.count)
+        (base + count).initialize(from: source, count: bytes.count)
         count += bytes.count
     }
 
