@@ -69,13 +69,7 @@ public struct JSONObjectWriter: ~Copyable {
         #endif
         let afterEntry = entries > 0
         entries += 1
-        // A static string points at its bytes, unless it was made from one Unicode scalar.
-        if key.hasPointerRepresentation {
-            let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
-            text.pointee.appendKey(name, afterEntry: afterEntry, depth: depth + 1)
-        } else {
-            key.withUTF8Buffer { text.pointee.appendKey($0, afterEntry: afterEntry, depth: depth + 1) }
-        }
+        key.withUTF8Buffer { text.pointee.appendKey($0, afterEntry: afterEntry, depth: depth + 1) }
     }
 
     /// Closes the object: what `JSONValue.write` writes after the last entry (a blank line in an empty object).

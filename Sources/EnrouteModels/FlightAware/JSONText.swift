@@ -65,26 +65,29 @@ struct JSONText {
     /// A newline and the indentation of `depth` (two spaces a level), as pretty-printing writes
     /// before each entry and each closing bracket.
     mutating func appendNewline(depth: Int) {
-        let spaces = 2 * depth
-        reserve(1 + spaces)
-        base[count] = 0x0A
-        (base + count + 1).initialize(repeating: UInt8(ascii: " "), count: spaces)
-        count += 1 + spaces
+        reserve(1 + 2 * depth)
+        count = Self.putNewline(at: base + count, depth: depth) - base
+    }
+
+    /// Writes a newline and the indentation of `depth` at `at`, where room was made; returns
+    /// where they end.
+    @inline(__always)
+    private static func putNewline(at: UnsafeMutablePointer<UInt8>, depth: Int) -> UnsafeMutablePointer<UInt8> {
+        at.pointee = 0x0A
+        (at + 1).initialize(repeating: UInt8(ascii: " "), count: 2 * depth)
+        return at + 1 + 2 * depth
     }
 
     /// What comes before an object's value: `,` after the entry before, a newline, the
     /// indentation of `depth`, `"name" : ` (a name that needs no escape), with room made once.
     mutating func appendKey(_ name: UnsafeBufferPointer<UInt8>, afterEntry: Bool, depth: Int) {
-        let spaces = 2 * depth
-        reserve(1 + 1 + spaces + name.count + 4)
+        reserve(1 + 1 + 2 * depth + name.count + 4)
         var at = base + count
         if afterEntry {
             at.pointee = UInt8(ascii: ",")
             at += 1
         }
-        at.pointee = 0x0A
-        (at + 1).initialize(repeating: UInt8(ascii: " "), count: spaces)
-        at += 1 + spaces
+        at = Self.putNewline(at: at, depth: depth)
         at.pointee = UInt8(ascii: "\"")
         if let start = name.baseAddress { (at + 1).initialize(from: start, count: name.count) }
         at += 1 + name.count
