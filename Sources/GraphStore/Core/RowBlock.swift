@@ -158,7 +158,7 @@
     package func valueCount(ofRow index: Int) -> Int {
         guard kind == .update else { return columns.count }
         let source = sources[index]
-        return columns.indices.reduce(0) { $0 + (columns[$1][source] != nil ? 1 : 0) }
+        return columns.indices.reduce(0) { $0 + (columns[$1].state(ofRow: source) != BatchColumn.unset ? 1 : 0) }
     }
 
     /// The columns the `index`th row writes.
