@@ -11,10 +11,17 @@ struct ChangeSummary {
     /// Nothing changed (used to prompt a live query to apply what is waiting).
     static let empty = ChangeSummary(contents: Contents(Computed(changes: [:], inserted: [], updated: [], deleted: [])))
 
-    struct Computed {
+    /// A worked-out summary. A class, so that handing one out (to each context told of a
+    /// commit) is a retain, not a copy of its four collections.
+    final class Computed: Sendable {
         /// entity position → row → property names.
-        var changes: [Int: [UInt64: Set<String>]]
-        var inserted, updated, deleted: [PersistentIdentifier]
+        let changes: [Int: [UInt64: Set<String>]]
+        let inserted, updated, deleted: [PersistentIdentifier]
+
+        init(changes: [Int: [UInt64: Set<String>]], inserted: [PersistentIdentifier], updated: [PersistentIdentifier],
+             deleted: [PersistentIdentifier]) {
+            (self.changes, self.inserted, self.updated, self.deleted) = (changes, inserted, updated, deleted)
+        }
     }
 
     /// Worked out from the operations when first asked for, once, by whichever context asks:
@@ -26,8 +33,26 @@ struct ChangeSummary {
     /// map of names: a save of a million updates notifies its observers without a million-entry
     /// map that only a context holding those rows would read.
     private final class Contents: Sendable {
+        /// The transaction, until the summary is worked out; guarded by the state's lock.
+        private final class Pending {
+            let changes: TransactionChanges
+            let schema: Schema
+            var identifiers: Computed?
+
+            init(changes: TransactionChanges, schema: Schema) {
+                self.changes = changes
+                self.schema = schema
+            }
+
+            func mayChange(anyOf isHeld: (Int, UInt64) -> Bool) -> Bool {
+                changes.mayChange(anyOf: isHeld, schema: schema)
+            }
+        }
+
+        /// Each case holds one reference: every other context reads the state of each commit,
+        /// and binding a case's payload copies it.
         private enum State {
-            case pending(TransactionChanges, Schema, identifiers: Computed?)
+            case pending(Pending)
             case computed(Computed)
         }
 
@@ -38,20 +63,23 @@ struct ChangeSummary {
         }
 
         init(changes: TransactionChanges, schema: Schema) {
-            state = Locked(.pending(changes, schema, identifiers: nil))
+            state = Locked(.pending(Pending(changes: changes, schema: schema)))
         }
 
         var isSettled: Bool {
             state.withLock { if case .computed = $0 { true } else { false } }
         }
 
-        /// See `ChangeSummary.mayChange(anyOf:)`.
+        /// See `ChangeSummary.mayChange(anyOf:)`. Answered under the lock, without taking the
+        /// state out.
         func mayChange(anyOf isHeld: (Int, UInt64) -> Bool) -> Bool {
-            switch state.withLock({ $0 }) {
-            case let .computed(computed):
-                return computed.changes.contains { entity, rows in rows.keys.contains { isHeld(entity, $0) } }
-            case let .pending(changes, schema, _):
-                return changes.mayChange(anyOf: isHeld, schema: schema)
+            state.withLock { state in
+                switch state {
+                case let .computed(computed):
+                    return computed.changes.contains { entity, rows in rows.keys.contains { isHeld(entity, $0) } }
+                case let .pending(pending):
+                    return pending.mayChange(anyOf: isHeld)
+                }
             }
         }
 
@@ -62,11 +90,10 @@ struct ChangeSummary {
                 switch state {
                 case let .computed(computed):
                     return computed
-                case let .pending(_, _, identifiers?):
-                    return identifiers
-                case let .pending(changes, schema, nil):
-                    let identifiers = Computed(changes: changes, schema: schema, keepingNames: false)
-                    state = .pending(changes, schema, identifiers: identifiers)
+                case let .pending(pending):
+                    if let identifiers = pending.identifiers { return identifiers }
+                    let identifiers = Computed(changes: pending.changes, schema: pending.schema, keepingNames: false)
+                    pending.identifiers = identifiers
                     return identifiers
                 }
             }
@@ -77,8 +104,8 @@ struct ChangeSummary {
                 switch state {
                 case let .computed(computed):
                     return computed
-                case let .pending(changes, schema, _):
-                    let computed = Computed(changes: changes, schema: schema, keepingNames: true)
+                case let .pending(pending):
+                    let computed = Computed(changes: pending.changes, schema: pending.schema, keepingNames: true)
                     state = .computed(computed)
                     return computed
                 }
@@ -103,6 +130,11 @@ struct ChangeSummary {
     var inserted: [PersistentIdentifier] { contents.identifiers.inserted }
     var updated: [PersistentIdentifier] { contents.identifiers.updated }
     var deleted: [PersistentIdentifier] { contents.identifiers.deleted }
+    /// The three lists at once (a save's `didSave`): one read of the worked-out identifiers.
+    var identifiers: (inserted: [PersistentIdentifier], updated: [PersistentIdentifier], deleted: [PersistentIdentifier]) {
+        let computed = contents.identifiers
+        return (computed.inserted, computed.updated, computed.deleted)
+    }
 
     /// Whether the transaction may have changed a row for which `isHeld(entity position, row)`
     /// is true: never false when it did; true for a row it inserted or wrote nothing known to.
@@ -126,7 +158,7 @@ struct ChangeSummary {
 
 extension ChangeSummary.Computed {
     /// `keepingNames`: whether to make the map of names (else only the identifiers).
-    init(changes transaction: TransactionChanges, schema: Schema, keepingNames: Bool) {
+    convenience init(changes transaction: TransactionChanges, schema: Schema, keepingNames: Bool) {
         let operations = transaction.operations
         var changes: [Int: [UInt64: Set<String>]] = [:]
         var inserted: [PersistentIdentifier] = []

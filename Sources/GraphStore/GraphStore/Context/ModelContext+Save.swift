@@ -91,8 +91,11 @@ extension ModelContext {
         finishSave()
         let (number, summary) = committed
         notifyLiveQueries(summary)
-        announce(.didSave, SaveNotification(phase: .didSave, transaction: number, author: author ?? "",
-                                            inserted: summary.inserted, updated: summary.updated, deleted: summary.deleted))
+        announce(.didSave, {
+            let saved = summary.identifiers
+            return SaveNotification(phase: .didSave, transaction: number, author: author ?? "",
+                                    inserted: saved.inserted, updated: saved.updated, deleted: saved.deleted)
+        }())
     }
 
     private func clear(_ model: any PersistentModel) {
