@@ -207,6 +207,8 @@ import Testing
         let whole = ChangeSummary(operations: withLateUpdate, schema: schema).settled
         #expect(identifiersOnly.updated == whole.updated && identifiersOnly.deleted == whole.deleted && identifiersOnly.inserted == whole.inserted)
         #expect(!identifiersOnly.isSettled && whole.updated.count == 5 && whole.deleted.count == 1)
+        let together = identifiersOnly.identifiers
+        #expect(together.inserted == whole.inserted && together.updated == whole.updated && together.deleted == whole.deleted)
         for (entity, rows) in listed {
             for row in rows.keys {
                 let fresh = ChangeSummary(operations: operations, schema: schema)
@@ -218,6 +220,35 @@ import Testing
         for (entity, row) in untouched {
             #expect(!ChangeSummary(operations: operations, schema: schema).mayChange { $0 == entity && $1 == row })
             #expect(!ChangeSummary(operations: operations, schema: schema).settled.mayChange { $0 == entity && $1 == row })
+        }
+    }
+
+    /// One commit's summary is asked by every other context at once, from their threads: the
+    /// check, the identifiers and the whole summary, in any order, give the same answers.
+    @Test func oneSummaryAskedFromManyThreadsAnswersAlike() throws {
+        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self,
+                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let schema = container.schema
+        let flight = try #require(schema.entity(named: "Flight"))
+        let distance = try #require(flight.attribute(named: "routeDistance"))
+        let operations: [LogOperation] = (1...64).map { .update(entity: flight.number, row: UInt64($0), values: [PropertyValue(distance.number, .int($0))]) }
+        let expected = ChangeSummary(operations: operations, schema: schema).settled
+        for _ in 0..<20 {
+            let summary = ChangeSummary(operations: operations, schema: schema)
+            let wrong = Locked(0)
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for row in UInt64(1)...64 {
+                    var agrees = summary.mayChange { $0 == flight.index && $1 == row } && !summary.mayChange { $0 == flight.index && $1 == row + 64 }
+                    switch (Int(row) + thread) % 3 {
+                    case 0: agrees = agrees && summary.identifiers.updated == expected.updated
+                    case 1: agrees = agrees && summary.changes[flight.index]?[row] == ["routeDistance"]
+                    default: agrees = agrees && summary.inserted.isEmpty && summary.deleted.isEmpty
+                    }
+                    if !agrees { wrong.withLock { $0 += 1 } }
+                }
+            }
+            #expect(wrong.value == 0)
+            #expect(summary.isSettled)
         }
     }
 
