@@ -44,6 +44,8 @@ struct ChangeSummary {
                 self.schema = schema
             }
 
+            /// Asked through the object's own method, which reads `changes` in place: read from
+            /// outside (`pending.changes.mayChange`), the transaction's arrays were copied first.
             func mayChange(anyOf isHeld: (Int, UInt64) -> Bool) -> Bool {
                 changes.mayChange(anyOf: isHeld, schema: schema)
             }
