@@ -80,6 +80,31 @@ import Testing
         #expect(changes.operationCount == changes.expandedOperations.count)
     }
 
+    /// Which columns a row writes — as a list, as bits and as a count — is what the row's
+    /// operation holds: every column for an insert, the set ones for an update.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func theColumnsARowWritesAreItsOperationsValues(seed: UInt64) throws {
+        let container = try Self.container()
+        let (changes, _) = Self.randomChanges(count: 200, seed: seed, in: container)
+        var checkedUpdateWithUnset = false
+        for block in changes.blocks {
+            let operations = block.operations
+            for index in block.rows.indices {
+                let values: [PropertyValue]
+                switch operations[index] {
+                case let .insert(_, _, written), let .update(_, _, written): values = written
+                default: Issue.record("a block expands to inserts and updates only"); return
+                }
+                let columns = values.map { value in block.properties.firstIndex(of: value.property)! }
+                #expect(block.writtenColumns(ofRow: index) == columns)
+                #expect(block.writtenColumnBits(ofRow: index) == columns.reduce(0) { $0 | UInt64(1) << UInt64($1) })
+                #expect(block.valueCount(ofRow: index) == columns.count)
+                if block.kind == .update && columns.count < block.columns.count { checkedUpdateWithUnset = true }
+            }
+        }
+        #expect(checkedUpdateWithUnset)
+    }
+
     /// An update block keeps only the columns its rows set (it writes no others), and is still
     /// the operations it expands to, in bytes and once applied.
     @Test func anUpdateBlockKeepsTheColumnsItsRowsSet() throws {

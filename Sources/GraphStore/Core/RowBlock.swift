@@ -158,23 +158,30 @@
     package func valueCount(ofRow index: Int) -> Int {
         guard kind == .update else { return columns.count }
         let source = sources[index]
-        return columns.indices.reduce(0) { $0 + (columns[$1].state(ofRow: source) != BatchColumn.unset ? 1 : 0) }
+        return columns.indices.reduce(0) { $0 + (writes(column: $1, source: source) ? 1 : 0) }
     }
 
     /// The columns the `index`th row writes.
     package func writtenColumns(ofRow index: Int) -> [Int] {
-        var written: [Int] = []
-        forEachValue(ofRow: index) { column, _ in written.append(column) }
-        return written
+        let source = sources[index]
+        return columns.indices.filter { writes(column: $0, source: source) }
     }
 
     /// The columns the `index`th row writes as bits, column `c` as bit `c` (nil for a block of
     /// more than 64 columns).
     package func writtenColumnBits(ofRow index: Int) -> UInt64? {
         guard columns.count <= 64 else { return nil }
+        let source = sources[index]
         var bits: UInt64 = 0
-        forEachValue(ofRow: index) { column, _ in bits |= 1 << UInt64(column) }
+        for column in columns.indices where writes(column: column, source: source) { bits |= 1 << UInt64(column) }
         return bits
+    }
+
+    /// Whether the row at `source` in the columns writes `column`: an insert writes every
+    /// column (its default where none was set), an update those set. Read off the column's
+    /// state, so that asking which columns a row writes makes none of its values.
+    @inline(__always) private func writes(column: Int, source: Int) -> Bool {
+        kind == .insert || columns[column].state(ofRow: source) != BatchColumn.unset
     }
 
     /// The block as the operations the log records for it.
