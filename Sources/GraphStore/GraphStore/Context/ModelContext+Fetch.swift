@@ -131,17 +131,17 @@ extension ModelContext {
         }
         func committedOnly() -> [T] {
             guard let committed else { return [] }
-            return [committed]
+            return modelArray([committed], of: T.self)
         }
         guard pendingChanges else { return committedOnly() }
         if let model = committed, model.persistentBacking.isDeletedOrChangedAway(attribute: key.attribute, from: value) { committed = nil }
         guard let owner = pendingUniqueOwner(entity: entity.index, attribute: key.attribute, value: value),
               let pending = downcast(owner, to: T.self),
               pending !== committed else { return committedOnly() }
-        guard let committed else { return [pending] }
+        guard let committed else { return modelArray([pending], of: T.self) }
         // Both: in the order a scan gives, rows first by number, unsaved inserts after them.
         let pendingRow = pending.persistentBacking.state == .inserted ? UInt64.max : pending.persistentBacking.row
-        return pendingRow < committed.persistentBacking.row ? [pending, committed] : [committed, pending]
+        return modelArray(pendingRow < committed.persistentBacking.row ? [pending, committed] : [committed, pending], of: T.self)
     }
 
     /// `includePendingChanges: false`: filter and sort what is committed, ignoring this context's

@@ -96,6 +96,15 @@ extension PersistentModel {
     return model as? T
 }
 
+/// Objects of class `T` made into a `[T]` as an `[AnyObject]`. In a function not specialised
+/// for the app's models, a `[T]` literal looks `Array<T>`'s metadata up at run time on every
+/// call (about as much work as the rest of a unique-key lookup's answer); `[AnyObject]`'s is
+/// fixed. The two arrays have one layout: the standard library itself makes arrays of class
+/// elements with `[AnyObject]`'s storage on Apple's platforms.
+@inline(__always) func modelArray<T: PersistentModel>(_ objects: [AnyObject], of type: T.Type) -> [T] {
+    unsafeBitCast(objects, to: [T].self)
+}
+
 /// A model object's backing (which is the object itself) as `T`, as `downcast` does.
 @inlinable @inline(__always) package func downcast<T: PersistentModel>(_ backing: ModelBacking, to type: T.Type) -> T? {
     if Swift.type(of: backing) == T.self { return unsafeDowncast(backing, to: T.self) }
