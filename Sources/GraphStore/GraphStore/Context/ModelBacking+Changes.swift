@@ -88,9 +88,10 @@ extension ModelBacking {
     }
 
     /// A committed object of a context takes a slot at its first change (an insert has one
-    /// from its insert, or, brought back by undo, from its first change).
+    /// from its insert, or, brought back by undo, from its first change). An object with a
+    /// slot is answered first: its first change asks twice (the value, then the change list).
     final func takeSlotIfManaged() {
-        guard state == .persistent || state == .inserted, !readsCommittedState, let link, let entity else { return }
+        guard unsavedSlot < 0, state == .persistent || state == .inserted, !readsCommittedState, let link, let entity else { return }
         moveChanges(into: link, entity: entity)
     }
 
