@@ -23,8 +23,10 @@
     package let properties: [PropertyNumber]
     /// The rows written, in order.
     package let rows: [UInt64]
-    /// By column, each source row's value (nil: unset).
-    @usableFromInline package private(set) var columns: [BatchColumn]
+    /// By column, each source row's value (nil: unset). Written only by `releaseColumn`, under
+    /// the commit lock before another thread sees the block (above): the run-time exclusivity
+    /// check each read otherwise makes costs as much as reading a row's few values.
+    @usableFromInline @exclusivity(unchecked) package private(set) var columns: [BatchColumn]
     /// Whether applying the block to the graph frees each column once written there: set by a
     /// context's save, whose transaction is encoded before it is applied and whose summaries
     /// read an insert block's rows only, so that a large save's values are not held twice (in
