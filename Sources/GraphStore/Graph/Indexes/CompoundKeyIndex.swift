@@ -10,11 +10,14 @@ import GraphStoreCore
 /// row or per key.
 package final class CompoundKeyIndex {
     package let description: Schema.CompoundIndex
+    // These change only under the graph's write lock, and never while being read: a run-time
+    // exclusivity check of each change cost as much as the change (a bulk apply marks the
+    // index stale once per row it touches).
     /// Keys of one or two integers (a to-one's row is one): nearly every index's.
-    private var words = WordPairRowTable()
+    @exclusivity(unchecked) private var words = WordPairRowTable()
     /// Every other key.
-    private var rowsByValues: [[Value]: [UInt32]] = [:]
-    package private(set) var isStale = false
+    @exclusivity(unchecked) private var rowsByValues: [[Value]: [UInt32]] = [:]
+    @exclusivity(unchecked) package private(set) var isStale = false
 
     package init(_ description: Schema.CompoundIndex) { self.description = description }
 

@@ -6,15 +6,18 @@ import GraphStoreCore
 /// the order (`SortedRows`), so a small save's cost does not grow with the table. During
 /// recovery the merge waits for the end of the whole log.
 package final class SortedIndex {
-    private var order = SortedRows()
+    // These change only under the graph's write lock, and are read (by any number of threads)
+    // only under its read lock: no access overlaps a change, so none is checked for
+    // exclusivity at run time (about a dozen checks a small save's index upkeep).
+    @exclusivity(unchecked) private var order = SortedRows()
     /// Every row in order (a copy: for checkpoints and rebuilding the hash index).
     package var orderedRows: [UInt32] { order.array }
-    private var pendingInserts: [UInt32] = []
+    @exclusivity(unchecked) private var pendingInserts: [UInt32] = []
     /// Rows leaving their place, with the value that placed them (their column may already
     /// hold a new one).
-    private var pendingRemovals: [UInt32: Value] = [:]
+    @exclusivity(unchecked) private var pendingRemovals: [UInt32: Value] = [:]
     /// When every row changed (or nothing is known), the next merge sorts from scratch.
-    private var needsRebuild = false
+    @exclusivity(unchecked) private var needsRebuild = false
     /// A transaction with more operations than this rebuilds indexes with one sort instead of merging.
     package static let patchLimit = 512
 
