@@ -21,36 +21,32 @@ extension ModelContext {
         try applyMergePolicy()
         guard hasChanges else { return }
         guard !container.configuration.isReadOnly else { throw ModelContextError.readOnly }
-        var changes = changedBackings()
-        try validate(changes: changes)
-        var inserts = inserted
-        var deletes = Array(deleted.values)
+        let work = SaveWork(inserts: inserted, changes: changedBackings(), deletes: Array(deleted.values))
+        try validate(changes: work.changes)
         announce(.willSave, SaveNotification(phase: .willSave, transaction: nil, author: author ?? "",
-                                             inserted: inserts.map(\.persistentModelID),
-                                             updated: changes.map { Self.model($0).persistentModelID },
-                                             deleted: deletes.map(\.persistentModelID)))
-        var upserts: [Upsert] = []
+                                             inserted: work.inserts.map(\.persistentModelID),
+                                             updated: work.changes.map { Self.model($0).persistentModelID },
+                                             deleted: work.deletes.map(\.persistentModelID)))
         // Once the transaction carries every change, the save is over for the context: as
         // soon as the commit cannot fail (before the graph grows), or, with writes deferred
         // past the commit lock, once it returned. The objects are clean and the context lets
         // go of them, so that a million changed objects' values and links, or the inserts
         // nobody else holds, are not kept beside the graph's new columns (the columns take the
         // memory they leave).
-        var finished = false
         func finishSave() {
-            guard !finished else { return }
-            finished = true
-            for upsert in upserts {
+            guard !work.finished else { return }
+            work.finished = true
+            for upsert in work.upserts {
                 guard let entity = upsert.model.persistentBacking.entity else { continue }
                 unregister(entity: entity.index, row: upsert.reservedRow)
                 register(upsert.model, entity: entity.index, row: upsert.model.persistentBacking.row)
             }
-            for model in inserts {
+            for model in work.inserts {
                 clear(model)
                 model.persistentBacking.state = .persistent
             }
-            for backing in changes { backing.clearChanges() }
-            for model in deletes {
+            for backing in work.changes { backing.clearChanges() }
+            for model in work.deletes {
                 clear(model)
                 let backing = model.persistentBacking
                 if let entity = backing.entity { unregister(entity: entity.index, row: backing.row) }
@@ -61,7 +57,7 @@ extension ModelContext {
             link.unsavedValues.removeAll()
             inserted = []
             deleted = [:]
-            (inserts, changes, deletes, upserts) = ([], [], [], [])
+            (work.inserts, work.changes, work.deletes, work.upserts) = ([], [], [], [])
         }
         // The map of unsaved unique values is a cache the next lookup lists again: it goes
         // before the save's claims of the same values are made beside it.
@@ -74,17 +70,18 @@ extension ModelContext {
                     // The inserts' claims (a hundred megabytes for a million unique keys) go
                     // before the transaction is built beside them.
                     let claimed: UniqueClaims
-                    (upserts, claimed) = resolveUpserts(inserts)
-                    let upserted = Set(upserts.map { ObjectIdentifier($0.model) })
-                    plainInserts = upserts.isEmpty ? inserts : inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
-                    try validateUniqueness(inserts: plainInserts, changes: changes, upserted: upserts.lazy.map(\.model),
+                    (work.upserts, claimed) = resolveUpserts(work.inserts)
+                    let upserted = Set(work.upserts.map { ObjectIdentifier($0.model) })
+                    plainInserts = work.upserts.isEmpty ? work.inserts : work.inserts.filter { !upserted.contains(ObjectIdentifier($0)) }
+                    try validateUniqueness(inserts: plainInserts, changes: work.changes, upserted: work.upserts.lazy.map(\.model),
                                            claimedByInserts: claimed)
                 }
-                return try encodeOperations(inserts: plainInserts, changes: changes, upserted: upserts.map(\.model), deletes: deletes)
+                return try encodeOperations(inserts: plainInserts, changes: work.changes, upserted: work.upserts.map(\.model),
+                                            deletes: work.deletes)
             }, cannotFail: finishSave)
         } catch {
             // Nothing was committed: upserted objects go back to the rows they reserved.
-            for upsert in upserts { upsert.model.persistentBacking.row = upsert.reservedRow }
+            for upsert in work.upserts { upsert.model.persistentBacking.row = upsert.reservedRow }
             throw error
         }
         // Committed: everything is clean now.
@@ -310,5 +307,25 @@ extension ModelContext {
             view.isLive(entity: relationship.entityIndex, row: backing.row)
                 ? view.toMany(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index).map(UInt64.init) : []
         }
+    }
+}
+
+/// One save's objects, shared by `save()` and the closures it hands the commit. As local
+/// variables captured by those closures (which may escape, as far as the compiler knows),
+/// every access was checked for exclusivity at run time, a score of checks a save; the save
+/// touches them from its own domain only, one access at a time.
+private final class SaveWork {
+    @exclusivity(unchecked) var inserts: [any PersistentModel]
+    @exclusivity(unchecked) var changes: [ModelBacking]
+    @exclusivity(unchecked) var deletes: [any PersistentModel]
+    /// Inserts that take the place of a committed row with the same unique key.
+    @exclusivity(unchecked) var upserts: [ModelContext.Upsert] = []
+    /// The context let go of the saved objects (`finishSave` runs once).
+    @exclusivity(unchecked) var finished = false
+
+    init(inserts: [any PersistentModel], changes: [ModelBacking], deletes: [any PersistentModel]) {
+        self.inserts = inserts
+        self.changes = changes
+        self.deletes = deletes
     }
 }
