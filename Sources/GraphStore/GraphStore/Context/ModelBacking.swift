@@ -308,13 +308,15 @@ enum PendingRelationship {
 /// Unsaved changes to a to-many relationship: either a whole new list (`base`), or members added
 /// to and removed from the committed list. Kept as a delta so that adding one flight to an
 /// airport with thousands does not load them all.
-/// A class, so that adding a member changes it in place rather than copying the lists.
+/// A class, so that adding a member changes it in place rather than copying the lists. Only
+/// its context's domain touches it, one access at a time: no access is checked for
+/// exclusivity at run time.
 final class PendingToMany {
-    var base: [any PersistentModel]?
-    var added: [any PersistentModel] = []
+    @exclusivity(unchecked) var base: [any PersistentModel]?
+    @exclusivity(unchecked) var added: [any PersistentModel] = []
     /// Committed members taken out, by row: by row and not by object, because the objects of
     /// committed rows come and go (a freed object's address can be reused by another).
-    var removed: Set<UInt64> = []
+    @exclusivity(unchecked) var removed: Set<UInt64> = []
 
     init(base: [any PersistentModel]? = nil) {
         self.base = base

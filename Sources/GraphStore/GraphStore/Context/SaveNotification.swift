@@ -148,11 +148,12 @@ public final class SaveObservation {
     deinit { cancellation() }
 }
 
-/// The save callbacks and streams of one context.
+/// The save callbacks and streams of one context. Every access is under `lock`, so none is
+/// also checked for exclusivity at run time (each save asks twice whether anyone listens).
 final class SaveObservers {
-    private var handlers: [Int: (SaveNotification.Phase, (SaveNotification) -> Void)] = [:]
-    private var streams: [AsyncStream<SaveNotification>.Continuation] = []
-    private var next = 0
+    @exclusivity(unchecked) private var handlers: [Int: (SaveNotification.Phase, (SaveNotification) -> Void)] = [:]
+    @exclusivity(unchecked) private var streams: [AsyncStream<SaveNotification>.Continuation] = []
+    @exclusivity(unchecked) private var next = 0
     private let lock = NSLock()
 
     func add(phase: SaveNotification.Phase, _ handler: @escaping (SaveNotification) -> Void) -> SaveObservation {
