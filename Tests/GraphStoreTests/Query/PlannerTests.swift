@@ -302,6 +302,36 @@ extension Flight {
         #expect(try context.fetchCount(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "G7" })) == 1)
     }
 
+    /// A unique-key lookup's answer is an ordinary array of the model type: it grows, shrinks,
+    /// changes in place, converts and casts as any `[Flight]` does (it is made as an array of
+    /// objects and handed out as one of flights).
+    @Test func aUniqueKeyLookupsAnswerIsAnOrdinaryArrayOfTheModelType() throws {
+        let context = try Self.savedFlights(10)
+        var found = try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "F3" }))
+        let other = try #require(try context.fetchUnique(\Flight.ident, equals: "F4"))
+        found.append(other)
+        found.append(contentsOf: try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "F5" })))
+        #expect(found.map(\.ident) == ["F3", "F4", "F5"])
+        found[0] = other
+        found.removeLast()
+        #expect(found.map(\.ident) == ["F4", "F4"])
+        let models: [any PersistentModel] = found
+        #expect(models.allSatisfy { $0 is Flight })
+        let objects = found as [AnyObject]
+        #expect(objects.count == 2 && objects[0] === other)
+        let anything: [Any] = found
+        #expect((anything as? [Flight])?.count == 2)
+        #expect(Set(found).count == 1)
+        // An unsaved object holding a committed one's key: the answer holds both, committed first.
+        let twin = Flight(ident: "F6")
+        context.insert(twin)
+        let both = try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "F6" }))
+        #expect(both.count == 2 && both[1] === twin && both.map(\.ident) == ["F6", "F6"])
+        var grown = both
+        grown.append(twin)
+        #expect(grown.count == 3 && both.count == 2)
+    }
+
     /// Without unsaved changes the index's one answer is still paged: an offset past it or a
     /// zero limit leaves nothing.
     @Test func aUniqueKeyLookupHonoursOffsetAndLimit() throws {
