@@ -58,7 +58,7 @@ package final class CompoundKeyIndex {
     func add(_ row: UInt32, key: Key) {
         switch key {
         case let .words(first, second): words.add(row, first, second)
-        case let .values(values): if !rowsByValues[values, default: []].contains(row) { rowsByValues[values, default: []].append(row) }
+        case let .values(values): rowsByValues[values, default: []].insertInOrder(row)
         }
     }
 
@@ -66,9 +66,8 @@ package final class CompoundKeyIndex {
         switch key {
         case let .words(first, second): words.remove(row, first, second)
         case let .values(values):
-            guard var rows = rowsByValues[values], let i = rows.firstIndex(of: row) else { return }
-            rows.remove(at: i)
-            rowsByValues[values] = rows.isEmpty ? nil : rows
+            guard let position = rowsByValues.index(forKey: values), rowsByValues.values[position].removeInOrder(row) else { return }
+            if rowsByValues.values[position].isEmpty { rowsByValues.remove(at: position) }
         }
     }
 

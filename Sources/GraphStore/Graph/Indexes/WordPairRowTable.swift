@@ -41,21 +41,20 @@ package final class WordPairRowTable {
         mask = size - 1
     }
 
-    /// The rows holding the key (first, second), in the order they were added.
+    /// The rows holding the key (first, second), in ascending order.
     package func rows(_ first: UInt64, _ second: UInt64) -> [UInt32] {
         guard let index = find(first, second) else { return [] }
         let entry = entries[index]
         return entry.row == Self.listed ? lists[Int(entry.list)] : [entry.row]
     }
 
-    /// Adds `row` to the key's rows (nothing when it is there; `isNew`: the caller knows it is
-    /// not, and the key's list is not searched for it).
-    package func add(_ row: UInt32, _ first: UInt64, _ second: UInt64, isNew: Bool = false) {
+    /// Adds `row` to the key's rows (nothing when it is there).
+    package func add(_ row: UInt32, _ first: UInt64, _ second: UInt64) {
         precondition(row != Self.empty && row != Self.listed, "row \(row) is out of range")
         var index = home(first, second)
         while entries[index].row != Self.empty {
             if entries[index].first == first && entries[index].second == second {
-                addRow(row, at: index, isNew: isNew)
+                addRow(row, at: index)
                 return
             }
             index = (index + 1) & mask
@@ -65,35 +64,35 @@ package final class WordPairRowTable {
         if LinearProbing.isOverfull(count: count, size: mask + 1) { resize(to: LinearProbing.size(for: count)) }
     }
 
-    private func addRow(_ row: UInt32, at index: Int, isNew: Bool) {
+    private func addRow(_ row: UInt32, at index: Int) {
         let entry = entries[index]
         if entry.row == Self.listed {
-            let list = Int(entry.list)
-            if isNew || !lists[list].contains(row) { lists[list].append(row) }
+            lists[Int(entry.list)].insertInOrder(row)
             return
         }
         guard entry.row != row else { return }
+        let pair = [min(entry.row, row), max(entry.row, row)]
         let list: UInt32
         if let unused = unusedLists.popLast() {
             list = unused
-            lists[Int(list)] = [entry.row, row]
+            lists[Int(list)] = pair
         } else {
             list = UInt32(lists.count)
-            lists.append([entry.row, row])
+            lists.append(pair)
         }
         entries[index].row = Self.listed
         entries[index].list = list
     }
 
-    /// Adds each of `rows`, none of which the table holds, to its key's rows (a rebuild's),
-    /// starting to load the entries of a batch's keys before adding any: a rebuild's adds land
-    /// all over the table, and one after another each waited for a cache miss. (Searching each
-    /// key's list for the row first made a key's rows quadratic in their number.)
+    /// Adds each of `rows`, none of which the table holds, to its key's rows (a rebuild's, in
+    /// ascending order, so each is appended to its key's list), starting to load the entries of
+    /// a batch's keys before adding any: a rebuild's adds land all over the table, and one
+    /// after another each waited for a cache miss.
     package func add(new rows: [(row: UInt32, first: UInt64, second: UInt64)]) {
         entries.withUnsafeBufferPointer { entries in
             for item in rows { graphstore_prefetch(entries.baseAddress! + home(item.first, item.second)) }
         }
-        for item in rows { add(item.row, item.first, item.second, isNew: true) }
+        for item in rows { add(item.row, item.first, item.second) }
     }
 
     /// Takes `row` out of the key's rows (and the key out with its last row).
@@ -105,9 +104,7 @@ package final class WordPairRowTable {
             return
         }
         let list = Int(entry.list)
-        guard let position = lists[list].firstIndex(of: row) else { return }
-        lists[list].remove(at: position)
-        guard lists[list].count == 1 else { return }
+        guard lists[list].removeInOrder(row), lists[list].count == 1 else { return }
         // Back to one row, kept in the entry.
         entries[index].row = lists[list][0]
         lists[list] = []
