@@ -1,8 +1,9 @@
 import GraphStoreCore
 
 /// A sorted index's order of rows, kept in chunks of at most a thousand or so rows: placing or
-/// removing a row moves the rows of one chunk and shifts one small table of chunk starts, so a
-/// small save's index upkeep does not grow with the table. (As one array, a million rows are
+/// removing a row moves the rows of one chunk and updates the chunks' starts in about
+/// log₂(chunks) steps (`ChunkStarts`), so a small save's index upkeep does not grow with the
+/// table. (As one array, a million rows are
 /// 4 MB, copied on every save that touched the attribute.)
 ///
 /// Each chunk's last row and the value that placed it are kept together in one array (its
@@ -28,7 +29,7 @@ package struct SortedRows {
 
     private var chunks: [[UInt32]] = []
     /// The position of each chunk's first row.
-    private var starts: [Int] = []
+    private var starts = ChunkStarts(counts: [])
     private var fences: [Fence] = []
     /// With `isKeyed`, each chunk's rows' order keys (`Column.orderKey`), position by position.
     private var keys: [[UInt64]] = []
@@ -49,10 +50,10 @@ package struct SortedRows {
             let end = min(rows.count, start + Self.chunkSize)
             chunks.append(Array(rows[start..<end]))
             if let key { keys.append(rows[start..<end].map(key)) }
-            starts.append(start)
             fences.append(Fence(row: rows[end - 1], value: value(rows[end - 1])))
             start = end
         }
+        starts = ChunkStarts(counts: chunks.lazy.map(\.count))
     }
 
     package var isEmpty: Bool { count == 0 }
@@ -82,7 +83,7 @@ package struct SortedRows {
             let mid = (first + last) / 2
             if isBefore(chunk[mid], value(chunk[mid])) { first = mid + 1 } else { last = mid }
         }
-        return starts[low] + first
+        return starts.start(ofChunk: low) + first
     }
 
     /// The first position whose row does not come before `row` placed by a value whose order
@@ -105,7 +106,7 @@ package struct SortedRows {
                 return first
             }
         }
-        return starts[low] + first
+        return starts.start(ofChunk: low) + first
     }
 
     /// The first chunk whose fence `isBefore` rejects (chunks.count when none): the chunk a
@@ -144,7 +145,7 @@ package struct SortedRows {
         guard !chunks.isEmpty else {
             chunks = [[row]]
             if isKeyed { keys = [[key]] }
-            starts = [0]
+            starts = ChunkStarts(counts: [1])
             fences = [Fence(row: row, value: value(row))]
             count = 1
             return
@@ -153,7 +154,7 @@ package struct SortedRows {
         chunks[chunk].insert(row, at: offset)
         if isKeyed { keys[chunk].insert(key, at: offset) }
         count += 1
-        for later in (chunk + 1)..<starts.count { starts[later] += 1 }
+        starts.add(1, toChunk: chunk)
         if offset == chunks[chunk].count - 1 { fences[chunk] = Fence(row: row, value: value(row)) }
         if chunks[chunk].count > 2 * Self.chunkSize {
             let half = chunks[chunk].count / 2
@@ -164,10 +165,10 @@ package struct SortedRows {
                 keys.insert(Array(keys[chunk][half...]), at: chunk + 1)
                 keys[chunk].removeLast(tail.count)
             }
-            starts.insert(starts[chunk] + half, at: chunk + 1)
             // The tail keeps the chunk's fence; the head ends at a new last row.
             let headLast = chunks[chunk][half - 1]
             fences.insert(Fence(row: headLast, value: value(headLast)), at: chunk)
+            starts = ChunkStarts(counts: chunks.lazy.map(\.count))
         }
     }
 
@@ -177,11 +178,11 @@ package struct SortedRows {
         chunks[chunk].remove(at: offset)
         if isKeyed { keys[chunk].remove(at: offset) }
         count -= 1
-        for later in (chunk + 1)..<starts.count { starts[later] -= 1 }
+        starts.add(-1, toChunk: chunk)
         if chunks[chunk].isEmpty {
             chunks.remove(at: chunk)
             if isKeyed { keys.remove(at: chunk) }
-            starts.remove(at: chunk)
+            starts = ChunkStarts(counts: chunks.lazy.map(\.count))
             fences.remove(at: chunk)
         } else if offset == chunks[chunk].count {
             let last = chunks[chunk][offset - 1]
@@ -204,11 +205,6 @@ package struct SortedRows {
     /// last chunk).
     private func locate(_ position: Int) -> (chunk: Int, offset: Int) {
         precondition(position >= 0 && position <= count && !chunks.isEmpty, "position \(position) of \(count)")
-        var low = 0, high = starts.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if starts[mid] <= position { low = mid } else { high = mid - 1 }
-        }
-        return (low, position - starts[low])
+        return starts.locate(position, lastChunkCount: chunks[chunks.count - 1].count)
     }
 }
