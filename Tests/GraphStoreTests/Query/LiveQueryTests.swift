@@ -50,6 +50,37 @@ import Testing
         #expect(live.refetchCount == refetches)  // every change so far was applied incrementally
     }
 
+    /// An unsaved flight among the results whose save takes over the row its ident already had
+    /// (an upsert) is a result once after the save, as fetching again shows; and saves of
+    /// flights that are no result leave the results as they are, unannounced.
+    @Test func anUnsavedResultThatUpsertsIsAResultOnce() throws {
+        let (_, context) = try seeded()
+        let live = LiveQuery(FetchDescriptor<Flight>(predicate: #Predicate { $0.routeDistance > 400 },
+                                                     sortBy: [SortDescriptor(\.routeDistance)]), in: context)
+        let again = Flight(ident: "A")   // A's ident (A is no result): its save updates A's row
+        again.routeDistance = 800
+        context.insert(again)
+        live.refetch()
+        #expect(live.results.map(\.ident) == ["C", "A", "B", "D"])
+        try context.save()
+        let fetched = try context.fetch(live.descriptor)
+        #expect(live.results.map(\.ident) == fetched.map(\.ident))
+        #expect(live.results.map(\.ident) == ["C", "A", "B", "D"] && live.results.map(\.routeDistance) == [500, 800, 900, 1_500])
+
+        let fired = Locked(0)
+        withObservationTracking { _ = live.results } onChange: { fired.withLock { $0 += 1 } }
+        let b = try #require(try context.fetchUnique(\Flight.ident, equals: "B"))
+        b.routeDistance = 300   // leaves the results
+        try context.save()
+        #expect(live.results.map(\.ident) == ["C", "A", "D"])
+        #expect(fired.value == 1)
+        withObservationTracking { _ = live.results } onChange: { fired.withLock { $0 += 1 } }
+        b.routeDistance = 200   // still no result
+        try context.save()
+        #expect(live.results.map(\.ident) == ["C", "A", "D"])
+        #expect(fired.value == 1)
+    }
+
     /// A sorted live query kept up to date save by save, from another context (rows joining,
     /// leaving and moving within the results, and saves that touch none of them), shows what
     /// fetching again shows; only saves that change the results are announced.

@@ -22,6 +22,15 @@ struct RowFlags {
     /// Beyond that, at most this many words per row it holds.
     private static let wordsPerRow = 4
 
+    init() {}
+
+    /// The set of `rows`, the lowest placed first so that the bitmap starts there.
+    init(_ rows: some Collection<UInt64>) {
+        guard let lowest = rows.min() else { return }
+        insert(lowest)
+        for row in rows { insert(row) }
+    }
+
     mutating func insert(_ row: UInt64) {
         if words.isEmpty && others.isEmpty { base = row }
         guard row >= base, let word = Int(exactly: (row - base) >> 6), fitsBitmap(word) else {

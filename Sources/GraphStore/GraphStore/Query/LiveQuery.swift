@@ -17,6 +17,11 @@ public final class LiveQuery<T: PersistentModel>: Observable {
     public let context: ModelContext
     private let registrar = ObservationRegistrar()
     private var stored: [T] = []
+    /// The rows of `stored`: whether a save touched a result is then a question of the rows it
+    /// touched, not a walk through every result (a board of ten thousand flights, after each
+    /// save of a flight that is on no board). Nil while a result is an unsaved insert: its save
+    /// may give it another row (one its unique value already held).
+    private var storedRows: RowFlags?
     private var waiting: [ChangeSummary] = []
     private let waitingLock = NSLock()
 
@@ -65,6 +70,8 @@ public final class LiveQuery<T: PersistentModel>: Observable {
 
     private func replace(with fresh: [T]) {
         registrar.withMutation(of: self, keyPath: \.results) { stored = fresh }
+        let savedOnly = !fresh.contains { $0.persistentBacking.state == .inserted }
+        storedRows = savedOnly ? RowFlags(fresh.map { $0.persistentBacking.row }) : nil
     }
 
     /// A commit (this context's or another's) that may change the results.
@@ -99,7 +106,8 @@ public final class LiveQuery<T: PersistentModel>: Observable {
             return
         }
         do {
-            let kept = stored.filter { !touched.contains($0.persistentBacking.row) }
+            let touchesResult = storedRows.map { rows in touched.contains(where: rows.contains) } ?? true
+            let kept = touchesResult ? stored.filter { !touched.contains($0.persistentBacking.row) } : stored
             var added: [T] = []
             for row in touched.sorted() {
                 // A row deleted by the save is no result, though this context may still hold
