@@ -12,6 +12,12 @@ package final class SortedIndex {
     @exclusivity(unchecked) private var order = SortedRows()
     /// Every row in order (a copy: for checkpoints and rebuilding the hash index).
     package var orderedRows: [UInt32] { order.array }
+    /// How many rows the order holds.
+    package var count: Int { order.count }
+    /// The rows at `range`'s positions, in order (a sorted fetch's first or last few).
+    package func rows(at range: Range<Int>) -> [UInt32] { order.rows(at: range) }
+    /// The row at `position` in the order.
+    package func row(at position: Int) -> UInt32 { order[position] }
     @exclusivity(unchecked) private var pendingInserts: [UInt32] = []
     /// Rows leaving their place, with the value that placed them (their column may already
     /// hold a new one).

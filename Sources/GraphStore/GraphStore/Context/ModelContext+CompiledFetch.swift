@@ -20,7 +20,16 @@ extension ModelContext {
             var planned: QueryExecutor.Candidates?
             let matched = compiled.matches(in: executor, storedComplete: true, planned: &planned) ?? []
             guard matched.count > 1 else { return (matched, false) }
-            if let inOrder = Self.rowsInOrder(matched, by: sortBy, entity: entity, in: view) { return (inOrder, true) }
+            if let inOrder = Self.rowsInOrder(matched, by: sortBy, entity: entity, in: view) {
+                // In their final order: a limit needs objects for the first rows only.
+                guard let limit else { return (inOrder, true) }
+                return (Array(inOrder.prefix(max(0, offset ?? 0) + max(0, limit))), true)
+            }
+            // With a limit, objects only for the rows that can lead.
+            if let limit, let leading = LeadingRows.of(matched.sorted(), by: sortBy, count: max(0, offset ?? 0) + max(0, limit),
+                                                       entity: entity, in: view) {
+                return (leading, false)
+            }
             // Rows in row order, as a scan and `fetch` give them before sorting.
             return (matched.sorted(), false)
         }

@@ -24,6 +24,7 @@ extension ModelContext {
             return try sortedAndPaged(found, sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         }
         let results = try fetchWithoutChanges(descriptor, entity: entity)
+            ?? leadingOfAll(descriptor, entity: entity)
             ?? sortedAndPaged(try candidates(descriptor, entity: entity), sortBy: descriptor.sortBy,
                               offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         if results.count >= ResultReadAhead.minimumCount {
@@ -44,6 +45,21 @@ extension ModelContext {
         let (compiled, constants) = compiledQuery(expression: expression, entity: entity)
         return try fetchOnRows(compiled, entity: entity, values: constants, sortBy: descriptor.sortBy,
                                offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+    }
+
+    /// A fetch of every object with a limit, by a context without unsaved changes: objects
+    /// only for the rows that can lead (`LeadingRows`), sorted and paged. Nil when those
+    /// cannot be told apart.
+    private func leadingOfAll<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T]? {
+        guard descriptor.predicate == nil, let limit = descriptor.fetchLimit, !descriptor.sortBy.isEmpty, !hasChanges else { return nil }
+        let count = max(0, descriptor.fetchOffset ?? 0) + max(0, limit)
+        guard let rows = graph.read({ LeadingRows.ofAll(by: descriptor.sortBy, count: count, entity: entity, in: $0) }) else { return nil }
+        var leading: [T] = []
+        leading.reserveCapacity(rows.count)
+        for row in rows {
+            if let model = downcast(object(entity: entity.index, row: row), to: T.self) { leading.append(model) }
+        }
+        return try sortedAndPaged(leading, sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: limit)
     }
 
     /// A fetch's matches in its order, from its offset, at most its limit of them.

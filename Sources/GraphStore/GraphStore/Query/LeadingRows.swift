@@ -1,0 +1,78 @@
+import Foundation
+@_spi(GraphStoreInternals) import GraphStoreCore
+@_spi(GraphStoreInternals) import GraphStoreGraph
+
+/// The rows that can be among the first `count` results of a sorted fetch (its offset plus its
+/// limit), found from the committed values of its first sort key when that is a stored number
+/// or date: the `count` rows that key puts first, and every row tied with the last of them
+/// (the later sort keys, or the row order, decide among those). Sorting that handful of
+/// objects by every sort descriptor gives the fetch's first `count` results, where a fetch
+/// with a limit made and sorted an object for every match (a "top ten" of a million flights).
+///
+/// Nil when the key cannot tell: another kind of first key, a nil or inexact value among the
+/// leading rows, or no fewer rows than all. For a context without unsaved changes only (its
+/// objects then hold what the graph holds).
+enum LeadingRows {
+    /// Of every live row: walked from the front (or the back, for a reverse sort) of the
+    /// attribute's sorted index when it has one, else read from the column.
+    static func ofAll<T>(by sortBy: [SortDescriptor<T>], count: Int, entity: Schema.Entity, in view: GraphView) -> [UInt64]? {
+        guard count > 0, let (attribute, forward) = firstKey(sortBy, entity: entity) else { return nil }
+        let table = view.table(entity.index)
+        guard count < table.liveCount else { return nil }
+        guard let index = table.sorted[attribute.index] else { return of(table.liveRows, by: sortBy, count: count, entity: entity, in: view) }
+        let column = table.columns[attribute.index]
+        func key(_ row: UInt32) -> Double? { numberKey(column.value(at: Int(row) - 1)) }
+        // The index's order is the key's ascending order, ties by row: a reverse sort walks it
+        // from the back.
+        let total = index.count
+        let taken = forward ? index.rows(at: 0..<count) : index.rows(at: (total - count)..<total)
+        var rows = taken.map(UInt64.init)
+        guard let boundary = key(forward ? taken[taken.count - 1] : taken[0]), rows.allSatisfy({ key(UInt32($0)) != nil }) else { return nil }
+        var position = forward ? count : total - count - 1
+        while position >= 0 && position < total {
+            let row = index.row(at: position)
+            guard key(row) == boundary else { break }
+            rows.append(UInt64(row))
+            position += forward ? 1 : -1
+        }
+        return rows.sorted()
+    }
+
+    /// Of `rows` (a predicate's matches), in row order.
+    static func of<T>(_ rows: [UInt64], by sortBy: [SortDescriptor<T>], count: Int, entity: Schema.Entity, in view: GraphView) -> [UInt64]? {
+        guard count > 0, count < rows.count, let (attribute, forward) = firstKey(sortBy, entity: entity) else { return nil }
+        let column = view.table(entity.index).columns[attribute.index]
+        var keys: [Double] = []
+        keys.reserveCapacity(rows.count)
+        for row in rows {
+            guard let key = numberKey(column.value(at: Int(row) - 1)) else { return nil }
+            keys.append(forward ? key : -key)
+        }
+        // The count-th smallest key (in the sort's direction): every row up to it may lead.
+        var sorted = keys
+        sorted.sort()
+        let boundary = sorted[count - 1]
+        return rows.indices.filter { keys[$0] <= boundary }.map { rows[$0] }
+    }
+
+    /// The first sort descriptor's attribute and direction, when it reads a stored attribute.
+    private static func firstKey<T>(_ sortBy: [SortDescriptor<T>], entity: Schema.Entity) -> (Schema.Attribute, forward: Bool)? {
+        guard let first = sortBy.first, let keyPath = first.keyPath,
+              case let .attribute(attribute)? = entity.property(for: keyPath) else { return nil }
+        return (attribute, first.order == .forward)
+    }
+
+    /// A number or date as a Double that orders exactly as the value does; nil for anything
+    /// else (nil, strings, which Foundation compares its own way).
+    private static func numberKey(_ value: Value) -> Double? {
+        let key: Double
+        switch value {
+        case let .int(int): key = Double(int)
+        case let .uint(uint): key = Double(uint)
+        case let .double(double): key = double
+        case let .date(date): key = date.timeIntervalSinceReferenceDate
+        default: return nil
+        }
+        return SortKeys.isExact(key) ? key : nil
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import GraphStoreModelTestSupport
+import GraphStoreTestSupport
+import Testing
+@testable import GraphStore
+@testable import GraphStoreMacrosFree
+
+/// A fetch with a limit makes objects only for the rows its first sort key puts first (and
+/// their ties): its results are still exactly the first ones of the whole fetch in Foundation's
+/// order, with an indexed first key (walked in the index) or not, forward or reverse, many ties
+/// decided by later keys or by row order, nil and non-number keys (which go the whole way),
+/// offsets, limits past the end, and with a predicate.
+@Suite struct LeadingRowsTests {
+    func stored() throws -> ModelContext {
+        let container = try ModelContainer(for: Flight.self, Everything.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let loader = ModelContext(container)
+        var random = SplitMix64(seed: 5)
+        for i in 0..<600 {
+            let flight = Flight(ident: "F\(random.next() % 100_000)-\(i)")
+            loader.insert(flight)
+            flight.routeDistance = Int(random.next() % 40) - 5     // ties, negatives
+            flight.actualOff = i % 7 == 0 ? nil : Date(timeIntervalSinceReferenceDate: Double(random.next() % 30) * 60)
+            let everything = Everything()
+            loader.insert(everything)
+            everything.int = Int(random.next() % 25)
+            everything.double = Double(random.next() % 50) / 4 - 3
+            everything.date = Date(timeIntervalSince1970: Double(random.next() % 20) * 3_600)
+            everything.string = "s\(random.next() % 9)"
+            everything.uint8 = UInt8(random.next() % 200)
+        }
+        try loader.save()
+        // A later save moves some rows in the index (and some to the front or back).
+        for flight in try loader.fetch(FetchDescriptor<Flight>()).prefix(50) { flight.routeDistance = flight.routeDistance % 3 == 0 ? -100 : 1_000 }
+        try loader.save()
+        return ModelContext(container)
+    }
+
+    func expectFirstResults<T: PersistentModel>(_ sortBy: [SortDescriptor<T>], predicate: Predicate<T>? = nil,
+                                                in context: ModelContext) throws {
+        let all = try context.fetch(FetchDescriptor<T>(predicate: predicate)).sorted(using: sortBy)
+        for (offset, limit) in [(0, 1), (0, 7), (3, 10), (0, 64), (590, 20), (0, 2_000), (20, 0)] {
+            var descriptor = FetchDescriptor<T>(predicate: predicate, sortBy: sortBy)
+            descriptor.fetchOffset = offset == 0 ? nil : offset
+            descriptor.fetchLimit = limit
+            let expected = all[min(offset, all.count)..<min(all.count, offset + limit)].map(\.persistentModelID)
+            #expect(try context.fetch(descriptor).map(\.persistentModelID) == expected, "offset \(offset) limit \(limit): \(sortBy)")
+        }
+    }
+
+    @Test func anIndexedFirstKeyWalkedFromEitherEnd() throws {
+        let context = try stored()
+        try expectFirstResults([SortDescriptor(\Flight.routeDistance)], in: context)
+        try expectFirstResults([SortDescriptor(\Flight.routeDistance, order: .reverse)], in: context)
+        try expectFirstResults([SortDescriptor(\Flight.routeDistance), SortDescriptor(\Flight.ident, order: .reverse)], in: context)
+        try expectFirstResults([SortDescriptor(\Flight.routeDistance, order: .reverse), SortDescriptor(\Flight.ident)], in: context)
+    }
+
+    @Test func firstKeysReadFromTheirColumns() throws {
+        let context = try stored()
+        try expectFirstResults([SortDescriptor(\Everything.int)], in: context)
+        try expectFirstResults([SortDescriptor(\Everything.int, order: .reverse), SortDescriptor(\Everything.string)], in: context)
+        try expectFirstResults([SortDescriptor(\Everything.double), SortDescriptor(\Everything.date, order: .reverse)], in: context)
+        try expectFirstResults([SortDescriptor(\Everything.date, order: .reverse)], in: context)
+        try expectFirstResults([SortDescriptor(\Everything.uint8, order: .reverse)], in: context)
+        // Keys the rows cannot order: every object, as before.
+        try expectFirstResults([SortDescriptor(\Everything.string), SortDescriptor(\Everything.int)], in: context)
+        try expectFirstResults([SortDescriptor(\Flight.actualOff), SortDescriptor(\Flight.ident)], in: context)
+        try expectFirstResults([SortDescriptor(\Flight.actualOff, order: .reverse)], in: context)
+    }
+
+    @Test func aPredicatesMatchesWithALimit() throws {
+        let context = try stored()
+        let near = #Predicate<Flight> { $0.routeDistance < 20 }
+        try expectFirstResults([SortDescriptor(\Flight.routeDistance, order: .reverse)], predicate: near, in: context)
+        try expectFirstResults([SortDescriptor(\Flight.actualOff), SortDescriptor(\Flight.ident)], predicate: near, in: context)
+        let late = #Predicate<Everything> { $0.int > 3 }
+        try expectFirstResults([SortDescriptor(\Everything.double), SortDescriptor(\Everything.int, order: .reverse)], predicate: late, in: context)
+        try expectFirstResults([SortDescriptor(\Everything.date)], predicate: late, in: context)
+    }
+
+    /// With unsaved changes the objects decide (a changed key may move any of them).
+    @Test func unsavedChangesAreSortedOnObjects() throws {
+        let context = try stored()
+        let flights = try context.fetch(FetchDescriptor<Flight>())
+        flights[10].routeDistance = -1_000
+        flights[20].routeDistance = 5_000
+        try expectFirstResults([SortDescriptor(\Flight.routeDistance)], in: context)
+        try expectFirstResults([SortDescriptor(\Flight.routeDistance, order: .reverse)], in: context)
+    }
+}
