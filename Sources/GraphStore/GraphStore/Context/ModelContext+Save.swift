@@ -284,13 +284,11 @@ extension ModelContext {
                     }
                     for target in base { if let r = row(target) { operations.append(.link(relationship: number, source: backing.row, target: r)) } }
                 } else {
-                    let removed = pending.removed
-                    if !removed.isEmpty {
-                        for member in committedToMany(of: backing, relationship: index) where removed.contains(member.persistentBacking.row) {
-                            if member.persistentBacking.row > 0 {
-                                operations.append(.unlink(relationship: number, source: backing.row, target: member.persistentBacking.row))
-                            }
-                        }
+                    // A member deleted here is unlinked by its delete.
+                    let target = relationship.targetIndex
+                    for committed in committedMembers(pending.removed, of: backing, relationship)
+                    where registry.object(entity: target, row: committed)?.persistentBacking.state != .deleted {
+                        operations.append(.unlink(relationship: number, source: backing.row, target: committed))
                     }
                     for target in pending.added { if let r = row(target) { operations.append(.link(relationship: number, source: backing.row, target: r)) } }
                 }
@@ -300,6 +298,23 @@ extension ModelContext {
 
     private func committedToOneRow(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> UInt64? {
         committedGraph { $0.liveToOne(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index) }
+    }
+
+    /// The rows of `removed` that are committed members of the backing's to-many, ascending:
+    /// each asked of its own to-one when the inverse is one, so that taking one flight out of
+    /// an airport's ten thousand neither reads the list nor makes an object for its members.
+    private func committedMembers(_ removed: Set<UInt64>, of backing: ModelBacking, _ relationship: Schema.Relationship) -> [UInt64] {
+        guard !removed.isEmpty else { return [] }
+        let rows = removed.sorted()
+        return graph.read { view in
+            guard view.isLive(entity: relationship.entityIndex, row: backing.row) else { return [] }
+            if let inverse = schema.inverse(of: relationship), !inverse.isToMany {
+                return rows.filter { view.isLive(entity: inverse.entityIndex, row: $0)
+                    && view.toOne(entity: inverse.entityIndex, row: $0, relationship: inverse.index) == backing.row }
+            }
+            let members = Set(view.toMany(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index))
+            return rows.filter { UInt32(exactly: $0).map(members.contains) ?? false }
+        }
     }
 
     private func committedToManyRows(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> [UInt64] {
