@@ -266,7 +266,7 @@ open class ModelBacking {
         if let base = pending?.base {
             list = base
         } else if let context, row > 0, state != .inserted {
-            list = context.committedToMany(of: self, relationship: index, includingDeleted: true)
+            list = context.committedToMany(of: self, relationship: index)
         } else {
             list = []
         }

@@ -51,24 +51,16 @@ extension ModelContext {
     /// otherwise, and the objects are sorted (see `stableSorted`).
     private static func rowsInOrder<T>(_ rows: [UInt64], by sortBy: [SortDescriptor<T>], entity: Schema.Entity,
                                        in view: GraphView) -> [UInt64]? {
-        guard let first = sortBy.first, let keyPath = first.keyPath,
-              case let .attribute(attribute)? = entity.property(for: keyPath) else { return nil }
+        guard let (attribute, forward) = LeadingRows.firstKey(sortBy, entity: entity) else { return nil }
         var keyed: [(key: Double, row: UInt64)] = []
         keyed.reserveCapacity(rows.count)
         for row in rows {
-            let key: Double
-            switch view.value(entity: entity.index, row: row, attribute: attribute.index) {
-            case let .int(int): key = Double(int)
-            case let .uint(uint): key = Double(uint)
-            case let .double(double): key = double
-            case let .date(date): key = date.timeIntervalSinceReferenceDate
-            default: return nil  // nil, strings and others sort through Foundation
-            }
-            guard SortKeys.isExact(key) else { return nil }
+            // Nil, strings and others sort through Foundation.
+            guard let key = LeadingRows.numberKey(view.value(entity: entity.index, row: row, attribute: attribute.index)) else { return nil }
             keyed.append((key, row))
         }
         keyed.sort { $0.key < $1.key }
         for i in keyed.indices.dropFirst() where keyed[i].key == keyed[i - 1].key { return nil }
-        return first.order == .forward ? keyed.map(\.row) : keyed.reversed().map(\.row)
+        return forward ? keyed.map(\.row) : keyed.reversed().map(\.row)
     }
 }

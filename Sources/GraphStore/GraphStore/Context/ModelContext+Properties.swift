@@ -17,7 +17,8 @@ extension ModelContext {
             : object(entity: targetEntity, row: $0, keepingIfMade: true) }
     }
 
-    func committedToMany(of backing: ModelBacking, relationship index: Int, includingDeleted: Bool = false) -> [any PersistentModel] {
+    /// The committed members, in order, those deleted in this context included.
+    func committedToMany(of backing: ModelBacking, relationship index: Int) -> [any PersistentModel] {
         guard let entity = backing.entity else { return [] }
         let relationship = entity.relationships[index]
         let rows = graph.read { view -> [UInt32] in
@@ -25,10 +26,7 @@ extension ModelContext {
             return view.toMany(entity: entity.index, row: backing.row, relationship: index)
         }
         if backing.readsCommittedState { return rows.map { committedCopy(entity: relationship.targetIndex, row: UInt64($0)) } }
-        return rows.compactMap { row in
-            let target = object(entity: relationship.targetIndex, row: UInt64(row))
-            return !includingDeleted && target.persistentBacking.state == .deleted ? nil : target
-        }
+        return rows.map { object(entity: relationship.targetIndex, row: UInt64($0)) }
     }
 
     /// A private, unregistered object that shows only the committed row (and whose relationships

@@ -56,7 +56,7 @@ enum LeadingRows {
     }
 
     /// The first sort descriptor's attribute and direction, when it reads a stored attribute.
-    private static func firstKey<T>(_ sortBy: [SortDescriptor<T>], entity: Schema.Entity) -> (Schema.Attribute, forward: Bool)? {
+    static func firstKey<T>(_ sortBy: [SortDescriptor<T>], entity: Schema.Entity) -> (Schema.Attribute, forward: Bool)? {
         guard let first = sortBy.first, let keyPath = first.keyPath,
               case let .attribute(attribute)? = entity.property(for: keyPath) else { return nil }
         return (attribute, first.order == .forward)
@@ -64,7 +64,7 @@ enum LeadingRows {
 
     /// A number or date as a Double that orders exactly as the value does; nil for anything
     /// else (nil, strings, which Foundation compares its own way).
-    private static func numberKey(_ value: Value) -> Double? {
+    static func numberKey(_ value: Value) -> Double? {
         let key: Double
         switch value {
         case let .int(int): key = Double(int)
