@@ -104,4 +104,46 @@ import Testing
         let otherAirports = try other.fetch(FetchDescriptor<Airport>())
         expectInStep(otherAirports, try other.fetch(FetchDescriptor<Flight>()))
     }
+
+    /// Members leaving a committed list in one save through their side of the relationship —
+    /// moved to another list, set to nil, deleted, set to nil and back, an unsaved insert put
+    /// in and out again — while the list itself is never assigned: another context sees the
+    /// list as this one did before the save, with exactly the members that stayed.
+    @Test func membersLeavingAListInOneSaveAreWhatTheSaveWrites() throws {
+        let container = try ModelContainer(for: Flight.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let sfo = Airport(icao: "KSFO"), lax = Airport(icao: "KLAX")
+        context.insert(sfo)
+        context.insert(lax)
+        let flights = (1...7).map { Flight(ident: "F\($0)") }
+        for flight in flights {
+            context.insert(flight)
+            flight.origin = sfo
+        }
+        try context.save()
+
+        flights[0].origin = nil        // out
+        context.delete(flights[1])     // deleted
+        flights[2].origin = lax        // moved
+        flights[3].origin = nil        // out and back
+        flights[3].origin = sfo
+        let unsaved = Flight(ident: "N1")
+        context.insert(unsaved)
+        unsaved.origin = sfo           // in and out before any save
+        unsaved.origin = nil
+        let before = sfo.flightsFrom.map(\.ident)
+        #expect(Set(before) == ["F4", "F5", "F6", "F7"])
+        try context.save()
+        #expect(sfo.flightsFrom.map(\.ident) == before)
+
+        let other = ModelContext(container)
+        let airports = try other.fetch(FetchDescriptor<Airport>())
+        let otherSFO = try #require(airports.first { $0.icao == "KSFO" }), otherLAX = try #require(airports.first { $0.icao == "KLAX" })
+        #expect(otherSFO.flightsFrom.map(\.ident) == before)
+        #expect(otherLAX.flightsFrom.map(\.ident) == ["F3"])
+        let byIdent = Dictionary(uniqueKeysWithValues: try other.fetch(FetchDescriptor<Flight>()).map { ($0.ident, $0) })
+        #expect(byIdent["F2"] == nil)
+        #expect(byIdent["F1"]?.origin == nil && byIdent["N1"]?.origin == nil)
+        #expect(byIdent["F4"]?.origin?.icao == "KSFO" && byIdent["F3"]?.origin?.icao == "KLAX")
+    }
 }
