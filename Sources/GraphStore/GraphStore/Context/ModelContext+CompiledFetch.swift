@@ -20,25 +20,22 @@ extension ModelContext {
             var planned: QueryExecutor.Candidates?
             let matched = compiled.matches(in: executor, storedComplete: true, planned: &planned) ?? []
             guard matched.count > 1 else { return (matched, false) }
+            let leadingCount = limit.map { LeadingRows.count(offset: offset, limit: $0) }
             if let inOrder = Self.rowsInOrder(matched, by: sortBy, entity: entity, in: view) {
                 // In their final order: a limit needs objects for the first rows only.
-                guard let limit else { return (inOrder, true) }
-                return (Array(inOrder.prefix(max(0, offset ?? 0) + max(0, limit))), true)
+                guard let leadingCount else { return (inOrder, true) }
+                return (Array(inOrder.prefix(leadingCount)), true)
             }
-            // With a limit, objects only for the rows that can lead.
-            if let limit, let leading = LeadingRows.of(matched.sorted(), by: sortBy, count: max(0, offset ?? 0) + max(0, limit),
-                                                       entity: entity, in: view) {
+            // Rows in row order, as a scan and `fetch` give them before sorting; with a limit,
+            // only those that can lead.
+            let inRowOrder = matched.sorted()
+            if let leadingCount, let leading = LeadingRows.of(inRowOrder, by: sortBy, count: leadingCount, entity: entity, in: view) {
                 return (leading, false)
             }
-            // Rows in row order, as a scan and `fetch` give them before sorting.
-            return (matched.sorted(), false)
+            return (inRowOrder, false)
         }
         guard !matched.rows.isEmpty else { return [] }
-        var matches: [T] = []
-        matches.reserveCapacity(matched.rows.count)
-        for row in matched.rows {
-            if let model = downcast(object(entity: entity.index, row: row), to: T.self) { matches.append(model) }
-        }
+        let matches = objects(entity: entity.index, rows: matched.rows, as: T.self)
         // In order already, and not paged: as found. (Sorting and paging, generic over the
         // model type, look up its descriptors' type metadata at run time each time.)
         if matched.sorted || matches.count < 2, offset == nil, limit == nil { return matches }

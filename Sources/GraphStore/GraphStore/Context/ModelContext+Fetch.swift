@@ -52,14 +52,10 @@ extension ModelContext {
     /// cannot be told apart.
     private func leadingOfAll<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T]? {
         guard descriptor.predicate == nil, let limit = descriptor.fetchLimit, !descriptor.sortBy.isEmpty, !hasChanges else { return nil }
-        let count = max(0, descriptor.fetchOffset ?? 0) + max(0, limit)
+        let count = LeadingRows.count(offset: descriptor.fetchOffset, limit: limit)
         guard let rows = graph.read({ LeadingRows.ofAll(by: descriptor.sortBy, count: count, entity: entity, in: $0) }) else { return nil }
-        var leading: [T] = []
-        leading.reserveCapacity(rows.count)
-        for row in rows {
-            if let model = downcast(object(entity: entity.index, row: row), to: T.self) { leading.append(model) }
-        }
-        return try sortedAndPaged(leading, sortBy: descriptor.sortBy, offset: descriptor.fetchOffset, limit: limit)
+        return try sortedAndPaged(objects(entity: entity.index, rows: rows, as: T.self), sortBy: descriptor.sortBy,
+                                  offset: descriptor.fetchOffset, limit: limit)
     }
 
     /// A fetch's matches in its order, from its offset, at most its limit of them.
@@ -346,7 +342,7 @@ extension ModelContext {
             return nil
         }
         guard let matched = matchedRows?.sorted() else { return nil }
-        var results = matched.compactMap { downcast(object(entity: entity.index, row: $0), to: T.self) }
+        var results = objects(entity: entity.index, rows: matched, as: T.self)
         for backing in changedBackings(entity: entity.index) {
             if let model = downcast(backing, to: T.self), try evaluatingOnObjects({ try predicate.evaluate(model) }) { results.append(model) }
         }

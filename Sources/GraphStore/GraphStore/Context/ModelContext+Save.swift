@@ -287,7 +287,7 @@ extension ModelContext {
                     // A member deleted here is unlinked by its delete.
                     let target = relationship.targetIndex
                     for committed in committedMembers(pending.removed, of: backing, relationship)
-                    where registry.object(entity: target, row: committed)?.persistentBacking.state != .deleted {
+                    where registeredObject(entity: target, row: committed)?.persistentBacking.state != .deleted {
                         operations.append(.unlink(relationship: number, source: backing.row, target: committed))
                     }
                     for target in pending.added { if let r = row(target) { operations.append(.link(relationship: number, source: backing.row, target: r)) } }
@@ -306,14 +306,14 @@ extension ModelContext {
     private func committedMembers(_ removed: Set<UInt64>, of backing: ModelBacking, _ relationship: Schema.Relationship) -> [UInt64] {
         guard !removed.isEmpty else { return [] }
         let rows = removed.sorted()
+        guard let inverse = schema.inverse(of: relationship), !inverse.isToMany else {
+            let members = Set(committedToManyRows(backing, relationship))
+            return rows.filter(members.contains)
+        }
         return graph.read { view in
             guard view.isLive(entity: relationship.entityIndex, row: backing.row) else { return [] }
-            if let inverse = schema.inverse(of: relationship), !inverse.isToMany {
-                return rows.filter { view.isLive(entity: inverse.entityIndex, row: $0)
-                    && view.toOne(entity: inverse.entityIndex, row: $0, relationship: inverse.index) == backing.row }
-            }
-            let members = Set(view.toMany(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index))
-            return rows.filter { UInt32(exactly: $0).map(members.contains) ?? false }
+            return rows.filter { view.isLive(entity: inverse.entityIndex, row: $0)
+                && view.toOne(entity: inverse.entityIndex, row: $0, relationship: inverse.index) == backing.row }
         }
     }
 

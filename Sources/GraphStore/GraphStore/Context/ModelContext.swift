@@ -171,6 +171,16 @@ public final class ModelContext {
         object(entity: entity, row: row, keepingIfMade: false)
     }
 
+    /// The objects for `rows` of an entity, as `T` (rows whose object is not a `T` left out).
+    func objects<T: PersistentModel>(entity: Int, rows: [UInt64], as type: T.Type) -> [T] {
+        var objects: [T] = []
+        objects.reserveCapacity(rows.count)
+        for row in rows {
+            if let model = downcast(object(entity: entity, row: row), to: T.self) { objects.append(model) }
+        }
+        return objects
+    }
+
     /// The object for a row; one made here is also kept a while when `keepingIfMade` (a to-one
     /// target: see RecentTargets).
     func object(entity: Int, row: UInt64, keepingIfMade: Bool) -> any PersistentModel {

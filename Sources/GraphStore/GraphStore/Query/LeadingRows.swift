@@ -13,6 +13,9 @@ import Foundation
 /// leading rows, or no fewer rows than all. For a context without unsaved changes only (its
 /// objects then hold what the graph holds).
 enum LeadingRows {
+    /// How many results a fetch's page reaches: its offset plus its limit.
+    static func count(offset: Int?, limit: Int) -> Int { max(0, offset ?? 0) + max(0, limit) }
+
     /// Of every live row: walked from the front (or the back, for a reverse sort) of the
     /// attribute's sorted index when it has one, else read from the column.
     static func ofAll<T>(by sortBy: [SortDescriptor<T>], count: Int, entity: Schema.Entity, in view: GraphView) -> [UInt64]? {
@@ -26,8 +29,8 @@ enum LeadingRows {
         // from the back.
         let total = index.count
         let taken = forward ? index.rows(at: 0..<count) : index.rows(at: (total - count)..<total)
+        guard taken.allSatisfy({ key($0) != nil }), let boundary = key(forward ? taken[taken.count - 1] : taken[0]) else { return nil }
         var rows = taken.map(UInt64.init)
-        guard let boundary = key(forward ? taken[taken.count - 1] : taken[0]), rows.allSatisfy({ key(UInt32($0)) != nil }) else { return nil }
         var position = forward ? count : total - count - 1
         while position >= 0 && position < total {
             let row = index.row(at: position)
@@ -49,9 +52,7 @@ enum LeadingRows {
             keys.append(forward ? key : -key)
         }
         // The count-th smallest key (in the sort's direction): every row up to it may lead.
-        var sorted = keys
-        sorted.sort()
-        let boundary = sorted[count - 1]
+        let boundary = keys.sorted()[count - 1]
         return rows.indices.filter { keys[$0] <= boundary }.map { rows[$0] }
     }
 
