@@ -1,5 +1,6 @@
 import Foundation
 import GraphStoreModelTestSupport
+import GraphStoreTestSupport
 import Synchronization
 import Testing
 @testable import GraphStore
@@ -195,6 +196,89 @@ final class Pair: Model {
         container.graph.read { view in
             #expect(view.toMany(entity: airline.index, row: 1, relationship: flights.index) == [2])
         }
+    }
+
+    /// A link written from a to-one's side puts the member in the inverse list as one written
+    /// from the list's side does, and moves it out of the list it was in.
+    @Test func linksFromTheToOneSideKeepTheListInStep() throws {
+        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let schema = container.schema
+        let airport = schema.entity(named: "Airport")!, flight = schema.entity(named: "Flight")!
+        let flightsFrom = airport.relationships.first { $0.name == "flightsFrom" }!, origin = flight.relationships.first { $0.name == "origin" }!
+        func insert(_ entity: Schema.Entity, _ row: UInt64) -> LogOperation { .insert(entity: entity.number, row: row, values: []) }
+        container.graph.apply([insert(airport, 1), insert(airport, 2)] + (1...4).map { insert(flight, $0) }, number: 1)
+        container.graph.apply((1...4).map { .link(relationship: origin.number, source: $0, target: 1) }, number: 2)
+        container.graph.apply([.link(relationship: origin.number, source: 2, target: 2), .link(relationship: origin.number, source: 3, target: 1),
+                               .unlink(relationship: origin.number, source: 4, target: 1)], number: 3)
+        container.graph.read { view in
+            #expect(view.toMany(entity: airport.index, row: 1, relationship: flightsFrom.index) == [1, 3])
+            #expect(view.toMany(entity: airport.index, row: 2, relationship: flightsFrom.index) == [2])
+            #expect(view.toOne(entity: flight.index, row: 4, relationship: origin.index) == nil)
+        }
+    }
+
+    /// An airport's flights through saves that delete and move them from anywhere in its list,
+    /// a checkpoint, and the log after it: each context, and each reopening, reads the lists a
+    /// plain array kept alongside says, in link order.
+    @Test func listsKeepTheirOrderThroughRemovalsCheckpointsAndReopening() throws {
+        let store = TemporaryStore()
+        let types: [any PersistentModel.Type] = [Airport.self, Airline.self, Flight.self]
+        var expected: [String: [String]] = ["A": [], "B": []]
+        var random = SplitMix64(seed: 7)
+        func check(_ container: ModelContainer, _ label: String) throws {
+            let context = ModelContext(container)
+            for airport in try context.fetch(FetchDescriptor<Airport>()) {
+                #expect(airport.flightsFrom.map(\.ident) == expected[airport.icao], "\(label): \(airport.icao)")
+            }
+        }
+        func round(_ container: ModelContainer, _ number: Int) throws {
+            let context = ModelContext(container)
+            let airports = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Airport>()).map { ($0.icao, $0) })
+            for i in 0..<40 {
+                let flight = Flight(ident: "F\(number)-\(i)")
+                context.insert(flight)
+                let icao = i % 3 == 0 ? "B" : "A"
+                flight.origin = airports[icao]
+                expected[icao]!.append(flight.ident)
+            }
+            try context.save()
+            for _ in 0..<25 {
+                let icao = random.next() % 4 == 0 ? "B" : "A"
+                guard !expected[icao]!.isEmpty else { continue }
+                let ident = expected[icao]!.remove(at: Int(random.next() % UInt64(expected[icao]!.count)))
+                let flight = try #require(context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == ident })).first)
+                if random.next() % 2 == 0 {
+                    context.delete(flight)
+                } else {
+                    let other = icao == "A" ? "B" : "A"
+                    flight.origin = airports[other]
+                    expected[other]!.append(ident)
+                }
+                try context.save()
+            }
+            try check(container, "round \(number)")
+        }
+        do {
+            let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
+            let context = ModelContext(container)
+            context.insert(Airport(icao: "A"))
+            context.insert(Airport(icao: "B"))
+            try context.save()
+            try round(container, 1)
+            try container.checkpoint()
+            try round(container, 2)
+            container.close()
+        }
+        do {
+            let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
+            try check(container, "reopened")
+            // Removals from lists the checkpoint restored, by positions rebuilt on opening.
+            try round(container, 3)
+            try container.checkpoint()
+            container.close()
+        }
+        let container = try ModelContainer(for: types, configurations: maintainedConfiguration(store.url))
+        try check(container, "reopened from the second checkpoint")
     }
 
     /// `count` new pairs keyed key-0… with random `a` values, inserted (unsaved).

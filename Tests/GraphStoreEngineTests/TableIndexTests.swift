@@ -80,7 +80,7 @@ final class Stand: Model {
             let kept = view.table(entity.index)
             var image = kept.image()
             image.sorted = [:]  // sort anew rather than take the kept order
-            let rebuilt = EntityTable(entity: entity)
+            let rebuilt = EntityTable(entity: entity, schema: container.schema)
             let (jobs, finish) = rebuilt.restore(image)
             jobs.forEach { $0() }
             finish()

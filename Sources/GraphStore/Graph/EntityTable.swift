@@ -19,7 +19,7 @@ import CSwiftRuntime
     /// By relationship position: the target row of a to-one (0 = none); empty for to-many.
     @exclusivity(unchecked) package var toOne: [[UInt32]]
     /// By relationship position: the ordered target rows of a to-many; empty for to-one.
-    @exclusivity(unchecked) package var toMany: [[[UInt32]]]
+    @exclusivity(unchecked) package var toMany: [MemberLists]
     /// For relationships without an inverse: target row → source rows (the "inverse set").
     @exclusivity(unchecked) package var reverse: [[UInt32: [UInt32]]]
     // By attribute position, nil where the attribute has no such index: lookups reach an
@@ -44,13 +44,14 @@ import CSwiftRuntime
     /// The highest row number ever applied.
     @exclusivity(unchecked) package var highestRow: UInt64 = 0
 
-    package init(entity: Schema.Entity) {
+    package init(entity: Schema.Entity, schema: Schema) {
         self.entity = entity
         let columns = entity.attributes.map { Column(type: $0.type, defaultValue: $0.defaultValue) }
         self.columns = columns
         unretainedColumns = columns.map(Unretained.init)
         toOne = entity.relationships.map { _ in [] }
-        toMany = entity.relationships.map { _ in [] }
+        // A member's place in its list is kept when it can be in one list only.
+        toMany = entity.relationships.map { MemberLists(keepsPositions: $0.isToMany && schema.inverse(of: $0)?.isToMany == false) }
         reverse = entity.relationships.map { _ in [:] }
         let unique = entity.attributes.map { $0.isUnique ? UniqueIndex(attribute: $0.index, keysAreStrings: $0.type.kind == .string) : nil }
         let sorted = entity.attributes.map { $0.isIndexed ? SortedIndex(attribute: $0.index) : nil }
@@ -125,7 +126,7 @@ import CSwiftRuntime
         live.append(repeating: false, count: extra)
         for i in columns.indices { columns[i].grow(to: slots) }
         // By position, not through the relationship descriptions (a retain and release each, per row).
-        for i in toManyPositions { toMany[i].append(repeating: [], count: extra) }
+        for i in toManyPositions { toMany[i].grow(by: extra) }
         for i in toOnePositions { toOne[i].append(repeating: 0, count: extra) }
     }
 
@@ -353,7 +354,7 @@ extension EntityTable {
     package func image() -> Image {
         Image(slotCount: slotCount, live: live, columns: columns.map { $0.image() },
               toOne: entity.relationships.map { $0.isToMany ? nil : toOne[$0.index] },
-              toMany: entity.relationships.map { $0.isToMany ? toMany[$0.index] : nil },
+              toMany: entity.relationships.map { $0.isToMany ? toMany[$0.index].allMembers : nil },
               sorted: Dictionary(uniqueKeysWithValues: sorted.enumerated().compactMap { index, sorted in sorted.map { (index, $0.orderedRows) } }))
     }
 
@@ -377,7 +378,7 @@ extension EntityTable {
         }
         for r in entity.relationships {
             if r.isToMany {
-                toMany[r.index] = image.toMany[r.index] ?? Array(repeating: [], count: image.slotCount)
+                toMany[r.index].restore(image.toMany[r.index] ?? Array(repeating: [], count: image.slotCount))
             } else {
                 toOne[r.index] = image.toOne[r.index] ?? Array(repeating: 0, count: image.slotCount)
             }
@@ -387,7 +388,7 @@ extension EntityTable {
         var jobs: [() -> Void] = []
         let reverseSets = ResultSlots<[UInt32: [UInt32]]>(count: entity.relationships.count)
         for r in entity.relationships where r.inverse == nil {
-            let toOne = r.isToMany ? [] : self.toOne[r.index], toMany = r.isToMany ? self.toMany[r.index] : []
+            let toOne = r.isToMany ? [] : self.toOne[r.index], toMany = r.isToMany ? self.toMany[r.index].allMembers : []
             jobs.append {
                 var sources: [UInt32: [UInt32]] = [:]
                 for slot in 0..<slots where live[slot] {
@@ -397,9 +398,15 @@ extension EntityTable {
                 reverseSets[r.index] = sources
             }
         }
+        let positions = ResultSlots<[UInt32]>(count: entity.relationships.count)
+        for r in entity.relationships where toMany[r.index].keepsPositions {
+            let lists = self.toMany[r.index].allMembers
+            jobs.append { positions[r.index] = MemberLists.positions(of: lists) }
+        }
         jobs += indexes.map { $0.restoreJob(for: self, image: image) }
         return (jobs, { [self] in
             for r in entity.relationships where r.inverse == nil { reverse[r.index] = reverseSets[r.index] ?? [:] }
+            for r in entity.relationships where toMany[r.index].keepsPositions { toMany[r.index].installPositions(positions[r.index] ?? []) }
         })
     }
 }

@@ -25,7 +25,7 @@ import Synchronization
 
     package init(schema: Schema) {
         self.schema = schema
-        let tables = schema.entities.map(EntityTable.init(entity:))
+        let tables = schema.entities.map { EntityTable(entity: $0, schema: schema) }
         self.tables = tables
         unretainedTables = tables.map(Unretained.init)
         sides = schema.entities.map { entity in entity.relationships.map { RelationshipSide($0, in: schema) } }
@@ -129,7 +129,7 @@ import Synchronization
     /// Replaces the whole graph with table images (one per entity of the schema) as of `number`.
     /// The new tables are built aside and swapped in at once.
     package func install(_ images: [EntityTable.Image], number: UInt64) {
-        let fresh = schema.entities.map(EntityTable.init(entity:))
+        let fresh = schema.entities.map { EntityTable(entity: $0, schema: schema) }
         // Every table's index rebuilding runs side by side (tables are independent objects).
         let restored = zip(fresh, images).filter { $0.1.slotCount > 0 }.map { table, image in table.restore(image) }
         runSideBySide(restored.flatMap(\.jobs))
@@ -242,6 +242,11 @@ import Synchronization
 
     private func link(_ side: RelationshipSide, source: UInt64, target: UInt64) {
         guard withTable(side.entity, { $0.isLive(source) }), withTable(side.target, { $0.isLive(target) }) else { return }
+        // A to-one whose inverse is a to-many links from the list's side: its membership check
+        // reads this to-one, which would already name the target and keep the list from growing.
+        if !side.isToMany, let inverse = side.inverse, inverse.isToMany {
+            return link(sides[inverse.entity][inverse.index], source: target, target: source)
+        }
         guard attachOneSide(side, source: source, target: target) else { return }  // already linked
         if let inverse = side.inverse {
             attachOneSide(sides[inverse.entity][inverse.index], source: target, target: source)
@@ -266,8 +271,17 @@ import Synchronization
         let slot = Int(source - 1)
         if side.isToMany {
             // A member appears once (a link may repeat, say after an upsert relinks a row).
-            if isMember(target, of: side, source: source) { return false }
-            withTable(side.entity) { $0.toMany[side.index][slot].append(UInt32(target)) }
+            if let inverse = side.inverse, !inverse.isToMany {
+                // The member's own to-one says which list holds it (searching the list made
+                // importing a million flights quadratic in each airline's flights). It leaves
+                // that list first: its kept position names one list.
+                let old = UInt64(withTable(inverse.entity) { $0.toOne[inverse.index][Int(target - 1)] })
+                if old == source { return false }
+                if old != 0 { detachOneSide(side, source: old, target: target) }
+            } else if withTable(side.entity, { $0.toMany[side.index].contains(UInt32(target), in: slot) }) {
+                return false
+            }
+            withTable(side.entity) { $0.toMany[side.index].append(UInt32(target), to: slot) }
         } else {
             let old = UInt64(withTable(side.entity) { $0.toOne[side.index][slot] })
             if old == target { return false }
@@ -283,25 +297,12 @@ import Synchronization
         return true
     }
 
-    /// Whether `target` is in `source`'s to-many list. When the other side is a to-one (kept in
-    /// step with the list), the target's own pointer answers at once: searching the list made
-    /// importing a million flights quadratic in each airline's flights.
-    private func isMember(_ target: UInt64, of side: RelationshipSide, source: UInt64) -> Bool {
-        if let inverse = side.inverse, !inverse.isToMany {
-            let slot = Int(target - 1)
-            return withTable(inverse.entity) { $0.toOne[inverse.index].count > slot && $0.toOne[inverse.index][slot] == UInt32(source) }
-        }
-        return withTable(side.entity) { $0.toMany[side.index][Int(source - 1)].contains(UInt32(target)) }
-    }
-
     private func detachOneSide(_ side: RelationshipSide, source: UInt64, target: UInt64) {
         let table = tables[side.entity]
         guard source > 0, Int(source) <= table.slotCount else { return }
         let slot = Int(source - 1)
         if side.isToMany {
-            if let i = table.toMany[side.index][slot].firstIndex(of: UInt32(target)) {
-                table.toMany[side.index][slot].remove(at: i)
-            }
+            table.toMany[side.index].remove(UInt32(target), from: slot)
         } else if table.toOne[side.index][slot] == UInt32(target) {
             table.setToOne(side.index, slot: slot, to: 0)
         }
@@ -320,7 +321,7 @@ import Synchronization
         let table = tables[e]
         let slot = Int(row - 1)
         for relationship in schema.entities[e].relationships {
-            let targets: [UInt32] = relationship.isToMany ? table.toMany[relationship.index][slot]
+            let targets: [UInt32] = relationship.isToMany ? table.toMany[relationship.index].members(of: slot)
                 : (table.toOne[relationship.index][slot] == 0 ? [] : [table.toOne[relationship.index][slot]])
             for target in targets { unlink(sides[e][relationship.index], source: row, target: UInt64(target)) }
         }

@@ -31,14 +31,14 @@ import GraphStoreCore
 
     /// The ordered target rows of a to-many relationship.
     package func toMany(entity: Int, row: UInt64, relationship: Int) -> [UInt32] {
-        tables[entity].toMany[relationship][Int(row - 1)]
+        tables[entity].toMany[relationship].members(of: Int(row - 1))
     }
 
     /// The rows whose `relationship` points at `target`, whichever side stores it.
     package func sources(of relationship: RelationshipSide, pointingAt target: UInt64) -> [UInt32] {
         if let inverse = relationship.inverse {
             guard tables[inverse.entity].isLive(target) else { return [] }
-            if inverse.isToMany { return tables[inverse.entity].toMany[inverse.index][Int(target - 1)] }
+            if inverse.isToMany { return tables[inverse.entity].toMany[inverse.index].members(of: Int(target - 1)) }
             let one = tables[inverse.entity].toOne[inverse.index][Int(target - 1)]
             return one == 0 ? [] : [one]
         }
