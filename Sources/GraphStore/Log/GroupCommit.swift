@@ -251,8 +251,11 @@ final class GroupCommit: @unchecked Sendable {
                 let limit = options.groupCommitYieldLimitNanoseconds
                 let patience = limit == 0 ? 0 : min(4 * recentSyncNanoseconds + 20_000, limit)
                 condition.unlock()
-                let slept = waiter.waitUntilWoken(yieldingForNanoseconds: patience)
-                if slept { waitsWokenSleeping.add(1, ordering: .relaxed) } else { waitsWokenYielding.add(1, ordering: .relaxed) }
+                switch waiter.waitUntilWoken(yieldingForNanoseconds: patience) {
+                case .wokenYielding: waitsWokenYielding.add(1, ordering: .relaxed)
+                case .wokenSleeping: waitsWokenSleeping.add(1, ordering: .relaxed)
+                case .wokenBeforeWaiting: break
+                }
                 if waiter.covered {
                     locked = false
                     return
@@ -335,18 +338,23 @@ final class GroupCommit: @unchecked Sendable {
             semaphore.signal()
         }
 
+        /// How a wait ended: the wake-up came while yielding, after sleeping, or before the
+        /// waiter began either (with no time to yield, a wake-up that had already come was
+        /// counted as yielding, which a waiter told never to yield did not do).
+        enum WaitEnd { case wokenYielding, wokenSleeping, wokenBeforeWaiting }
+
         /// Returns once `wake` was called: yields the processor for up to `nanoseconds` first,
-        /// then sleeps. Returns whether it slept. (A semaphore signalled but never waited on is
-        /// simply freed.)
-        package func waitUntilWoken(yieldingForNanoseconds nanoseconds: UInt64) -> Bool {
-            if nanoseconds > 0, yieldProcessor(forNanoseconds: nanoseconds, until: { woken.load(ordering: .acquiring) }) { return false }
-            if woken.load(ordering: .acquiring) { return false }
+        /// then sleeps. (A semaphore signalled but never waited on is simply freed.)
+        package func waitUntilWoken(yieldingForNanoseconds nanoseconds: UInt64) -> WaitEnd {
+            if nanoseconds > 0, yieldProcessor(forNanoseconds: nanoseconds, until: { woken.load(ordering: .acquiring) }) { return .wokenYielding }
+            if woken.load(ordering: .acquiring) { return nanoseconds > 0 ? .wokenYielding : .wokenBeforeWaiting }
             semaphore.wait()
-            return true
+            return .wokenSleeping
         }
     }
 
-    /// How this log's waits for another thread's group sync ended so far (tests and probes).
+    /// How this log's waits for another thread's group sync ended so far (tests and probes);
+    /// a waiter woken before it began to wait counts as neither.
     package var groupSyncWaits: (wokenYielding: Int, wokenSleeping: Int) {
         (waitsWokenYielding.load(ordering: .relaxed), waitsWokenSleeping.load(ordering: .relaxed))
     }
