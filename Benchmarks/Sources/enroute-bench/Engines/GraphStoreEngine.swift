@@ -176,6 +176,28 @@ final class GraphStoreEngine: Engine {
         try context.save()
     }
 
+    /// `delete_save`: a flight found by ident, deleted, saved (durably).
+    func deleteSave(ident: String) throws {
+        guard let flight = try context.fetchUnique(\Flight.ident, equals: ident) else { throw SQLiteEngine.Failure(description: "no flight \(ident)") }
+        context.delete(flight)
+        try context.save()
+    }
+
+    /// `move_save`: a flight found by ident, given another destination airport, saved.
+    func moveSave(ident: String, to icao: String) throws {
+        guard let flight = try context.fetchUnique(\Flight.ident, equals: ident),
+              let airport = try context.fetchUnique(\Airport.icao, equals: icao) else { throw SQLiteEngine.Failure(description: "no flight \(ident) or airport \(icao)") }
+        flight.destination = airport
+        try context.save()
+    }
+
+    /// `top_ten`: the ten longest routes, as an app asks for them.
+    func topTen() throws -> [String] {
+        var descriptor = FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.routeDistance, order: .reverse), SortDescriptor(\.ident)])
+        descriptor.fetchLimit = 10
+        return try context.fetch(descriptor).map { "\($0.ident) \($0.routeDistance)" }
+    }
+
     func readAll() throws -> Int {
         var sum = 0
         for flight in try context.fetch(FetchDescriptor<Flight>()) {

@@ -140,12 +140,16 @@ final class SQLiteEngine: Engine {
                 SELECT ?, scheduled_off, estimated_off, scheduled_on, estimated_on, aircraft_type, 0, status, ?, 0, 0,
                     origin_id, destination_id, airline_id FROM flights WHERE ident = ?
                 """
+        static let deleteFlight = "DELETE FROM flights WHERE ident = ?"
+        static let moveFlight = "UPDATE flights SET destination_id = (SELECT id FROM airports WHERE icao = ?) WHERE ident = ?"
+        static let topTen = "SELECT ident, route_distance FROM flights ORDER BY route_distance DESC, ident LIMIT 10"
 
         /// By workload, for `--explain`.
         static let byWorkload: [(workload: String, sql: String)] = [
             ("filter_query", filter), ("point_lookup", lookup), ("board", board), ("upsert", upsert),
             ("import_seed_pattern", findAirport), ("import_seed_pattern", findAirline), ("import_seed_pattern", upsertFlight),
             ("small_save", smallSaveUpdate), ("small_save", smallSaveInsert), ("open_read_all", readAll),
+            ("delete_save", deleteFlight), ("move_save", moveFlight), ("top_ten", topTen),
         ]
     }
 
@@ -319,6 +323,33 @@ final class SQLiteEngine: Engine {
             guard insert.step() == SQLITE_DONE else { throw Failure(description: "small save insert: \(String(cString: sqlite3_errmsg(db)))") }
         }
         try exec("COMMIT")
+    }
+
+    /// `delete_save`: one durable transaction deleting a flight by ident.
+    func deleteSave(ident: String) throws {
+        let delete = try statement(SQL.deleteFlight)
+        try exec("BEGIN IMMEDIATE")
+        delete.bind(1, ident)
+        guard delete.step() == SQLITE_DONE, sqlite3_changes(db) == 1 else { throw Failure(description: "delete \(ident): \(String(cString: sqlite3_errmsg(db)))") }
+        try exec("COMMIT")
+    }
+
+    /// `move_save`: one durable transaction giving a flight another destination airport.
+    func moveSave(ident: String, to icao: String) throws {
+        let move = try statement(SQL.moveFlight)
+        try exec("BEGIN IMMEDIATE")
+        move.bind(1, icao)
+        move.bind(2, ident)
+        guard move.step() == SQLITE_DONE, sqlite3_changes(db) == 1 else { throw Failure(description: "move \(ident): \(String(cString: sqlite3_errmsg(db)))") }
+        try exec("COMMIT")
+    }
+
+    /// `top_ten`: the ten longest routes.
+    func topTen() throws -> [String] {
+        let query = try statement(SQL.topTen)
+        var found: [String] = []
+        while query.step() == SQLITE_ROW { found.append("\(query.text(0)) \(query.int(1))") }
+        return found
     }
 
     /// One small durable transaction: a flight's progress and status (the durable_commit

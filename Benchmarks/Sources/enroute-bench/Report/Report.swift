@@ -42,6 +42,12 @@ struct Report {
             workloads["merge"] = ["graphstore_p50_us": rounded(run.merge.median, 1), "graphstore_p99_us": rounded(run.merge.percentile(99), 1),
                                   "saves": run.merge.values.count]
         }
+        for (name, samples) in changeWorkloads(run) {
+            guard let g = samples["graphstore"], let q = samples["sqlite"] else { continue }
+            workloads[name] = ["graphstore_p50_us": rounded(g.median, 1), "graphstore_p99_us": rounded(g.percentile(99), 1),
+                               "sqlite_p50_us": rounded(q.median, 1), "sqlite_p99_us": rounded(q.percentile(99), 1),
+                               "ratio_p50": rounded(q.median / g.median, 2), "samples": g.values.count]
+        }
         workloads["lookup_pending"] = ["graphstore_us": rounded(run.pendingLookup.micros, 2),
                                        "graphstore_first_us": rounded(run.pendingLookup.firstMicros, 1), "unsaved_flights": run.flights]
         if let json = run.jsonImport {
@@ -138,6 +144,10 @@ struct Report {
             if !run.merge.values.isEmpty {
                 lines.append(pad("merge", 20) + "graphstore p50 \(format(run.merge.median)) µs p99 \(format(run.merge.percentile(99))) µs: a small durable save, seen by a context holding every flight and a live board")
             }
+            for (name, samples) in changeWorkloads(run) {
+                guard let g = samples["graphstore"], let q = samples["sqlite"] else { continue }
+                lines.append(pad(name, 20) + "graphstore p50 \(format(g.median)) µs p99 \(format(g.percentile(99))) µs   sqlite p50 \(format(q.median)) µs p99 \(format(q.percentile(99))) µs   sqlite/gs p50 \(format(q.median / g.median, digits: 2))")
+            }
             lines.append(pad("lookup_pending", 20) + "graphstore \(format(run.pendingLookup.micros, digits: 2)) µs per #Predicate lookup by ident among \(run.flights) unsaved flights (the first, which indexes them, \(time(run.pendingLookup.firstMicros / 1e6)))")
             if let json = run.jsonImport {
                 let megabytes = Double(json.bytes) / 1e6, ratio = json.importSeconds / json.decodeSeconds
@@ -182,7 +192,22 @@ struct Report {
             let committed = (largest.seconds["point_lookup"]?["graphstore"] ?? .nan) / (smallest.seconds["point_lookup"]?["graphstore"] ?? .nan)
             lines.append("lookup_pending at \(largest.flights) unsaved / at \(smallest.flights): \(format(lookups, digits: 2)) (point_lookup, committed, at \(largest.flights) / at \(smallest.flights): \(format(committed, digits: 2)))")
         }
+        // The same bound again: a delete, a move and a top ten cost their change, not the store.
+        if let smallest = runs.first, let largest = runs.last, runs.count > 1 {
+            let small = Dictionary(uniqueKeysWithValues: changeWorkloads(smallest)), large = Dictionary(uniqueKeysWithValues: changeWorkloads(largest))
+            let ratios = ["delete_save", "move_save", "top_ten"].compactMap { name -> String? in
+                guard let a = small[name]?["graphstore"]?.median, let b = large[name]?["graphstore"]?.median else { return nil }
+                return "\(name) \(format(b / a, digits: 2)) (≤ 1.2: \(b / a <= 1.2 ? "met" : "MISSED"))"
+            }
+            if !ratios.isEmpty { lines.append("p50 at \(largest.flights) flights / at \(smallest.flights): " + ratios.joined(separator: ", ")) }
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// `delete_save`, `move_save` and `top_ten` of a run, when it has them.
+    private func changeWorkloads(_ run: ScaleRun.Result) -> [(String, [String: Samples])] {
+        guard let changes = run.changes else { return [] }
+        return [("delete_save", changes.delete), ("move_save", changes.move), ("top_ten", changes.topTen)]
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

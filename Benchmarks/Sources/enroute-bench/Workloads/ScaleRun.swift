@@ -32,6 +32,8 @@ struct ScaleRun {
         var peakMemory: [String: PeakMemory.Figure] = [:]
         /// GraphStore's attribute read and write on objects in hand, ns per access.
         var propertyAccess = PropertyAccess.Result()
+        /// `delete_save`, `move_save` and `top_ten`, GraphStore and SQLite.
+        var changes: SmallChanges.Result?
     }
 
     /// How many times each timed step is repeated (bigger sizes fewer times: a 1M import is long).
@@ -256,6 +258,20 @@ struct ScaleRun {
             guard sums["graphstore"] == sums["sqlite"] else { throw SQLiteEngine.Failure(description: "open_read_all: the engines read different values \(sums)") }
         }
         result.seconds["open_read_all"] = readAlls.mapValues(median)
+
+        // delete_save, move_save, top_ten: last on these stores, since they delete and move
+        // flights that the workloads above compare the engines on.
+        log("  delete_save, move_save, top_ten")
+        do {
+            let gs = try GraphStoreEngine.open(at: paths["graphstore"]!), sq = try SQLiteEngine.open(at: paths["sqlite"]!)
+            defer { gs.close(); sq.close() }
+            let changes = try SmallChanges(graphstore: gs, sqlite: sq, rows: rows, rounds: smoke ? 20 : 200).run()
+            // Afterwards both stores hold the same: the deleted flights gone, the boards of the
+            // airports flights moved to alike.
+            try checkAgreement([gs, sq], filters: Array(filters.prefix(20)), lookups: changes.deleted,
+                               boards: Array(Set(changes.movedTo).sorted().prefix(20)), graphstore: gs)
+            result.changes = changes
+        }
 
         // json_import: the FlightAware files of as many flights, through the importer.
         log("  json_import: writing the files")
