@@ -25,8 +25,6 @@ package struct MemberLists {
 
     package var keepsPositions: Bool { positions != nil }
 
-    package var slotCount: Int { lists.count }
-
     /// The members of the list at `slot`, in link order, without holes. O(1) when it has none.
     package func members(of slot: Int) -> [UInt32] {
         holes[slot] == nil ? lists[slot] : lists[slot].filter { $0 != 0 }
@@ -60,11 +58,7 @@ package struct MemberLists {
     /// Appends `member` to the list at `slot`. With positions kept, the caller has taken it
     /// out of any other list first (one position a member).
     package mutating func append(_ member: UInt32, to slot: Int) {
-        if positions != nil {
-            let memberSlot = Int(member) - 1
-            if memberSlot >= positions!.count { positions!.append(contentsOf: repeatElement(0, count: memberSlot + 1 - positions!.count)) }
-            positions![memberSlot] = UInt32(lists[slot].count)
-        }
+        if positions != nil { Self.place(member, at: lists[slot].count, in: &positions!) }
         lists[slot].append(member)
     }
 
@@ -102,7 +96,7 @@ package struct MemberLists {
     private mutating func compact(_ slot: Int) {
         lists[slot].removeAll { $0 == 0 }
         holes[slot] = nil
-        for (i, member) in lists[slot].enumerated() { positions![Int(member) - 1] = UInt32(i) }
+        for (i, member) in lists[slot].enumerated() { Self.place(member, at: i, in: &positions!) }
     }
 
     // MARK: Images (checkpoints)
@@ -119,13 +113,16 @@ package struct MemberLists {
     package static func positions(of lists: [[UInt32]]) -> [UInt32] {
         var positions: [UInt32] = []
         for list in lists {
-            for (i, member) in list.enumerated() {
-                let memberSlot = Int(member) - 1
-                if memberSlot >= positions.count { positions.append(contentsOf: repeatElement(0, count: memberSlot + 1 - positions.count)) }
-                positions[memberSlot] = UInt32(i)
-            }
+            for (i, member) in list.enumerated() { place(member, at: i, in: &positions) }
         }
         return positions
+    }
+
+    /// Records `member`'s index, growing `positions` to reach its slot.
+    private static func place(_ member: UInt32, at index: Int, in positions: inout [UInt32]) {
+        let memberSlot = Int(member) - 1
+        if memberSlot >= positions.count { positions.append(contentsOf: repeatElement(0, count: memberSlot + 1 - positions.count)) }
+        positions[memberSlot] = UInt32(index)
     }
 
     package mutating func installPositions(_ restored: [UInt32]) {
