@@ -3,6 +3,7 @@ import GraphStoreModelTestSupport
 import GraphStoreTestSupport
 import Testing
 @testable import GraphStore
+@_spi(GraphStoreInternals) import GraphStoreGraph
 @testable import GraphStoreMacrosFree
 
 /// A fetch with a limit makes objects only for the rows its first sort key puts first (and
@@ -25,7 +26,10 @@ import Testing
             everything.int = Int(random.next() % 25)
             everything.double = Double(random.next() % 50) / 4 - 3
             everything.date = Date(timeIntervalSince1970: Double(random.next() % 20) * 3_600)
-            everything.string = "s\(random.next() % 9)"
+            // Mixed case and digits: the string comparators order these differently.
+            everything.string = "\(random.next() % 2 == 0 ? "s" : "S")\(random.next() % 12)"
+            everything.optionalInt = i % 5 == 0 ? nil : Int(random.next() % 3)
+            everything.optionalString = i % 4 == 0 ? nil : "o\(random.next() % 3)"
             everything.uint8 = UInt8(random.next() % 200)
         }
         try loader.save()
@@ -76,6 +80,59 @@ import Testing
         let late = #Predicate<Everything> { $0.int > 3 }
         try expectFirstResults([SortDescriptor(\Everything.double), SortDescriptor(\Everything.int, order: .reverse)], predicate: late, in: context)
         try expectFirstResults([SortDescriptor(\Everything.date)], predicate: late, in: context)
+    }
+
+    /// Ties on the first key are narrowed by the later keys read from stored values (strings
+    /// as the descriptor's comparator orders them), up to the first key that is not stored or
+    /// holds a nil; the results stay Foundation's.
+    @Test func laterKeysNarrowTheTies() throws {
+        let context = try stored()
+        try expectFirstResults([SortDescriptor(\Everything.int), SortDescriptor(\Everything.string),
+                                SortDescriptor(\Everything.double, order: .reverse)], in: context)
+        try expectFirstResults([SortDescriptor(\Everything.int, order: .reverse),
+                                SortDescriptor(\Everything.string, comparator: .lexical, order: .reverse)], in: context)
+        try expectFirstResults([SortDescriptor(\Everything.int), SortDescriptor(\Everything.string, comparator: .lexical),
+                                SortDescriptor(\Everything.date)], in: context)
+        // A nil among the ties stops the narrowing at that key; the keys before it still narrow.
+        try expectFirstResults([SortDescriptor(\Everything.int), SortDescriptor(\Everything.optionalInt), SortDescriptor(\Everything.string)], in: context)
+        try expectFirstResults([SortDescriptor(\Everything.int), SortDescriptor(\Everything.double),
+                                SortDescriptor(\Everything.optionalString, order: .reverse)], in: context)
+        let late = #Predicate<Everything> { $0.int > 3 }
+        try expectFirstResults([SortDescriptor(\Everything.int), SortDescriptor(\Everything.string, order: .reverse)], predicate: late, in: context)
+        try expectFirstResults([SortDescriptor(\Flight.routeDistance, order: .reverse), SortDescriptor(\Flight.ident)],
+                               predicate: #Predicate<Flight> { $0.routeDistance < 20 }, in: context)
+    }
+
+    /// With every key stored, the rows that lead are exactly the page's: a top ten of hundreds
+    /// tied on the first key reads ten rows' objects, and with no later key the row order
+    /// decides. A key holding a nil leaves every row tied on the keys before it.
+    @Test func onlyThePagesRowsLeadWhenEveryKeyIsStored() throws {
+        let container = try ModelContainer(for: Everything.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let loader = ModelContext(container)
+        for i in 0..<500 {
+            let everything = Everything()
+            loader.insert(everything)
+            everything.int = i < 300 ? 7 : i
+            everything.string = "s\(999 - i)"
+            everything.optionalInt = i % 2 == 0 ? nil : 1
+        }
+        try loader.save()
+        let context = ModelContext(container)
+        let entity = try #require(context.schema.entity(for: Everything.self))
+        func leading(_ sortBy: [SortDescriptor<Everything>], count: Int) -> LeadingRows.Found? {
+            context.graph.read { LeadingRows.ofAll(by: sortBy, count: count, entity: entity, in: $0) }
+        }
+        // Rows 1...300 share int 7 and have strings s999 down to s700: by string descending the
+        // first ten are rows 1...10, ascending rows 300 down to 291, in the fetch's order.
+        let descending = try #require(leading([SortDescriptor(\.int), SortDescriptor(\.string, order: .reverse)], count: 10))
+        #expect(descending.rows == Array(1...10) && descending.inOrder)
+        #expect(leading([SortDescriptor(\.int), SortDescriptor(\.string)], count: 10)?.rows == Array((291...300).reversed()))
+        // With no later key the row order decides.
+        #expect(leading([SortDescriptor(\.int)], count: 10)?.rows == Array(1...10))
+        #expect(leading([SortDescriptor(\.int, order: .reverse)], count: 210)?.rows == Array((301...500).reversed()) + Array(1...10))
+        // A key holding nils: all 300 tied rows can lead, in row order, for their objects to be sorted.
+        let withNils = try #require(leading([SortDescriptor(\.int), SortDescriptor(\.optionalInt), SortDescriptor(\.string)], count: 10))
+        #expect(withNils.rows == Array(1...300) && !withNils.inOrder)
     }
 
     /// With unsaved changes the objects decide (a changed key may move any of them).

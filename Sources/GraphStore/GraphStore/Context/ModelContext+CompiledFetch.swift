@@ -27,10 +27,10 @@ extension ModelContext {
                 return (Array(inOrder.prefix(leadingCount)), true)
             }
             // Rows in row order, as a scan and `fetch` give them before sorting; with a limit,
-            // only those that can lead.
+            // only those that can lead (in order when the rows could tell it).
             let inRowOrder = matched.sorted()
             if let leadingCount, let leading = LeadingRows.of(inRowOrder, by: sortBy, count: leadingCount, entity: entity, in: view) {
-                return (leading, false)
+                return (leading.rows, leading.inOrder)
             }
             return (inRowOrder, false)
         }

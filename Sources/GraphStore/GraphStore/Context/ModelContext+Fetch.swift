@@ -48,13 +48,13 @@ extension ModelContext {
     }
 
     /// A fetch of every object with a limit, by a context without unsaved changes: objects
-    /// only for the rows that can lead (`LeadingRows`), sorted and paged. Nil when those
-    /// cannot be told apart.
+    /// only for the rows that can lead (`LeadingRows`), sorted (unless the rows were put in
+    /// order) and paged. Nil when those cannot be told apart.
     private func leadingOfAll<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T]? {
         guard descriptor.predicate == nil, let limit = descriptor.fetchLimit, !descriptor.sortBy.isEmpty, !hasChanges else { return nil }
         let count = LeadingRows.count(offset: descriptor.fetchOffset, limit: limit)
-        guard let rows = graph.read({ LeadingRows.ofAll(by: descriptor.sortBy, count: count, entity: entity, in: $0) }) else { return nil }
-        return try sortedAndPaged(objects(entity: entity.index, rows: rows, as: T.self), sortBy: descriptor.sortBy,
+        guard let leading = graph.read({ LeadingRows.ofAll(by: descriptor.sortBy, count: count, entity: entity, in: $0) }) else { return nil }
+        return try sortedAndPaged(objects(entity: entity.index, rows: leading.rows, as: T.self), sortBy: leading.inOrder ? [] : descriptor.sortBy,
                                   offset: descriptor.fetchOffset, limit: limit)
     }
 

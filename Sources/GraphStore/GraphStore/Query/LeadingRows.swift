@@ -4,21 +4,30 @@ import Foundation
 
 /// The rows that can be among the first `count` results of a sorted fetch (its offset plus its
 /// limit), found from the committed values of its first sort key when that is a stored number
-/// or date: the `count` rows that key puts first, and every row tied with the last of them
-/// (the later sort keys, or the row order, decide among those). Sorting that handful of
-/// objects by every sort descriptor gives the fetch's first `count` results, where a fetch
-/// with a limit made and sorted an object for every match (a "top ten" of a million flights).
+/// or date: the `count` rows that key puts first, and every row tied with the last of them.
+/// The later sort keys read from stored values then narrow those ties (`narrowed`): with every
+/// key stored, the rows are exactly the first `count`, in the fetch's order, and only they
+/// become objects; otherwise sorting the handful's objects by every descriptor gives the first
+/// `count` results. A fetch with a limit used to make and sort an object for every match (a
+/// "top ten" of a million flights; or of the hundreds tied on the longest route).
 ///
-/// Nil when the key cannot tell: another kind of first key, a nil or inexact value among the
-/// leading rows, or no fewer rows than all. For a context without unsaved changes only (its
+/// Nil when the first key cannot tell: another kind of first key, a nil or inexact value among
+/// the leading rows, or no fewer rows than all. For a context without unsaved changes only (its
 /// objects then hold what the graph holds).
 enum LeadingRows {
+    /// The rows that can lead: in the fetch's order when `inOrder` (every sort key was read
+    /// from the rows), else in row order, for their objects to be sorted.
+    struct Found {
+        var rows: [UInt64]
+        var inOrder: Bool
+    }
+
     /// How many results a fetch's page reaches: its offset plus its limit.
     static func count(offset: Int?, limit: Int) -> Int { max(0, offset ?? 0) + max(0, limit) }
 
     /// Of every live row: walked from the front (or the back, for a reverse sort) of the
     /// attribute's sorted index when it has one, else read from the column.
-    static func ofAll<T>(by sortBy: [SortDescriptor<T>], count: Int, entity: Schema.Entity, in view: GraphView) -> [UInt64]? {
+    static func ofAll<T>(by sortBy: [SortDescriptor<T>], count: Int, entity: Schema.Entity, in view: GraphView) -> Found? {
         guard count > 0, let (attribute, forward) = firstKey(sortBy, entity: entity) else { return nil }
         let table = view.table(entity.index)
         guard count < table.liveCount else { return nil }
@@ -38,11 +47,11 @@ enum LeadingRows {
             rows.append(UInt64(row))
             position += forward ? 1 : -1
         }
-        return rows.sorted()
+        return narrowed(rows.sorted(), by: sortBy, count: count, entity: entity, in: view)
     }
 
     /// Of `rows` (a predicate's matches), in row order.
-    static func of<T>(_ rows: [UInt64], by sortBy: [SortDescriptor<T>], count: Int, entity: Schema.Entity, in view: GraphView) -> [UInt64]? {
+    static func of<T>(_ rows: [UInt64], by sortBy: [SortDescriptor<T>], count: Int, entity: Schema.Entity, in view: GraphView) -> Found? {
         guard count > 0, count < rows.count, let (attribute, forward) = firstKey(sortBy, entity: entity) else { return nil }
         let column = view.table(entity.index).columns[attribute.index]
         var keys: [Double] = []
@@ -53,7 +62,45 @@ enum LeadingRows {
         }
         // The count-th smallest key (in the sort's direction): every row up to it may lead.
         let boundary = keys.sorted()[count - 1]
-        return rows.indices.filter { keys[$0] <= boundary }.map { rows[$0] }
+        return narrowed(rows.indices.filter { keys[$0] <= boundary }.map { rows[$0] }, by: sortBy, count: count, entity: entity, in: view)
+    }
+
+    /// Of `rows` (in row order) that the first key lets lead, those that the sort keys read
+    /// from stored values still let lead: with every key stored, the first `count` by the keys
+    /// and then by row (the order a stable sort of their objects keeps), in that order; else
+    /// every row that does not follow the count-th on the keys read before the first that is
+    /// not stored (or holds a nil), in row order.
+    static func narrowed<T>(_ rows: [UInt64], by sortBy: [SortDescriptor<T>], count: Int, entity: Schema.Entity, in view: GraphView) -> Found {
+        let table = view.table(entity.index)
+        var keys: [SortKeys] = []
+        for descriptor in sortBy {
+            guard let keyPath = descriptor.keyPath, case let .attribute(attribute)? = entity.property(for: keyPath),
+                  !attribute.isEphemeral, !attribute.options.contains(.externalStorage),
+                  let key = SortKeys(count: rows.count, order: descriptor.order, stringComparator: descriptor.stringComparator,
+                                     stored: { table.columns[attribute.index].value(at: Int(rows[$0]) - 1) }) else { break }
+            keys.append(key)
+        }
+        guard !keys.isEmpty, count > 0 else { return Found(rows: rows, inOrder: false) }
+        // Each key's ranks, worked out once: a key compared in place is copied per comparison
+        // (its string comparator's layout is not known here).
+        let ranks = keys.map { $0.ranks() }
+        func compare(_ i: Int, _ j: Int) -> ComparisonResult {
+            for key in ranks.indices where ranks[key][i] != ranks[key][j] {
+                return ranks[key][i] < ranks[key][j] ? .orderedAscending : .orderedDescending
+            }
+            return .orderedSame
+        }
+        let order = rows.indices.sorted { i, j in
+            switch compare(i, j) {
+            case .orderedAscending: true
+            case .orderedDescending: false
+            case .orderedSame: i < j
+            }
+        }
+        if keys.count == sortBy.count { return Found(rows: order.prefix(count).map { rows[$0] }, inOrder: true) }
+        guard rows.count > count else { return Found(rows: rows, inOrder: false) }
+        let last = order[count - 1]
+        return Found(rows: rows.indices.filter { compare($0, last) != .orderedDescending }.map { rows[$0] }, inOrder: false)
     }
 
     /// The first sort descriptor's attribute and direction, when it reads a stored attribute.

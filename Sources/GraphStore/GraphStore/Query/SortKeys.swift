@@ -71,9 +71,31 @@ struct SortKeys {
         })
     }
 
-    /// String keys, compared as the descriptor compares them; nil when an item has none.
+    /// The key of each of `count` rows read from its stored value (`stored(i)` of the i-th), for
+    /// a descriptor's order and string comparator: strings when the first is a string, numbers
+    /// and dates otherwise. Nil when a value is nil, of another kind, or unlike the first.
+    init?(count: Int, order: SortOrder, stringComparator: String.StandardComparator?, stored: (Int) -> Value) {
+        guard count > 0 else { return nil }
+        if case .string = stored(0) {
+            self.init(Array(0..<count), order: order, stringComparator: stringComparator,
+                      string: { if case let .string(string) = stored($0) { string } else { nil } })
+        } else {
+            self.init(Array(0..<count), order: order, number: { LeadingRows.numberKey(stored($0)) })
+        }
+    }
+
     private init?<T>(_ items: [T], _ descriptor: SortDescriptor<T>, string: (T) -> String?) {
-        var comparator = descriptor.stringComparator
+        self.init(items, order: descriptor.order, stringComparator: descriptor.stringComparator, string: string)
+    }
+
+    private init?<T>(_ items: [T], _ descriptor: SortDescriptor<T>, number: (T) -> Double?) {
+        self.init(items, order: descriptor.order, number: number)
+    }
+
+    /// String keys, compared as `stringComparator` compares them (as `Comparable` without
+    /// one); nil when an item has none.
+    private init?<T>(_ items: [T], order: SortOrder, stringComparator: String.StandardComparator?, string: (T) -> String?) {
+        var comparator = stringComparator
         comparator?.order = .forward
         var strings: [String] = []
         strings.reserveCapacity(items.count)
@@ -81,18 +103,18 @@ struct SortKeys {
             guard let key = string(item) else { return nil }
             strings.append(key)
         }
-        (self.strings, self.comparator, isString, numbers, ascending) = (strings, comparator, true, [], descriptor.order == .forward)
+        (self.strings, self.comparator, isString, numbers, ascending) = (strings, comparator, true, [], order == .forward)
     }
 
     /// Number keys; nil when an item has none, or one a Double does not order exactly.
-    private init?<T>(_ items: [T], _ descriptor: SortDescriptor<T>, number: (T) -> Double?) {
+    private init?<T>(_ items: [T], order: SortOrder, number: (T) -> Double?) {
         var values: [Double] = []
         values.reserveCapacity(items.count)
         for item in items {
             guard let key = number(item), Self.isExact(key) else { return nil }
             values.append(key)
         }
-        (numbers, strings, isString, comparator, ascending) = (values, [], false, nil, descriptor.order == .forward)
+        (numbers, strings, isString, comparator, ascending) = (values, [], false, nil, order == .forward)
     }
 
     /// How item `i` orders against item `j` by this key, in the descriptor's direction.
@@ -111,6 +133,24 @@ struct SortKeys {
         case .orderedDescending: return .orderedAscending
         case .orderedSame: return .orderedSame
         }
+    }
+
+    /// Each item's place in this key's order, items that tie sharing one: comparing two items'
+    /// ranks orders them as `compare` does, without reading the keys again.
+    func ranks() -> [Int] {
+        let count = isString ? strings.count : numbers.count
+        // Strings without a comparator are compared as themselves, in this code: `compare`
+        // would read the comparator per comparison.
+        let order = numberOrder() ?? (comparator == nil
+            ? (0..<count).sorted { ascending ? strings[$0] < strings[$1] : strings[$1] < strings[$0] }
+            : (0..<count).sorted { compare($0, $1) == .orderedAscending })
+        var ranks = [Int](repeating: 0, count: count)
+        var rank = 0
+        for k in order.indices.dropFirst() {
+            if compare(order[k - 1], order[k]) != .orderedSame { rank += 1 }
+            ranks[order[k]] = rank
+        }
+        return ranks
     }
 
     /// From how many items a sort by one number key goes by radix (below, a comparison sort of
