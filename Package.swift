@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "FuzzRegressionTests", dependencies: ["GraphStoreFuzzTargets"], exclude: ["Crashers"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["GraphStore", "EnrouteModels", "GraphStoreTestSupport", "graphstore", "graphstore-crashtest", "enroute"]
+            dependencies: ["GraphStore", "EnrouteModels", "GraphStoreTestSupport", "ToolSupport", "graphstore", "graphstore-crashtest", "enroute"]
         ),
     ],
     swiftLanguageModes: [.v6]

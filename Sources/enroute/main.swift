@@ -72,13 +72,14 @@ let clock: DateFormatter = {
 }()
 
 /// Prints a JSON array of `elements`, streamed: a million flights never sit in memory as text.
+/// Written on a thread of its own (`BackgroundOutput`) while the next chunks are made.
 @MainActor func printJSON<S: Sequence>(_ elements: S, _ value: (S.Element) -> JSONValue) throws {
-    try JSONValue.writeArray(elements, value: value) { try FileHandle.standardOutput.write(contentsOf: $0) }
+    try BackgroundOutput.streaming { output in try JSONValue.writeArray(elements, value: value, to: output.write) }
 }
 
 /// Prints flights as a JSON array, streamed, each flight's entries written straight into the text.
 @MainActor func printJSON(_ flights: [Flight]) throws {
-    try JSONValue.writeArray(flights, entries: write) { try FileHandle.standardOutput.write(contentsOf: $0) }
+    try BackgroundOutput.streaming { output in try JSONValue.writeArray(flights, entries: write, to: output.write) }
 }
 
 /// A flight's entries, in their keys' byte order (the order the object is written in).

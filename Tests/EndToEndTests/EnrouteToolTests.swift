@@ -73,6 +73,18 @@ import Testing
         #expect(departures.status == 0 && departures.stdout.hasPrefix("KSFO departures"))
     }
 
+    /// JSON written to a full disk: exit 1, naming standard output and the system's reason.
+    @Test func jsonIntoAFullDiskFailsSayingWhere() throws {
+        let dir = TemporaryDirectory()
+        #expect(try enroute(dir.store(), ["load"]).status == 0)
+        for command in [["flights", "--json"], ["airports", "--json"]] {
+            let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+            let result = try runTool("enroute", command + ["--store", dir.store()], standardOutput: full)
+            #expect(result.status == 1, "\(command)")
+            #expect(result.stderr.contains("writing standard output failed: No space left on device"), "\(result.stderr)")
+        }
+    }
+
     @Test func aRefusedFileExitsNonZeroAndNamesWhere() throws {
         let dir = TemporaryDirectory()
         let bad = dir.path + "/bad.json"

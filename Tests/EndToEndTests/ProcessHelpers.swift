@@ -14,13 +14,15 @@ struct ProcessResult {
 
 /// Runs one of the package's executables to completion; one still running after `timeout`
 /// seconds is killed (status 9 by signal), so that a hang fails the test instead of stalling it.
-func runTool(_ name: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 300) throws -> ProcessResult {
+/// With `standardOutput`, its output goes there (and `stdout` is empty).
+func runTool(_ name: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 300,
+             standardOutput: FileHandle? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = productsDirectory.appendingPathComponent(name)
     process.arguments = arguments
     if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let out = Pipe(), err = Pipe()
-    process.standardOutput = out
+    process.standardOutput = standardOutput ?? out
     process.standardError = err
     try process.run()
     let pid = process.processIdentifier
@@ -28,7 +30,7 @@ func runTool(_ name: String, _ arguments: [String], environment: [String: String
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
     defer { watchdog.cancel() }
     // Read before waiting so a full pipe cannot stall the child.
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let outData = standardOutput == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
     let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
