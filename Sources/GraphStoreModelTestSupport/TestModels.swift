@@ -31,6 +31,13 @@ package enum FlightStatus: String, Codable, CaseIterable {
     case scheduled, enroute, landed
 }
 
+/// In the order of a flight's life, not of the raw values stored: a sort must use this.
+extension FlightStatus: Comparable {
+    package static func < (a: FlightStatus, b: FlightStatus) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
 package final class Flight: Model {
     @Attribute(.unique) package var ident: String = ""
     @Attribute(.indexed) package var routeDistance: Int = 0
@@ -57,6 +64,11 @@ package struct Gate: Codable, Hashable {
 }
 
 package enum Priority: Int { case low = 1, high = 2 }
+
+/// High first, against the raw values stored: a sort must use this.
+extension Priority: Comparable {
+    package static func < (a: Priority, b: Priority) -> Bool { a.rawValue > b.rawValue }
+}
 
 /// Every storable type, each also optional, for round trips.
 package final class Everything: Model {

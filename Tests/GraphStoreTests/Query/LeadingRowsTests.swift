@@ -20,6 +20,7 @@ import Testing
             let flight = Flight(ident: "F\(random.next() % 100_000)-\(i)")
             loader.insert(flight)
             flight.routeDistance = Int(random.next() % 40) - 5     // ties, negatives
+            flight.status = FlightStatus.allCases[Int(random.next() % 3)]
             flight.actualOff = i % 7 == 0 ? nil : Date(timeIntervalSinceReferenceDate: Double(random.next() % 30) * 60)
             let everything = Everything()
             loader.insert(everything)
@@ -28,6 +29,7 @@ import Testing
             everything.date = Date(timeIntervalSince1970: Double(random.next() % 20) * 3_600)
             // Mixed case and digits: the string comparators order these differently.
             everything.string = "\(random.next() % 2 == 0 ? "s" : "S")\(random.next() % 12)"
+            everything.priority = random.next() % 2 == 0 ? .low : .high
             everything.optionalInt = i % 5 == 0 ? nil : Int(random.next() % 3)
             everything.optionalString = i % 4 == 0 ? nil : "o\(random.next() % 3)"
             everything.uint8 = UInt8(random.next() % 200)
@@ -99,6 +101,15 @@ import Testing
                                 SortDescriptor(\Everything.optionalString, order: .reverse)], in: context)
         let late = #Predicate<Everything> { $0.int > 3 }
         try expectFirstResults([SortDescriptor(\Everything.int), SortDescriptor(\Everything.string, order: .reverse)], predicate: late, in: context)
+        // Enums stored by raw value but ordered by their own `Comparable`: first or later keys,
+        // they are left to the objects.
+        try expectFirstResults([SortDescriptor(\Everything.priority), SortDescriptor(\Everything.int)], in: context)
+        try expectFirstResults([SortDescriptor(\Everything.int), SortDescriptor(\Everything.priority, order: .reverse),
+                                SortDescriptor(\Everything.string)], in: context)
+        try expectFirstResults([SortDescriptor(\Flight.status), SortDescriptor(\Flight.ident)], in: context)
+        try expectFirstResults([SortDescriptor(\Flight.routeDistance), SortDescriptor(\Flight.status)], in: context)
+        try expectFirstResults([SortDescriptor(\Flight.status, order: .reverse), SortDescriptor(\Flight.routeDistance)],
+                               predicate: #Predicate<Flight> { $0.routeDistance < 20 }, in: context)
         try expectFirstResults([SortDescriptor(\Flight.routeDistance, order: .reverse), SortDescriptor(\Flight.ident)],
                                predicate: #Predicate<Flight> { $0.routeDistance < 20 }, in: context)
     }

@@ -163,6 +163,36 @@ import Testing
         #expect(found.map(\.ident) == expected)
     }
 
+    /// An enum is stored by its raw value but compared by its own `Comparable` (a status in the
+    /// order of a flight's life): a comparison of it is decided on objects, as Swift decides it,
+    /// whether the attribute is indexed (no range of its sorted index) or not.
+    @Test func enumsCompareByTheirOwnOrderNotTheirRawValues() throws {
+        let container = try ModelContainer(for: Flight.self, IndexedStatus.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let loader = ModelContext(container)
+        for i in 0..<30 {
+            let flight = Flight(ident: "F\(i)")
+            loader.insert(flight)
+            flight.status = FlightStatus.allCases[(i * 7) % 3]
+            let indexed = IndexedStatus()
+            loader.insert(indexed)
+            indexed.status = flight.status
+            indexed.number = i
+        }
+        try loader.save()
+        let context = ModelContext(container)
+        let flights = try context.fetch(FetchDescriptor<Flight>())
+        let indexed = try context.fetch(FetchDescriptor<IndexedStatus>())
+        for status in FlightStatus.allCases {
+            let before = try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.status < status }))
+            #expect(Set(before.map(\.ident)) == Set(flights.filter { $0.status < status }.map(\.ident)), "< \(status)")
+            let from = try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { status <= $0.status }))
+            #expect(Set(from.map(\.ident)) == Set(flights.filter { status <= $0.status }.map(\.ident)), "<= \(status)")
+            #expect(!before.isEmpty || status == .scheduled)
+            let indexedBefore = try context.fetch(FetchDescriptor<IndexedStatus>(predicate: #Predicate { $0.status < status }))
+            #expect(Set(indexedBefore.map(\.number)) == Set(indexed.filter { $0.status < status }.map(\.number)), "indexed < \(status)")
+        }
+    }
+
     @Test func explainNamesEachPath() throws {
         let (context, _, _) = try randomGraph(seed: 5)
         func explain(_ predicate: Predicate<Flight>) throws -> String {
@@ -349,4 +379,10 @@ extension Flight {
         #expect(try idents(offset: nil, limit: 0).isEmpty)
         #expect(!context.hasChanges)
     }
+}
+
+/// A status with a sorted index, for comparisons that must not read the index's raw-value order.
+final class IndexedStatus: Model {
+    @Attribute(.indexed) var status: FlightStatus = .scheduled
+    @Attribute var number: Int = 0
 }

@@ -74,13 +74,13 @@ enum LeadingRows {
         let table = view.table(entity.index)
         var keys: [SortKeys] = []
         for descriptor in sortBy {
-            guard let keyPath = descriptor.keyPath, case let .attribute(attribute)? = entity.property(for: keyPath),
-                  !attribute.isEphemeral, !attribute.options.contains(.externalStorage),
+            guard let attribute = storedKey(descriptor, entity: entity),
                   let key = SortKeys(count: rows.count, order: descriptor.order, stringComparator: descriptor.stringComparator,
                                      stored: { table.columns[attribute.index].value(at: Int(rows[$0]) - 1) }) else { break }
             keys.append(key)
         }
-        guard !keys.isEmpty, count > 0 else { return Found(rows: rows, inOrder: false) }
+        let everyKey = keys.count == sortBy.count
+        guard !keys.isEmpty, count > 0, everyKey || rows.count > count else { return Found(rows: rows, inOrder: false) }
         // Each key's ranks, worked out once: a key compared in place is copied per comparison
         // (its string comparator's layout is not known here).
         let ranks = keys.map { $0.ranks() }
@@ -97,17 +97,25 @@ enum LeadingRows {
             case .orderedSame: i < j
             }
         }
-        if keys.count == sortBy.count { return Found(rows: order.prefix(count).map { rows[$0] }, inOrder: true) }
-        guard rows.count > count else { return Found(rows: rows, inOrder: false) }
+        if everyKey { return Found(rows: order.prefix(count).map { rows[$0] }, inOrder: true) }
         let last = order[count - 1]
         return Found(rows: rows.indices.filter { compare($0, last) != .orderedDescending }.map { rows[$0] }, inOrder: false)
     }
 
     /// The first sort descriptor's attribute and direction, when it reads a stored attribute.
     static func firstKey<T>(_ sortBy: [SortDescriptor<T>], entity: Schema.Entity) -> (Schema.Attribute, forward: Bool)? {
-        guard let first = sortBy.first, let keyPath = first.keyPath,
-              case let .attribute(attribute)? = entity.property(for: keyPath) else { return nil }
+        guard let first = sortBy.first, let attribute = storedKey(first, entity: entity) else { return nil }
         return (attribute, first.order == .forward)
+    }
+
+    /// The attribute a sort descriptor reads, when its stored values order as the descriptor
+    /// orders its values (`StoredOrder`): not an enum stored by its raw value, whose
+    /// `Comparable` may order it otherwise.
+    static func storedKey<T>(_ descriptor: SortDescriptor<T>, entity: Schema.Entity) -> Schema.Attribute? {
+        guard let keyPath = descriptor.keyPath, StoredOrder.holds(for: type(of: keyPath).valueType),
+              case let .attribute(attribute)? = entity.property(for: keyPath),
+              !attribute.isEphemeral, !attribute.options.contains(.externalStorage) else { return nil }
+        return attribute
     }
 
     /// A number or date as a Double that orders exactly as the value does; nil for anything

@@ -56,7 +56,7 @@ struct QueryPlanner {
             guard let number = equality(lhs, rhs), equalities[number].access.isIndexed else { return nil }
             return .equal(number)
         case let .comparison(op, lhs, rhs):
-            guard let (chain, slot) = PredicateNode.chainAndParameter(lhs, rhs), chain.count == 1,
+            guard let (chain, slot) = PredicateNode.chainAndParameter(lhs, rhs), chain.count == 1, StoredOrder.holds(forChain: chain),
                   case let .attribute(attribute)? = entity.property(for: chain[0]), attribute.isIndexed else { return nil }
             // Turned to read "attribute <op> value".
             let slotOnRight: Bool

@@ -101,7 +101,9 @@ struct RowCompiler {
             guard let (l, r) = operands(lhs, rhs) else { return nil }
             return RowCondition { view, row in l(view, row) != r(view, row) }
         case let .comparison(op, lhs, rhs):
-            guard let (l, r) = operands(lhs, rhs) else { return nil }
+            // Values that order their own way (an enum by its `Comparable`) compare on objects.
+            guard StoredOrder.holds(forChain: lhs.keyPathChain), StoredOrder.holds(forChain: rhs.keyPathChain),
+                  let (l, r) = operands(lhs, rhs) else { return nil }
             switch op {
             case .lessThan: return RowCondition { view, row in Value.ordered(l(view, row), r(view, row)) }
             case .lessThanOrEqual: return RowCondition { view, row in !Value.ordered(r(view, row), l(view, row)) }
