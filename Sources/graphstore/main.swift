@@ -218,27 +218,32 @@ func run(_ argv: [String]) throws -> ExitCode {
             try handle.truncate(to: 0)
             return handle
         }
+        /// The export's pieces gathered into megabytes, each handed to `write`.
+        func export(inMegabytes write: (Data) throws -> Void) throws {
+            var buffer = Data()
+            try withProgress("export") { bar in
+                try store.export(write: { piece in
+                    buffer.append(contentsOf: piece.utf8)
+                    if buffer.count > 1 << 20 {
+                        try write(buffer)
+                        buffer.removeAll(keepingCapacity: true)
+                    }
+                }) { bar.update(Double($0) / Double(max($1, 1))) }
+            }
+            try write(buffer)
+        }
+        // Standard output is written on a thread of its own; a refused write names it.
+        guard let file else {
+            try BackgroundOutput.streaming { output in try export(inMegabytes: output.write) }
+            return .success
+        }
         var written: UInt64 = 0
-        var buffer = Data()
-        func flush() throws {
-            guard let file else { return try FileHandle.standardOutput.write(contentsOf: buffer) }
-            try buffer.withUnsafeBytes { try file.writeAll($0, at: written) }
-            written += UInt64(buffer.count)
+        try export { chunk in
+            try chunk.withUnsafeBytes { try file.writeAll($0, at: written) }
+            written += UInt64(chunk.count)
         }
-        try withProgress("export") { bar in
-            try store.export(write: { piece in
-                buffer.append(contentsOf: piece.utf8)
-                if buffer.count > 1 << 20 {
-                    try flush()
-                    buffer.removeAll(keepingCapacity: true)
-                }
-            }) { bar.update(Double($0) / Double(max($1, 1))) }
-        }
-        try flush()
-        if let file {
-            try file.sync()
-            file.close()
-        }
+        try file.sync()
+        file.close()
         return .success
 
     case "import":

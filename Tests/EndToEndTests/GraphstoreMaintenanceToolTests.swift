@@ -183,6 +183,23 @@ import GraphStore
         }
     }
 
+    /// An export to standard output is the export to a file, byte for byte; into a full disk it
+    /// fails with exit 1, naming standard output and the system's reason.
+    @Test func anExportToStandardOutputMatchesTheFileAndAFullDiskIsNamed() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.store()
+        #expect(try runTool("enroute", ["--store", store]).status == 0)
+        let output = dir.path + "/export.json"
+        #expect(try runTool("graphstore", ["export", store, "--output", output]).status == 0)
+        let printed = try runTool("graphstore", ["export", store])
+        #expect(printed.status == 0, "\(printed.stderr)")
+        #expect(Data(printed.stdout.utf8) == (try Data(contentsOf: URL(fileURLWithPath: output))))
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let refused = try runTool("graphstore", ["export", store], standardOutput: full)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("writing standard output failed: No space left on device"), "\(refused.stderr)")
+    }
+
     /// An export holds all of a store's data: it is created readable by its owner only.
     @Test func anExportIsCreatedOwnerOnly() throws {
         let dir = TemporaryDirectory()
