@@ -22,8 +22,32 @@ public func printError(_ message: String) {
     FileHandle.standardError.write(Data(line.utf8))
 }
 
+/// Ends the process with `code`, once standard output is flushed. Output that did not reach its
+/// file (a full disk, a closed descriptor) is a failure and is said so, naming standard output
+/// and the system's reason: a command whose output was lost never exits 0.
+/// Opens descriptors 0, 1 and 2 when the tool was started with any of them closed
+/// (`enroute load >&-`): otherwise the first file the tool opens takes that number, and `print`
+/// writes into it — into a store's file. Standard input reads as empty; standard output and
+/// error are opened read-only, so that a write to them fails as it would have, and `exit` says so.
+public func reserveStandardDescriptors() {
+    for descriptor in Int32(0)...2 where fcntl(descriptor, F_GETFD) == -1 {
+        let opened = open("/dev/null", O_RDONLY)
+        if opened >= 0 && opened != descriptor {
+            dup2(opened, descriptor)
+            close(opened)
+        }
+    }
+}
+
 public func exit(_ code: ExitCode) -> Never {
-    fflush(nil)
+    // Every C stream at once (`stdout`, which `print` writes through, is a C global Swift 6 will
+    // not read): a write that failed before left its bytes in the buffer, so this fails too.
+    if fflush(nil) != 0 {
+        let reason = errno
+        let tool = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
+        printError("\(tool): writing standard output failed: \(String(cString: strerror(reason))) (errno \(reason))")
+        Glibc.exit(code == .success ? ExitCode.failure.rawValue : code.rawValue)
+    }
     Glibc.exit(code.rawValue)
 }
 

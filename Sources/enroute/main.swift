@@ -357,6 +357,7 @@ let clock: DateFormatter = {
     return .success
 }
 
+reserveStandardDescriptors()
 do {
     exit(try run(Array(CommandLine.arguments.dropFirst())))
 } catch {

@@ -271,6 +271,7 @@ func historyLine(_ transaction: LogTransaction) -> String {
         + pad("\(transaction.operations.count)", 12) + "\(bytes)"
 }
 
+reserveStandardDescriptors()
 do {
     exit(try run(Array(CommandLine.arguments.dropFirst())))
 } catch {

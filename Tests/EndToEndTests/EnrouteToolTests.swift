@@ -73,11 +73,34 @@ import Testing
         #expect(departures.status == 0 && departures.stdout.hasPrefix("KSFO departures"))
     }
 
-    /// JSON written to a full disk: exit 1, naming standard output and the system's reason.
-    @Test func jsonIntoAFullDiskFailsSayingWhere() throws {
+    /// Started with standard output closed, a command that prints while its store is open (the
+    /// flight table, tens of kilobytes) neither writes it into a store file that took the
+    /// descriptor's number (the lock file, opened first) nor reports success: exit 1, the message.
+    @Test func aClosedStandardOutputIsAFailureNotAStoreFile() throws {
         let dir = TemporaryDirectory()
         #expect(try enroute(dir.store(), ["load"]).status == 0)
-        for command in [["flights", "--json"], ["airports", "--json"]] {
+        let tool = productsDirectory.appendingPathComponent("enroute").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec \"$0\" --store \"$1\" flights >&- 2>\"$2\"", tool, dir.store(), dir.path + "/stderr"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        let stderr = try String(contentsOfFile: dir.path + "/stderr", encoding: .utf8)
+        #expect(stderr.contains("enroute: writing standard output failed: Bad file descriptor"), "\(stderr)")
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.store()) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.store() + "/" + name))
+            #expect(bytes.firstRange(of: Data("flight(s)".utf8)) == nil && bytes.firstRange(of: Data("IDENT".utf8)) == nil, "\(name)")
+        }
+        #expect(try runTool("graphstore", ["verify", dir.store()]).status == 0)
+    }
+
+    /// Output written to a full disk, JSON or a table: exit 1, naming standard output and the
+    /// system's reason.
+    @Test func outputIntoAFullDiskFailsSayingWhere() throws {
+        let dir = TemporaryDirectory()
+        #expect(try enroute(dir.store(), ["load"]).status == 0)
+        for command in [["flights", "--json"], ["airports", "--json"], ["flights"], ["airlines"], ["status"], ["board", "KSFO", "--departures"]] {
             let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
             let result = try runTool("enroute", command + ["--store", dir.store()], standardOutput: full)
             #expect(result.status == 1, "\(command)")

@@ -184,7 +184,8 @@ import GraphStore
     }
 
     /// An export to standard output is the export to a file, byte for byte; into a full disk it
-    /// fails with exit 1, naming standard output and the system's reason.
+    /// fails with exit 1, naming standard output and the system's reason, as every command that
+    /// prints does.
     @Test func anExportToStandardOutputMatchesTheFileAndAFullDiskIsNamed() throws {
         let dir = TemporaryDirectory()
         let store = dir.store()
@@ -198,6 +199,13 @@ import GraphStore
         let refused = try runTool("graphstore", ["export", store], standardOutput: full)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("writing standard output failed: No space left on device"), "\(refused.stderr)")
+        // The commands that print lines: the same.
+        for command in [["dump", store], ["info", store], ["verify", store], ["history", store]] {
+            let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+            let lost = try runTool("graphstore", command, standardOutput: full)
+            #expect(lost.status == 1, "\(command)")
+            #expect(lost.stderr.contains("writing standard output failed: No space left on device"), "\(command): \(lost.stderr)")
+        }
     }
 
     /// An export holds all of a store's data: it is created readable by its owner only.
