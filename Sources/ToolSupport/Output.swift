@@ -22,9 +22,6 @@ public func printError(_ message: String) {
     FileHandle.standardError.write(Data(line.utf8))
 }
 
-/// Ends the process with `code`, once standard output is flushed. Output that did not reach its
-/// file (a full disk, a closed descriptor) is a failure and is said so, naming standard output
-/// and the system's reason: a command whose output was lost never exits 0.
 /// Opens descriptors 0, 1 and 2 when the tool was started with any of them closed
 /// (`enroute load >&-`): otherwise the first file the tool opens takes that number, and `print`
 /// writes into it — into a store's file. Standard input reads as empty; standard output and
@@ -39,6 +36,9 @@ public func reserveStandardDescriptors() {
     }
 }
 
+/// Ends the process with `code`, once standard output is flushed. Output that did not reach its
+/// file (a full disk, a closed descriptor) is a failure and is said so, naming standard output
+/// and the system's reason: a command whose output was lost never exits 0.
 public func exit(_ code: ExitCode) -> Never {
     // Every C stream at once (`stdout`, which `print` writes through, is a C global Swift 6 will
     // not read): a write that failed before left its bytes in the buffer, so this fails too.
