@@ -101,8 +101,9 @@ package struct MemberLists {
 
     // MARK: Images (checkpoints)
 
-    /// Installs lists read from a checkpoint (no holes). Positions are rebuilt by
-    /// `rebuildPositions`, which the table runs beside its other restore work.
+    /// Installs lists read from a checkpoint (no holes). Their positions are worked out by
+    /// `positions(of:)`, which the table runs beside its other restore work, and handed to
+    /// `installPositions`.
     package mutating func restore(_ restored: [[UInt32]]) {
         lists = restored
         holes = [:]
