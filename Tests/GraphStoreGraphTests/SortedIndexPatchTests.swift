@@ -9,7 +9,7 @@ import Testing
 @Suite struct SortedIndexPatchTests {
     /// Adds a live row holding `value`; its row number.
     @discardableResult
-    static func appendRow(_ value: Value, to column: Column, live: inout [Bool]) -> UInt32 {
+    static func appendRow(_ value: Value, to column: Column, live: inout ChunkedArray<Bool>) -> UInt32 {
         live.append(true)
         column.grow(to: live.count)
         column.set(value, at: live.count - 1)
@@ -17,13 +17,13 @@ import Testing
     }
 
     /// The live rows in the order a rebuild puts them.
-    static func rebuiltOrder(of column: Column, live: [Bool]) -> [UInt32] {
+    static func rebuiltOrder(of column: Column, live: ChunkedArray<Bool>) -> [UInt32] {
         live.indices.filter { live[$0] }.map { UInt32($0 + 1) }.sorted { SortedIndex.precedes($0, $1, column) }
     }
 
     /// One change of the kinds a transaction makes, at random: a row inserted (a fourth of
     /// the time, and whenever none is live), deleted (a fourth), or given a new value.
-    static func randomChange(_ index: SortedIndex, _ column: Column, live: inout [Bool], random: inout SplitMix64,
+    static func randomChange(_ index: SortedIndex, _ column: Column, live: inout ChunkedArray<Bool>, random: inout SplitMix64,
                              newValue: (inout SplitMix64) -> Value) {
         let liveRows = live.indices.filter { live[$0] }
         let kind = random.next() % 4
@@ -45,7 +45,7 @@ import Testing
     func patchedOrderIsRebuiltOrder(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         let column = Column(type: AttributeType(kind: .string, isOptional: true), defaultValue: .null)
-        var live: [Bool] = []
+        var live = ChunkedArray<Bool>()
         let index = SortedIndex(attribute: 0)
         func randomValue(_ random: inout SplitMix64) -> Value { random.next() % 8 == 0 ? .null : .string("v\(random.next() % 40)") }
         for _ in 0..<500 { Self.appendRow(randomValue(&random), to: column, live: &live) }
@@ -69,7 +69,7 @@ import Testing
     func patchesAcrossChunksKeepFences(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         let column = Column(type: AttributeType(kind: .int(bits: 64), isOptional: false), defaultValue: .int(0))
-        var live: [Bool] = []
+        var live = ChunkedArray<Bool>()
         let index = SortedIndex(attribute: 0)
         for _ in 0..<3_000 { Self.appendRow(.int(Int64(random.next() % 1_000)), to: column, live: &live) }
         index.markStale()
@@ -116,7 +116,7 @@ import Testing
         let kind: StorageKind = signed ? .int(bits: 64) : .uint(bits: 64)
         let column = Column(type: AttributeType(kind: kind, isOptional: true), defaultValue: .null)
         #expect(column.hasOrderKeys)
-        var live: [Bool] = []
+        var live = ChunkedArray<Bool>()
         let index = SortedIndex(attribute: 0)
         func randomValue(_ random: inout SplitMix64) -> Value {
             let pick = random.next()

@@ -4,30 +4,23 @@ import Foundation
 
 /// One attribute's values for every row slot of an entity, stored by kind so that a million
 /// doubles take 8 MB, not a million boxed values. Optional attributes keep a null flag per slot.
-/// Like EntityTable's, the arrays skip run-time exclusivity checks: the graph's lock orders access.
+/// Values are kept in chunks (`ChunkedArray`), so that growing a column or writing to it while a
+/// checkpoint holds its image copies a chunk, never the column. Like EntityTable's, the storage
+/// skips run-time exclusivity checks: the graph's lock orders access.
 package final class Column {
-    package enum Storage {
-        case bools([Bool])
-        case ints([Int64])
-        case doubles([Double])
-        case strings([String])
-        case values([Value])
-    }
-
     package let type: AttributeType
-    @exclusivity(unchecked) private var bools: [Bool] = []
-    @exclusivity(unchecked) private var ints: [Int64] = []
-    @exclusivity(unchecked) private var doubles: [Double] = []
-    @exclusivity(unchecked) private var strings: [String] = []
-    @exclusivity(unchecked) private var values: [Value] = []
-    @exclusivity(unchecked) private var nulls: [Bool] = []
+    @exclusivity(unchecked) private var bools = ChunkedArray<Bool>()
+    @exclusivity(unchecked) private var ints = ChunkedArray<Int64>()
+    @exclusivity(unchecked) private var doubles = ChunkedArray<Double>()
+    @exclusivity(unchecked) private var strings = ChunkedArray<String>()
+    @exclusivity(unchecked) private var values = ChunkedArray<Value>()
+    @exclusivity(unchecked) private var nulls = ChunkedArray<Bool>()
     /// How many slots are null. While none are (a non-optional attribute's usual state), reads
     /// skip the null flag: in a large column it is a cache miss per random row.
     @exclusivity(unchecked) package private(set) var nullCount = 0
+    /// How values are held; the raw value is what checkpoints record.
     package let layout: ColumnLayout
     package let defaultValue: Value
-
-    /// How values are held; the raw value is what checkpoints record.
 
     package init(type: AttributeType, defaultValue: Value) {
         self.type = type
@@ -118,18 +111,12 @@ package final class Column {
     /// reads them next); strings and boxed values are left alone.
     package func touch(rows: [UInt64]) -> UInt64 {
         var sum: UInt64 = 0
-        nulls.withUnsafeBufferPointer { nulls in
-            for row in rows where row > 0 && Int(row) <= nulls.count { sum &+= nulls[Int(row - 1)] ? 1 : 0 }
-        }
+        for row in rows where row > 0 && Int(row) <= nulls.count { sum &+= nulls[Int(row - 1)] ? 1 : 0 }
         switch layout {
         case .int, .uint:
-            ints.withUnsafeBufferPointer { ints in
-                for row in rows where row > 0 && Int(row) <= ints.count { sum &+= UInt64(bitPattern: ints[Int(row - 1)]) }
-            }
+            for row in rows where row > 0 && Int(row) <= ints.count { sum &+= UInt64(bitPattern: ints[Int(row - 1)]) }
         case .double, .float, .date:
-            doubles.withUnsafeBufferPointer { doubles in
-                for row in rows where row > 0 && Int(row) <= doubles.count { sum &+= doubles[Int(row - 1)].bitPattern }
-            }
+            for row in rows where row > 0 && Int(row) <= doubles.count { sum &+= doubles[Int(row - 1)].bitPattern }
         default:
             break
         }
@@ -222,8 +209,10 @@ package final class Column {
     }
 
     /// Sets a slot's null flag, keeping `nullCount`.
+    /// Written only when it changes: a write copies the flag's chunk while a checkpoint holds it.
     private func setNull(_ isNull: Bool, at slot: Int) {
-        if nulls[slot] != isNull { nullCount += isNull ? 1 : -1 }
+        guard nulls[slot] != isNull else { return }
+        nullCount += isNull ? 1 : -1
         nulls[slot] = isNull
     }
 
@@ -250,37 +239,36 @@ package final class Column {
 
     /// Starts loading `slot`'s value (and its null flag, while any are set) into the cache, for a
     /// read expected soon (AttributeReadAhead).
-    // The arrays' addresses are read without `withUnsafeBufferPointer`, which retained and
-    // released the array each time.
     package func prefetch(_ slot: Int) {
         guard slot >= 0, slot < nulls.count else { return }
-        if nullCount > 0 { Self.prefetch(nulls._baseAddressIfContiguous, slot) }
+        if nullCount > 0 { Self.prefetch(nulls.address(of: slot)) }
         switch layout {
-        case .bool: Self.prefetch(bools._baseAddressIfContiguous, slot)
-        case .int, .uint: Self.prefetch(ints._baseAddressIfContiguous, slot)
-        case .double, .float, .date: Self.prefetch(doubles._baseAddressIfContiguous, slot)
-        case .string: Self.prefetch(strings._baseAddressIfContiguous, slot)
-        case .value, .none: Self.prefetch(values._baseAddressIfContiguous, slot)
+        case .bool: Self.prefetch(bools.address(of: slot))
+        case .int, .uint: Self.prefetch(ints.address(of: slot))
+        case .double, .float, .date: Self.prefetch(doubles.address(of: slot))
+        case .string: Self.prefetch(strings.address(of: slot))
+        case .value, .none: Self.prefetch(values.address(of: slot))
         }
     }
 
     @inline(__always)
-    private static func prefetch<T>(_ base: UnsafeMutablePointer<T>?, _ slot: Int) {
-        if let base { graphstore_prefetch(base + slot) }
+    private static func prefetch<T>(_ address: UnsafeMutablePointer<T>?) {
+        if let address { graphstore_prefetch(address) }
     }
 
     // MARK: Images (checkpoints)
 
-    /// The column's arrays at one moment. Capturing is O(1): the arrays are copy-on-write, so a
-    /// later write to the live column copies it once and the image stays as it was.
+    /// The column's values at one moment. Capturing is O(1): the chunks are copy-on-write, so a
+    /// later write to the live column copies the chunk it writes to, and the image stays as it
+    /// was.
     package struct Image {
         package var layout: ColumnLayout
-        package var nulls: [Bool]
-        package var bools: [Bool] = []
-        package var ints: [Int64] = []
-        package var doubles: [Double] = []
-        package var strings: [String] = []
-        package var values: [Value] = []
+        package var nulls: ChunkedArray<Bool>
+        package var bools = ChunkedArray<Bool>()
+        package var ints = ChunkedArray<Int64>()
+        package var doubles = ChunkedArray<Double>()
+        package var strings = ChunkedArray<String>()
+        package var values = ChunkedArray<Value>()
     }
 
     package func image() -> Image {
@@ -298,7 +286,7 @@ package final class Column {
             return
         }
         nulls = image.nulls
-        nullCount = nulls.reduce(0) { $0 + ($1 ? 1 : 0) }
+        nullCount = nulls.count(of: true)
         bools = image.bools
         ints = image.ints
         doubles = image.doubles

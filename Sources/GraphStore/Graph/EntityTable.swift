@@ -10,14 +10,14 @@ import CSwiftRuntime
 /// thread-local access set on every read.
 @_spi(GraphStoreInternals) public final class EntityTable {
     package let entity: Schema.Entity
-    @exclusivity(unchecked) package var live: [Bool] = []
+    @exclusivity(unchecked) package var live = ChunkedArray<Bool>()
     @exclusivity(unchecked) package var liveCount = 0
     package let columns: [Column]
     /// The same columns, unretained (`columns` keeps them): writing a row's values through
     /// `columns[i]` retained and released a column per value, a seventh of a batch import.
     private let unretainedColumns: [Unretained<Column>]
     /// By relationship position: the target row of a to-one (0 = none); empty for to-many.
-    @exclusivity(unchecked) package var toOne: [[UInt32]]
+    @exclusivity(unchecked) package var toOne: [ChunkedArray<UInt32>]
     /// By relationship position: the ordered target rows of a to-many; empty for to-one.
     @exclusivity(unchecked) package var toMany: [MemberLists]
     /// For relationships without an inverse: target row → source rows (the "inverse set").
@@ -73,9 +73,8 @@ import CSwiftRuntime
     /// The rows of `rows` whose to-one `relationship` (by position) names `target`, in order:
     /// `rows` intersected with that target's inverse set, one read of the link column a row.
     package func rows(_ rows: ArraySlice<UInt32>, linkingTo target: UInt32, through relationship: Int) -> [UInt32] {
-        toOne[relationship].withUnsafeBufferPointer { targets in
-            rows.filter { row in Int(row) >= 1 && Int(row) <= targets.count && targets[Int(row) - 1] == target }
-        }
+        let targets = toOne[relationship]
+        return rows.filter { row in Int(row) >= 1 && Int(row) <= targets.count && targets[Int(row) - 1] == target }
     }
 
     /// The row whose unique `attribute` holds `value`.
@@ -99,9 +98,7 @@ import CSwiftRuntime
         guard toOnes, row > 0 else { return }
         let slot = Int(row) - 1
         for i in toOnePositions {
-            toOne[i].withUnsafeBufferPointer { targets in
-                if slot < targets.count, let base = targets.baseAddress { graphstore_prefetch(base + slot) }
-            }
+            if let address = toOne[i].address(of: slot) { graphstore_prefetch(address) }
         }
     }
 
@@ -308,11 +305,10 @@ import CSwiftRuntime
 
     /// Reads a to-one column at each row (warming the cache for a predicate that reads it next).
     package func touchToOne(_ relationship: Int, rows: [UInt64]) -> UInt64 {
-        toOne[relationship].withUnsafeBufferPointer { targets in
-            var sum: UInt64 = 0
-            for row in rows where row > 0 && Int(row) <= targets.count { sum &+= UInt64(targets[Int(row - 1)]) }
-            return sum
-        }
+        let targets = toOne[relationship]
+        var sum: UInt64 = 0
+        for row in rows where row > 0 && Int(row) <= targets.count { sum &+= UInt64(targets[Int(row - 1)]) }
+        return sum
     }
 
     package func value(row: UInt64, attribute: Int) -> Value {
@@ -343,14 +339,15 @@ extension EntityTable {
     /// empty; sorted orders that are missing are rebuilt.
     package struct Image {
         package var slotCount: Int
-        package var live: [Bool]
+        package var live: ChunkedArray<Bool>
         package var columns: [Column.Image?]
-        package var toOne: [[UInt32]?]
+        package var toOne: [ChunkedArray<UInt32>?]
         package var toMany: [[[UInt32]]?]
         package var sorted: [Int: [UInt32]]
     }
 
-    /// O(columns): every array is shared copy-on-write with the live table.
+    /// O(columns): the live flags, columns and to-ones share their chunks copy-on-write with the
+    /// live table (a to-many's lists and a sorted order are copied).
     package func image() -> Image {
         Image(slotCount: slotCount, live: live, columns: columns.map { $0.image() },
               toOne: entity.relationships.map { $0.isToMany ? nil : toOne[$0.index] },
@@ -365,7 +362,7 @@ extension EntityTable {
     /// installs their results once all have run.
     package func restore(_ image: Image) -> (jobs: [() -> Void], finish: () -> Void) {
         live = image.live
-        liveCount = image.live.reduce(0) { $0 + ($1 ? 1 : 0) }
+        liveCount = image.live.count(of: true)
         highestRow = UInt64(image.slotCount)
         for (i, column) in columns.enumerated() {
             if let columnImage = image.columns[i] {
@@ -380,7 +377,7 @@ extension EntityTable {
             if r.isToMany {
                 toMany[r.index].restore(image.toMany[r.index] ?? Array(repeating: [], count: image.slotCount))
             } else {
-                toOne[r.index] = image.toOne[r.index] ?? Array(repeating: 0, count: image.slotCount)
+                toOne[r.index] = image.toOne[r.index] ?? ChunkedArray(repeating: 0, count: image.slotCount)
             }
         }
         // Each job reads the arrays above and writes only its own result.
@@ -388,7 +385,7 @@ extension EntityTable {
         var jobs: [() -> Void] = []
         let reverseSets = ResultSlots<[UInt32: [UInt32]]>(count: entity.relationships.count)
         for r in entity.relationships where r.inverse == nil {
-            let toOne = r.isToMany ? [] : self.toOne[r.index], toMany = r.isToMany ? self.toMany[r.index].allMembers : []
+            let toOne = r.isToMany ? ChunkedArray() : self.toOne[r.index], toMany = r.isToMany ? self.toMany[r.index].allMembers : []
             jobs.append {
                 var sources: [UInt32: [UInt32]] = [:]
                 for slot in 0..<slots where live[slot] {

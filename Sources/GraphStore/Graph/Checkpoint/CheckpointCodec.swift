@@ -129,12 +129,12 @@ package enum CheckpointCodec {
     /// A table record as read, in the recorded numbering, before its columns.
     private struct TableHeader {
         package enum Targets {
-            case toOne([UInt32])
+            case toOne(ChunkedArray<UInt32>)
             case toMany([[UInt32]])
         }
         package var recordedEntity: EntityNumber
         package var slotCount: Int
-        package var live: [Bool]
+        package var live: ChunkedArray<Bool>
         package var relationships: [(PropertyNumber, Targets)]
         package var sorted: [(PropertyNumber, [UInt32])]
         package var columnCount: Int
@@ -241,13 +241,13 @@ package enum CheckpointCodec {
             var r = ByteReader(raw)
             let entity = try r.varintUInt32()
             let slots = try r.count(limit: r.remaining)
-            let live = try r.bools(count: slots)
+            let live = try r.chunkedBools(count: slots)
             var relationships: [(PropertyNumber, TableHeader.Targets)] = []
             for _ in 0..<(try r.count(limit: r.remaining / 2)) {
                 let number = try r.varintUInt32()
                 switch try r.u8() {
                 case 0:
-                    relationships.append((number, .toOne(try r.elements(UInt32.self, count: slots))))
+                    relationships.append((number, .toOne(try r.chunkedElements(UInt32.self, count: slots))))
                 case 1:
                     var lists: [[UInt32]] = []
                     lists.reserveCapacity(slots)
@@ -276,17 +276,13 @@ package enum CheckpointCodec {
             let layoutByte = try r.u8()
             guard let layout = ColumnLayout(rawValue: layoutByte), layout != .none else { throw r.fail("unknown column layout \(layoutByte)") }
             let slots = try r.count(limit: r.remaining)
-            var column = Column.Image(layout: layout, nulls: try r.bools(count: slots))
+            var column = Column.Image(layout: layout, nulls: try r.chunkedBools(count: slots))
             switch layout {
-            case .bool: column.bools = try r.bools(count: slots)
-            case .int, .uint: column.ints = try r.elements(Int64.self, count: slots)
-            case .double, .float, .date: column.doubles = try r.elements(Double.self, count: slots)
-            case .string:
-                column.strings.reserveCapacity(slots)
-                for _ in 0..<slots { column.strings.append(try r.string()) }
-            case .value, .none:
-                column.values.reserveCapacity(slots)
-                for _ in 0..<slots { column.values.append(try r.value()) }
+            case .bool: column.bools = try r.chunkedBools(count: slots)
+            case .int, .uint: column.ints = try r.chunkedElements(Int64.self, count: slots)
+            case .double, .float, .date: column.doubles = try r.chunkedElements(Double.self, count: slots)
+            case .string: column.strings = try r.chunked(count: slots) { try $0.string() }
+            case .value, .none: column.values = try r.chunked(count: slots) { try $0.value() }
             }
             guard r.isAtEnd else { throw r.fail("stray bytes after a column") }
             return (number, column)

@@ -84,7 +84,8 @@ package final class CompoundKeyIndex {
         rowsByValues = [:]
         var batch: [(row: UInt32, first: UInt64, second: UInt64)] = []
         batch.reserveCapacity(Self.rebuildBatch)
-        for slot in table.live.indices where table.live[slot] {
+        let live = table.live
+        for slot in live.indices where live[slot] {
             switch indexKey(ofSlot: slot, in: table) {
             case let .words(first, second)?:
                 batch.append((UInt32(slot + 1), first, second))

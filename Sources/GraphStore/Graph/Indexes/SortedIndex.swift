@@ -72,7 +72,7 @@ package final class SortedIndex {
     }
 
     /// Merges pending changes (or rebuilds). Called under the graph's write lock.
-    package func consolidate(column: Column, live: [Bool]) {
+    package func consolidate(column: Column, live: ChunkedArray<Bool>) {
         if needsRebuild {
             rebuild(column: column, live: live)
         } else if isStale {
@@ -91,7 +91,7 @@ package final class SortedIndex {
     }
 
     /// Every live row, sorted from scratch.
-    private func rebuild(column: Column, live: [Bool]) {
+    private func rebuild(column: Column, live: ChunkedArray<Bool>) {
         let liveRows = live.indices.filter { live[$0] }.map { UInt32($0 + 1) }
         order = Self.order(of: column.rowsInIntegerOrder(liveRows) ?? liveRows.sorted { Self.precedes($0, $1, column) }, column: column)
     }

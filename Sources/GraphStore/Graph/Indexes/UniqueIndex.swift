@@ -84,7 +84,7 @@ extension UniqueIndex: TableIndex {
 
     /// Every live row's value: strings in batches whose entries start loading together
     /// (StringRowTable.set), other values one by one.
-    private func fill(from column: Column, live: [Bool], liveCount: Int) {
+    private func fill(from column: Column, live: ChunkedArray<Bool>, liveCount: Int) {
         reserveCapacity(liveCount)
         var batch: [(row: UInt32, key: String)] = []
         batch.reserveCapacity(Self.fillBatch)
