@@ -116,20 +116,13 @@ let clock: DateFormatter = {
 }
 
 @MainActor func load(_ files: [URL], into context: ModelContext) throws -> ExitCode {
-    let importer = EnrouteImporter(context: context)
-    var total = EnrouteImporter.Report()
     let bar = ProgressBar("loading")
     var refused = false
-    for (i, file) in files.enumerated() {
-        do {
-            total.add(try importer.load(file))
-        } catch let refusal as FlightAwareFile.Refusal {
-            bar.finish()
-            printError("refused \(refusal)")
-            refused = true
-        }
-        bar.update(Double(i + 1) / Double(files.count))
-    }
+    let total = try EnrouteImporter(context: context).load(files, refused: { refusal in
+        bar.finish()
+        printError("refused \(refusal)")
+        refused = true
+    }, loaded: { done in bar.update(Double(done) / Double(files.count)) })
     bar.finish()
     // A checkpoint of what was loaded, so that the next command opens it without replaying
     // the log written since the last background one (up to 64 MiB of it).

@@ -52,6 +52,29 @@ public struct EnrouteImporter {
         try store(try FlightAwareFile.load(url), file: url.lastPathComponent)
     }
 
+    /// Loads `urls` in order, each file one transaction as `load(_:)` stores it, while the next
+    /// files are read and decoded on a second thread (`FlightAwareReadAhead`). A refused file is
+    /// passed to `refused`, stores nothing, and the load goes on; `loaded` is told how many files
+    /// are done. An error storing a file stops the load and is thrown; the files before it stay
+    /// stored.
+    @discardableResult
+    public func load(_ urls: [URL], refused: (FlightAwareFile.Refusal) -> Void = { _ in },
+                     loaded: (Int) -> Void = { _ in }) throws -> Report {
+        let files = FlightAwareReadAhead(urls)
+        defer { files.cancel() }
+        var total = Report()
+        var done = 0
+        while let (url, file) = files.next() {
+            switch file {
+            case let .success(decoded): total.add(try store(decoded, file: url.lastPathComponent))
+            case let .failure(refusal): refused(refusal)
+            }
+            done += 1
+            loaded(done)
+        }
+        return total
+    }
+
     /// Stores one decoded file as one transaction.
     @discardableResult
     public func store(_ file: FlightAwareFile, file name: String = "") throws -> Report {

@@ -3,7 +3,8 @@ import Foundation
 import GraphStore
 
 /// `json_import`: FlightAware files (the generator's, N flights) loaded as `enroute load` loads
-/// them — `EnrouteImporter`, one durable transaction per file, into a fresh `.full` store —
+/// them — `EnrouteImporter.load(_:)` of every file, one durable transaction per file, the next
+/// files decoded on a second thread meanwhile, into a fresh `.full` store —
 /// beside a bare `JSONDecoder` decode of the same files into the same record types, in the same
 /// run. Both read the files from the page cache.
 struct JSONImport {
@@ -59,8 +60,9 @@ struct JSONImport {
         defer { container.close() }
         let context = ModelContext(container)
         let time = try seconds {
-            let importer = EnrouteImporter(context: context)
-            for url in urls { try importer.load(url) }
+            var refusals: [FlightAwareFile.Refusal] = []
+            try EnrouteImporter(context: context).load(urls, refused: { refusals.append($0) })
+            if let refusal = refusals.first { throw SQLiteEngine.Failure(description: "json_import refused \(refusal)") }
         }
         return (time, try context.fetchCount(FetchDescriptor<Flight>()))
     }
