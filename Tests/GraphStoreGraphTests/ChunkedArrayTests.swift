@@ -116,4 +116,23 @@ import GraphStoreTestSupport
         #expect(!after.ints.sharesChunk(1, with: image.ints))
         #expect(after.nulls.sharesChunk(1, with: image.nulls) && after.nulls.sharesChunk(2, with: image.nulls))
     }
+
+    /// A read checks its position once, against the count, and the reads under that check are
+    /// unchecked: a position past the last element, in the last chunk's spare room or past the
+    /// chunks, or below zero, must still stop the program rather than read memory.
+    @Test func aReadOutsideTheElementsStopsTheProgram() async {
+        // Exit tests capture nothing, so each position is written out.
+        await #expect(processExitsWith: .failure) { _ = ChunkedArrayTests.chunkAndOne()[ChunkedArrayTests.capacity + 1] }
+        await #expect(processExitsWith: .failure) { _ = ChunkedArrayTests.chunkAndOne()[ChunkedArrayTests.capacity * 2] }
+        await #expect(processExitsWith: .failure) { _ = ChunkedArrayTests.chunkAndOne()[-1] }
+    }
+
+    /// A full chunk and one element, with room reserved for a second full chunk.
+    static func chunkAndOne() -> ChunkedArray<Int> {
+        var chunked = ChunkedArray<Int>()
+        chunked.reserveCapacity(capacity * 2)
+        chunked.append(repeating: 1, count: capacity + 1)
+        #expect(chunked[capacity] == 1)
+        return chunked
+    }
 }
