@@ -44,8 +44,8 @@ package struct ChunkedArray<Element> {
     package subscript(position: Int) -> Element {
         // One bounds check, against `count`: every chunk before the last is full, so a position
         // below `count` is inside its chunk. The reads under it are unchecked because this is
-        // every attribute read's path, where the two checks of nested arrays cost a fifth of
-        // a read-everything fetch.
+        // every attribute read's path, where the two checks of nested arrays showed in a fetch
+        // that reads everything (BENCHMARKS.md).
         get {
             precondition(UInt(bitPattern: position) < UInt(bitPattern: count), "ChunkedArray index out of range")
             return chunks.withUnsafeBufferPointer { chunks in
