@@ -134,4 +134,31 @@ import Testing
         try other.save()
         #expect(try context.stableSorted(kept, by: orders[0]).map(\.ident) == kept.sorted(using: orders[0]).map(\.ident))
     }
+
+    /// Putting a sort's result in order moves each object once: every position ends where the
+    /// order says, whether the array is shared or not, and no object is retained or released
+    /// one time too many (each lives while an array holds it, and dies after).
+    @Test(arguments: [0, 1, 2, 1_000])
+    func permutingMovesEachItemOnce(count: Int) {
+        final class Item {
+            let number: Int
+            init(_ number: Int) { self.number = number }
+        }
+        var rng = SystemRandomNumberGenerator()
+        let order = Array(0..<count).shuffled(using: &rng)
+        weak var sample: Item?
+        do {
+            var items = (0..<count).map(Item.init)
+            sample = items.last
+            let shared = items
+            ModelContext.permute(&items, into: order)
+            #expect(items.map(\.number) == order)
+            #expect(shared.map(\.number) == Array(0..<count), "the shared copy keeps its order")
+            var unshared = (0..<count).map(Item.init)
+            ModelContext.permute(&unshared, into: order)
+            #expect(unshared.map(\.number) == order)
+            #expect(count == 0 || sample != nil)
+        }
+        #expect(sample == nil)
+    }
 }

@@ -59,12 +59,14 @@ extension ModelContext {
     }
 
     /// A fetch's matches in its order, from its offset, at most its limit of them.
-    func sortedAndPaged<T: PersistentModel>(_ matches: [T], sortBy: [SortDescriptor<T>], offset: Int?, limit: Int?) throws -> [T] {
+    func sortedAndPaged<T: PersistentModel>(_ matches: consuming [T], sortBy: [SortDescriptor<T>], offset: Int?, limit: Int?) throws -> [T] {
         // One object or none needs no order, and only an offset or a zero limit pages it: told
         // before the sort descriptors are touched, whose generic metadata lookups were a tenth
         // of a `#Predicate` lookup by key.
         if matches.count < 2, (offset ?? 0) <= 0, limit.map({ $0 > 0 }) ?? true { return matches }
-        let results = sortBy.isEmpty || matches.count < 2 ? matches : try stableSorted(matches, by: sortBy)
+        // Taken, not copied: the fetch's own array is put in order in place (see `stableSort`).
+        var results = consume matches
+        if !sortBy.isEmpty && results.count > 1 { try stableSort(&results, by: sortBy) }
         let start = min(offset ?? 0, results.count)
         let end = limit.map { min(results.count, start + max(0, $0)) } ?? results.count
         return start == 0 && end == results.count ? results : Array(results[start..<end])
@@ -359,15 +361,42 @@ extension ModelContext {
         // once per object instead of twice per comparison (a key path read through a model,
         // computed properties included, costs far more than comparing two values). Keys of
         // other kinds still decide through `compare`.
-        evaluatingOnObjects { sorted(items, by: descriptors) { SortKeys(items, $0) } }
+        var sorted = items
+        let order = evaluatingOnObjects { sortOrder(sorted, by: descriptors) { SortKeys(sorted, $0) } }
+        Self.permute(&sorted, into: order)
+        return sorted
     }
 
-    /// The same for objects of this context: a key that is a stored attribute is read from the
-    /// objects' committed rows when the context has no unsaved changes (each object then holds
-    /// what its row holds): a column read per object instead of a key path read through it.
+    /// The same for objects of this context (see `stableSort`).
     func stableSorted<T: PersistentModel>(_ items: [T], by descriptors: [SortDescriptor<T>]) throws -> [T] {
-        evaluatingOnObjects {
-            sorted(items, by: descriptors) { committedSortKeys(items, $0) ?? SortKeys(items, $0) }
+        var sorted = items
+        try stableSort(&sorted, by: descriptors)
+        return sorted
+    }
+
+    /// Puts objects of this context in the descriptors' order, stably. A key that is a stored
+    /// attribute is read from the objects' committed rows when the context has no unsaved
+    /// changes (each object then holds what its row holds): a column read per object instead of
+    /// a key path read through it.
+    func stableSort<T: PersistentModel>(_ items: inout [T], by descriptors: [SortDescriptor<T>]) throws {
+        let order = evaluatingOnObjects {
+            sortOrder(items, by: descriptors) { committedSortKeys(items, $0) ?? SortKeys(items, $0) }
+        }
+        Self.permute(&items, into: order)
+    }
+
+    /// Rearranges `items` so that the k-th is the one that was at `order[k]` (`order` is a
+    /// permutation of the positions), moving each item once. Copying them in the new order
+    /// instead retained each object, and in that order the objects' headers lie anywhere in
+    /// memory: a cache miss per object, for a million of them the largest part of the sort.
+    static func permute<T>(_ items: inout [T], into order: [Int]) {
+        precondition(order.count == items.count, "an order of \(order.count) positions for \(items.count) items")
+        items.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            let arranged = UnsafeMutablePointer<T>.allocate(capacity: buffer.count)
+            defer { arranged.deallocate() }
+            for (k, position) in order.enumerated() { (arranged + k).moveInitialize(from: base + position, count: 1) }
+            base.moveInitialize(from: arranged, count: buffer.count)
         }
     }
 
@@ -388,11 +417,12 @@ extension ModelContext {
         }
     }
 
-    /// `items` in the order of the descriptors, each descriptor's key read once per item by
-    /// `keys` (nil: compared through the descriptor). The first key orders everything; the
-    /// others are read only when it ties somewhere, and order only its runs of ties.
-    private func sorted<T>(_ items: [T], by descriptors: [SortDescriptor<T>], keys: (SortDescriptor<T>) -> SortKeys?) -> [T] {
-        guard let firstDescriptor = descriptors.first else { return items }
+    /// The positions of `items` in the order of the descriptors, each descriptor's key read
+    /// once per item by `keys` (nil: compared through the descriptor). The first key orders
+    /// everything; the others are read only when it ties somewhere, and order only its runs of
+    /// ties.
+    private func sortOrder<T>(_ items: [T], by descriptors: [SortDescriptor<T>], keys: (SortDescriptor<T>) -> SortKeys?) -> [Int] {
+        guard let firstDescriptor = descriptors.first else { return Array(items.indices) }
         // A descriptor is touched only for a key that was not read: in this unspecialised
         // function, a generic value made per comparison looks its type up at run time. The keys
         // are read in place (copying one out retains its arrays, per comparison).
@@ -415,7 +445,7 @@ extension ModelContext {
                 }
             }
         }
-        guard descriptors.count > 1 else { return order.map { items[$0] } }
+        guard descriptors.count > 1 else { return order }
         var rest: [SortKeys?]?
         order.withUnsafeMutableBufferPointer { order in
             var start = 0
@@ -442,6 +472,6 @@ extension ModelContext {
                 start = end
             }
         }
-        return order.map { items[$0] }
+        return order
     }
 }
