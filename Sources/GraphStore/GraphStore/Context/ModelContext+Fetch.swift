@@ -361,8 +361,8 @@ extension ModelContext {
         // once per object instead of twice per comparison (a key path read through a model,
         // computed properties included, costs far more than comparing two values). Keys of
         // other kinds still decide through `compare`.
+        let order = evaluatingOnObjects { sortOrder(items, by: descriptors) { SortKeys(items, $0) } }
         var sorted = items
-        let order = evaluatingOnObjects { sortOrder(sorted, by: descriptors) { SortKeys(sorted, $0) } }
         Self.permute(&sorted, into: order)
         return sorted
     }
