@@ -217,6 +217,37 @@ final class Pair: Model {
         }
     }
 
+    /// An unlink naming a row that is not there — row 0, one past 32 bits, a deleted or never
+    /// inserted row, on either side — changes nothing (a damaged record's, read back from the log).
+    @Test func unlinksOfRowsThatAreNotThereChangeNothing() throws {
+        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let schema = container.schema
+        let airport = schema.entity(named: "Airport")!, flight = schema.entity(named: "Flight")!
+        let flightsFrom = airport.relationships.first { $0.name == "flightsFrom" }!, origin = flight.relationships.first { $0.name == "origin" }!
+        func insert(_ entity: Schema.Entity, _ row: UInt64) -> LogOperation { .insert(entity: entity.number, row: row, values: []) }
+        container.graph.apply([insert(airport, 1), insert(airport, 2)] + (1...3).map { insert(flight, $0) }, number: 1)
+        container.graph.apply((1...3).map { .link(relationship: origin.number, source: $0, target: 1) } + [.delete(entity: flight.number, row: 3)], number: 2)
+        let beyond = UInt64(UInt32.max) + 2
+        var number: UInt64 = 3
+        for relationship in [origin.number, flightsFrom.number] {
+            for (source, target) in [(1, 0), (0, 1), (1, beyond), (beyond, 1), (beyond, beyond), (3, 1), (1, 3), (9, 1), (1, 9)] as [(UInt64, UInt64)] {
+                container.graph.apply([.unlink(relationship: relationship, source: source, target: target)], number: number)
+                number += 1
+            }
+        }
+        container.graph.read { view in
+            #expect(view.toMany(entity: airport.index, row: 1, relationship: flightsFrom.index) == [1, 2])
+            #expect(view.toOne(entity: flight.index, row: 1, relationship: origin.index) == 1)
+            #expect(view.toOne(entity: flight.index, row: 2, relationship: origin.index) == 1)
+        }
+        // A real unlink still unlinks.
+        container.graph.apply([.unlink(relationship: flightsFrom.number, source: 1, target: 2)], number: number)
+        container.graph.read { view in
+            #expect(view.toMany(entity: airport.index, row: 1, relationship: flightsFrom.index) == [1])
+            #expect(view.toOne(entity: flight.index, row: 2, relationship: origin.index) == nil)
+        }
+    }
+
     /// An airport's flights through saves that delete and move them from anywhere in its list,
     /// a checkpoint, and the log after it: each context, and each reopening, reads the lists a
     /// plain array kept alongside says, in link order.

@@ -44,6 +44,7 @@ import GraphStoreTestSupport
         lists.remove(9, from: 0)
         lists.remove(2, from: 1)
         lists.remove(1_000, from: 0)
+        lists.remove(0, from: 0)
         #expect(lists.members(of: 0) == [1, 2, 3, 4])
         #expect(lists.members(of: 1) == [9])
     }

@@ -256,6 +256,9 @@ import Synchronization
     }
 
     private func unlink(_ side: RelationshipSide, source: UInt64, target: UInt64) {
+        // As for a link: rows that are not live have nothing to detach (and a damaged record's
+        // row 0, or one past 32 bits, names no slot).
+        guard withTable(side.entity, { $0.isLive(source) }), withTable(side.target, { $0.isLive(target) }) else { return }
         detachOneSide(side, source: source, target: target)
         if let inverse = side.inverse {
             detachOneSide(sides[inverse.entity][inverse.index], source: target, target: source)

@@ -70,7 +70,7 @@ package struct MemberLists {
             return
         }
         let memberSlot = Int(member) - 1
-        guard memberSlot < positions!.count else { return }
+        guard memberSlot >= 0, memberSlot < positions!.count else { return }
         let i = Int(positions![memberSlot])
         guard i < lists[slot].count, lists[slot][i] == member else { return }
         if i == lists[slot].count - 1 {
