@@ -20,15 +20,19 @@ import Testing
 
     @Test func randomLogsOpenToAGraphInStep() throws {
         var random = Mutator(seed: 0x10C5)
-        var opened = 0
+        var opened = 0, openedLarge = 0
         for round in 0..<Self.rounds {
             let fs = MemoryFileIO()
             let options = StoreOptions(log: LogOptions(durability: .none, segmentSize: 1 << 16, fileIO: fs), maintenance: .manual)
             try Store.open(directory: "/r", schema: FuzzSeeds.schema, options: options).close()
             let log = try TransactionLog.open(directory: "/r", options: LogOptions(durability: .none, segmentSize: 1 << 16, fileIO: fs))
             var transactions: [[LogOperation]] = []
-            for _ in 0..<(1 + Int(random.next() % 6)) {
-                let operations = (0..<(1 + Int(random.next() % 12))).map { _ in Self.operation(&random) }
+            // Every tenth log has one transaction large enough for the graph's bulk path
+            // (tables grown once, indexes rebuilt at its end), over more rows.
+            let large = round % 10 == 9
+            for transaction in 0..<(1 + Int(random.next() % 6)) {
+                let count = large && transaction == 0 ? SortedIndex.patchLimit + 100 : 1 + Int(random.next() % 12)
+                let operations = (0..<count).map { _ in Self.operation(&random, rows: large ? 60 : 7) }
                 transactions.append(operations)
                 _ = try log.append(operations)
             }
@@ -41,12 +45,14 @@ import Testing
                 do { store = try Store.open(directory: "/r", options: options) } catch is StorageError { continue }
                 defer { store.close() }
                 opened += 1
+                if large { openedLarge += 1 }
                 let problems = Self.problems(in: store.graph)
                 #expect(problems.isEmpty, "round \(round), read-only \(readOnly): \(problems) after \(transactions)")
             }
         }
         // Most logs hold something a graph cannot; enough of them must open to test the graph.
         #expect(opened * 10 >= Self.rounds, "only \(opened) opens of \(2 * Self.rounds)")
+        #expect(openedLarge * 100 >= Self.rounds, "only \(openedLarge) opens of a log with a large transaction")
     }
 
     /// Where the airports' departures and the flights' origins disagree.
@@ -72,14 +78,15 @@ import Testing
         return problems
     }
 
-    static func operation(_ random: inout Mutator) -> LogOperation {
+    /// An operation on rows `0..<rows` (or, now and then, one past 32 bits).
+    static func operation(_ random: inout Mutator, rows: UInt64) -> LogOperation {
         let entity = EntityNumber(1 + random.next() % 3)
-        let row = RowNumber(random.next() % 7)
+        let row = RowNumber(random.next() % rows)
         func relationship() -> PropertyNumber { relationships[Int(random.next() % UInt64(relationships.count))] }
-        // Mostly rows 0...6, sometimes one past 32 bits.
-        func endpoint() -> RowNumber { random.next() % 16 == 0 ? RowNumber(UInt32.max) + 2 : RowNumber(random.next() % 7) }
+        func endpoint() -> RowNumber { random.next() % 16 == 0 ? RowNumber(UInt32.max) + 2 : RowNumber(random.next() % rows) }
         switch random.next() % 6 {
-        case 0, 1: return .insert(entity: entity, row: row, values: values(&random))
+        // An insert of row 0 refuses the whole log: in a large transaction, that would be every time.
+        case 0, 1: return .insert(entity: entity, row: rows > 7 ? max(row, 1) : row, values: values(&random))
         case 2: return .update(entity: entity, row: row, values: values(&random))
         case 3: return .delete(entity: entity, row: row)
         case 4: return .link(relationship: relationship(), source: endpoint(), target: endpoint())
