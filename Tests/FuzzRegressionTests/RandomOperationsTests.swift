@@ -18,14 +18,19 @@ import Testing
     /// departures (to-many), origin (its to-one inverse), a number that is an attribute, one the schema lacks.
     static let relationships: [PropertyNumber] = [4, 15, 3, 99]
 
+    /// A small segment: a log of a few records need not preallocate the default size in memory.
+    static func logOptions(_ fs: MemoryFileIO, readOnly: Bool = false) -> LogOptions {
+        LogOptions(durability: .none, segmentSize: 1 << 16, readOnly: readOnly, fileIO: fs)
+    }
+
     @Test func randomLogsOpenToAGraphInStep() throws {
         var random = Mutator(seed: 0x10C5)
         var opened = 0, openedLarge = 0
         for round in 0..<Self.rounds {
             let fs = MemoryFileIO()
-            let options = StoreOptions(log: LogOptions(durability: .none, segmentSize: 1 << 16, fileIO: fs), maintenance: .manual)
+            let options = StoreOptions(log: Self.logOptions(fs), maintenance: .manual)
             try Store.open(directory: "/r", schema: FuzzSeeds.schema, options: options).close()
-            let log = try TransactionLog.open(directory: "/r", options: LogOptions(durability: .none, segmentSize: 1 << 16, fileIO: fs))
+            let log = try TransactionLog.open(directory: "/r", options: Self.logOptions(fs))
             var transactions: [[LogOperation]] = []
             // Every tenth log has one transaction large enough for the graph's bulk path
             // (tables grown once, indexes rebuilt at its end), over more rows.
@@ -39,7 +44,7 @@ import Testing
             log.close()
             // Reading back, as the tools do, and as a writer does.
             for readOnly in [true, false] {
-                let options = StoreOptions(log: LogOptions(durability: .none, segmentSize: 1 << 16, readOnly: readOnly, fileIO: fs), maintenance: .manual)
+                let options = StoreOptions(log: Self.logOptions(fs, readOnly: readOnly), maintenance: .manual)
                 // A record the graph cannot hold (row 0, say) refuses the open with a StorageError.
                 let store: Store
                 do { store = try Store.open(directory: "/r", options: options) } catch is StorageError { continue }

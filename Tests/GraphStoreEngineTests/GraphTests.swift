@@ -201,13 +201,8 @@ final class Pair: Model {
     /// A link written from a to-one's side puts the member in the inverse list as one written
     /// from the list's side does, and moves it out of the list it was in.
     @Test func linksFromTheToOneSideKeepTheListInStep() throws {
-        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let schema = container.schema
-        let airport = schema.entity(named: "Airport")!, flight = schema.entity(named: "Flight")!
-        let flightsFrom = airport.relationships.first { $0.name == "flightsFrom" }!, origin = flight.relationships.first { $0.name == "origin" }!
-        func insert(_ entity: Schema.Entity, _ row: UInt64) -> LogOperation { .insert(entity: entity.number, row: row, values: []) }
-        container.graph.apply([insert(airport, 1), insert(airport, 2)] + (1...4).map { insert(flight, $0) }, number: 1)
-        container.graph.apply((1...4).map { .link(relationship: origin.number, source: $0, target: 1) }, number: 2)
+        let routes = try OriginsGraph(flights: 4)
+        let (container, airport, flight, flightsFrom, origin) = (routes.container, routes.airport, routes.flight, routes.flightsFrom, routes.origin)
         container.graph.apply([.link(relationship: origin.number, source: 2, target: 2), .link(relationship: origin.number, source: 3, target: 1),
                                .unlink(relationship: origin.number, source: 4, target: 1)], number: 3)
         container.graph.read { view in
@@ -220,15 +215,11 @@ final class Pair: Model {
     /// An unlink naming a row that is not there — row 0, one past 32 bits, a deleted or never
     /// inserted row, on either side — changes nothing (a damaged record's, read back from the log).
     @Test func unlinksOfRowsThatAreNotThereChangeNothing() throws {
-        let container = try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let schema = container.schema
-        let airport = schema.entity(named: "Airport")!, flight = schema.entity(named: "Flight")!
-        let flightsFrom = airport.relationships.first { $0.name == "flightsFrom" }!, origin = flight.relationships.first { $0.name == "origin" }!
-        func insert(_ entity: Schema.Entity, _ row: UInt64) -> LogOperation { .insert(entity: entity.number, row: row, values: []) }
-        container.graph.apply([insert(airport, 1), insert(airport, 2)] + (1...3).map { insert(flight, $0) }, number: 1)
-        container.graph.apply((1...3).map { .link(relationship: origin.number, source: $0, target: 1) } + [.delete(entity: flight.number, row: 3)], number: 2)
+        let routes = try OriginsGraph(flights: 3)
+        let (container, airport, flight, flightsFrom, origin) = (routes.container, routes.airport, routes.flight, routes.flightsFrom, routes.origin)
+        container.graph.apply([.delete(entity: flight.number, row: 3)], number: 3)
         let beyond = UInt64(UInt32.max) + 2
-        var number: UInt64 = 3
+        var number: UInt64 = 4
         for relationship in [origin.number, flightsFrom.number] {
             for (source, target) in [(1, 0), (0, 1), (1, beyond), (beyond, 1), (beyond, beyond), (3, 1), (1, 3), (9, 1), (1, 9)] as [(UInt64, UInt64)] {
                 container.graph.apply([.unlink(relationship: relationship, source: source, target: target)], number: number)
@@ -351,5 +342,25 @@ final class Pair: Model {
             let values = inRange.map { view.value(entity: entity.index, row: UInt64($0), attribute: aIndex) }
             #expect(zip(values, values.dropFirst()).allSatisfy { !Value.ordered($1, $0) }, "\(label): range in order")
         }
+    }
+}
+
+/// An in-memory Enroute graph of airports 1 and 2 and `flights` flights, each flight's origin
+/// airport 1 (transactions 1 and 2), written to the graph directly as the log's operations.
+private struct OriginsGraph {
+    let container: ModelContainer
+    let airport: Schema.Entity, flight: Schema.Entity
+    let flightsFrom: Schema.Relationship, origin: Schema.Relationship
+
+    init(flights: UInt64) throws {
+        container = try ModelContainer(for: Flight.self, Airport.self, Airline.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        airport = container.schema.entity(named: "Airport")!
+        flight = container.schema.entity(named: "Flight")!
+        flightsFrom = airport.relationships.first { $0.name == "flightsFrom" }!
+        origin = flight.relationships.first { $0.name == "origin" }!
+        let (airport, flight) = (airport, flight)
+        func insert(_ entity: Schema.Entity, _ row: UInt64) -> LogOperation { .insert(entity: entity.number, row: row, values: []) }
+        container.graph.apply([insert(airport, 1), insert(airport, 2)] + (1...flights).map { insert(flight, $0) }, number: 1)
+        container.graph.apply((1...flights).map { [origin] in .link(relationship: origin.number, source: $0, target: 1) }, number: 2)
     }
 }

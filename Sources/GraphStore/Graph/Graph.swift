@@ -240,8 +240,14 @@ import Synchronization
         unretainedTables[e].with(body)
     }
 
+    /// Whether both rows a link or unlink names are live: rows that are not have nothing to
+    /// link or detach (and a damaged record's row 0, or one past 32 bits, names no slot).
+    @inline(__always) private func bothLive(_ side: RelationshipSide, source: UInt64, target: UInt64) -> Bool {
+        withTable(side.entity, { $0.isLive(source) }) && withTable(side.target, { $0.isLive(target) })
+    }
+
     private func link(_ side: RelationshipSide, source: UInt64, target: UInt64) {
-        guard withTable(side.entity, { $0.isLive(source) }), withTable(side.target, { $0.isLive(target) }) else { return }
+        guard bothLive(side, source: source, target: target) else { return }
         // A to-one whose inverse is a to-many links from the list's side: its membership check
         // reads this to-one, which would already name the target and keep the list from growing.
         if !side.isToMany, let inverse = side.inverse, inverse.isToMany {
@@ -256,9 +262,7 @@ import Synchronization
     }
 
     private func unlink(_ side: RelationshipSide, source: UInt64, target: UInt64) {
-        // As for a link: rows that are not live have nothing to detach (and a damaged record's
-        // row 0, or one past 32 bits, names no slot).
-        guard withTable(side.entity, { $0.isLive(source) }), withTable(side.target, { $0.isLive(target) }) else { return }
+        guard bothLive(side, source: source, target: target) else { return }
         detachOneSide(side, source: source, target: target)
         if let inverse = side.inverse {
             detachOneSide(sides[inverse.entity][inverse.index], source: target, target: source)
