@@ -11,7 +11,9 @@ import Testing
 /// not have, values of the wrong type — as a damaged or hostile writer could leave them. The
 /// byte fuzzer rarely builds such a record with its checksum right; here every record is one.
 /// Each log must open without a crash, and the graph it opens to must keep both sides of each
-/// relationship in step. `GRAPHSTORE_RANDOM_LOG_ROUNDS` runs more logs (default 1,000).
+/// relationship in step; a writer's graph must survive a checkpoint and a compaction unchanged
+/// (reopened from them) and pass `verify`. `GRAPHSTORE_RANDOM_LOG_ROUNDS` runs more logs
+/// (default 1,000).
 @Suite struct RandomOperationsTests {
     static let rounds = Int(ProcessInfo.processInfo.environment["GRAPHSTORE_RANDOM_LOG_ROUNDS"] ?? "") ?? 1_000
     static let airport = FuzzSeeds.schema.entity(named: "Airport")!, flight = FuzzSeeds.schema.entity(named: "Flight")!
@@ -53,11 +55,49 @@ import Testing
                 if large { openedLarge += 1 }
                 let problems = Self.problems(in: store.graph)
                 #expect(problems.isEmpty, "round \(round), read-only \(readOnly): \(problems) after \(transactions)")
+                if !readOnly {
+                    let changes = try Self.changesThroughMaintenance(of: store, in: fs)
+                    #expect(changes.isEmpty, "round \(round): \(changes) after \(transactions)")
+                }
             }
         }
         // Most logs hold something a graph cannot; enough of them must open to test the graph.
         #expect(opened * 10 >= Self.rounds, "only \(opened) opens of \(2 * Self.rounds)")
         #expect(openedLarge * 100 >= Self.rounds, "only \(openedLarge) opens of a log with a large transaction")
+    }
+
+    /// What a checkpoint, then a compaction, each followed by a reopen, changed of the rows
+    /// `store` holds (every row's values and links, as `graphstore dump` prints them), and
+    /// what `verify` finds wrong afterwards. Closes `store`.
+    static func changesThroughMaintenance(of store: Store, in fs: MemoryFileIO) throws -> [String] {
+        let before = try dump(store)
+        var changes: [String] = []
+        func reopened(closing open: Store, after step: String) throws -> Store {
+            open.close()
+            let again = try Store.open(directory: "/r", options: StoreOptions(log: logOptions(fs), maintenance: .manual))
+            let after = try dump(again)
+            if after != before {
+                let lost = before.filter { !after.contains($0) }, gained = after.filter { !before.contains($0) }
+                changes.append("\(step) changed the rows: \(lost) became \(gained)")
+            }
+            changes += problems(in: again.graph).map { "after \(step): \($0)" }
+            return again
+        }
+        _ = try store.checkpoint()
+        let checkpointed = try reopened(closing: store, after: "a checkpoint")
+        if checkpointed.report.checkpoint == nil { changes.append("the reopen did not load the checkpoint") }
+        _ = try checkpointed.compact()
+        let compacted = try reopened(closing: checkpointed, after: "a compaction")
+        compacted.close()
+        let verification = try Store.verify(directory: "/r", fileIO: fs)
+        changes += verification.notes.map { "verify notes: \($0)" } + verification.blobProblems
+        return changes
+    }
+
+    static func dump(_ store: Store) throws -> [String] {
+        var lines: [String] = []
+        try store.dump { lines.append($0) }
+        return lines
     }
 
     /// Where the airports' departures and the flights' origins disagree.
