@@ -278,3 +278,80 @@ import Testing
         #expect(heard.value)
     }
 }
+
+/// To-many relationships always merge: a list changed through its array in one context keeps
+/// what another context saved to it meanwhile, in what the context reads and in what its save
+/// writes.
+@Suite struct ToManyMergeTests {
+    /// An airline saved with flights "KEEP" and "GONE"; a second context holding it.
+    func airline() throws -> (a: ModelContext, airline: Airline, keep: Flight, gone: Flight, b: ModelContext, mine: Airline) {
+        let container = try ModelContainer(for: Flight.self, Airline.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let a = ModelContext(container), b = ModelContext(container)
+        let airline = Airline(code: "UAL"), keep = Flight(ident: "KEEP"), gone = Flight(ident: "GONE")
+        a.insert(airline)
+        airline.flights = [keep, gone]
+        try a.save()
+        let mine = try #require(b.model(for: airline.persistentModelID) as? Airline)
+        #expect(mine.flights.map(\.ident) == ["KEEP", "GONE"])
+        return (a, airline, keep, gone, b, mine)
+    }
+
+    /// The airline's flights as a new context reads them.
+    func idents(_ context: ModelContext, _ id: PersistentIdentifier) throws -> [String] {
+        let fresh = ModelContext(context.container)
+        return try #require(fresh.model(for: id) as? Airline).flights.map(\.ident)
+    }
+
+    /// `b` appends through the array while `a` saves another flight to the airline (through the
+    /// array or the flight's to-one): both flights are there before and after `b`'s save.
+    @Test(arguments: [false, true])
+    func anAppendKeepsAnotherContextsAddition(othersThroughTheArray: Bool) throws {
+        let (a, airline, _, _, b, mine) = try airline()
+        let added = Flight(ident: "MINE")
+        b.insert(added)
+        mine.flights.append(added)
+        let theirs = Flight(ident: "THEIRS")
+        a.insert(theirs)
+        if othersThroughTheArray { airline.flights.append(theirs) } else { theirs.airline = airline }
+        try a.save()
+        #expect(mine.flights.map(\.ident) == ["KEEP", "GONE", "THEIRS", "MINE"])
+        try b.save()
+        #expect(try idents(b, mine.persistentModelID) == ["KEEP", "GONE", "THEIRS", "MINE"])
+        let fresh = ModelContext(b.container)
+        #expect(try #require(fresh.model(for: theirs.persistentModelID) as? Flight).airline?.code == "UAL")
+    }
+
+    /// `b` takes a flight out through the array, and puts one back at the end, while `a`
+    /// saves an addition: only `b`'s removal and move happen.
+    @Test func aRemovalAndAMoveToTheEndKeepAnotherContextsAddition() throws {
+        let (a, airline, _, _, b, mine) = try airline()
+        mine.flights.removeAll { $0.ident == "GONE" }
+        mine.flights.removeAll { $0.ident == "KEEP" }
+        let keep = try #require(b.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "KEEP" })).first)
+        mine.flights.append(keep)
+        let theirs = Flight(ident: "THEIRS")
+        a.insert(theirs)
+        theirs.airline = airline
+        try a.save()
+        #expect(mine.flights.map(\.ident) == ["THEIRS", "KEEP"])
+        try b.save()
+        #expect(try idents(b, mine.persistentModelID) == ["THEIRS", "KEEP"])
+    }
+
+    /// `b` sets a new order while `a` saves an addition and a removal: `b`'s order, without
+    /// what `a` took out, then what `a` added.
+    @Test func aNewOrderKeepsAnotherContextsAdditionAndRemoval() throws {
+        let (a, airline, _, gone, b, mine) = try airline()
+        let added = Flight(ident: "MINE")
+        b.insert(added)
+        mine.flights = [added] + mine.flights.reversed()
+        let theirs = Flight(ident: "THEIRS")
+        a.insert(theirs)
+        airline.flights.append(theirs)
+        a.delete(gone)
+        try a.save()
+        #expect(mine.flights.map(\.ident) == ["MINE", "KEEP", "THEIRS"])
+        try b.save()
+        #expect(try idents(b, mine.persistentModelID) == ["MINE", "KEEP", "THEIRS"])
+    }
+}

@@ -53,6 +53,14 @@ import Testing
             airlines = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Airline>()).map { ($0.code, $0) })
         }
 
+        /// Another context of the same container, with its own objects.
+        init(sharing other: Session) throws {
+            container = other.container
+            context = ModelContext(container)
+            airports = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Airport>()).map { ($0.icao, $0) })
+            airlines = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Airline>()).map { ($0.code, $0) })
+        }
+
         func flight(_ ident: String) throws -> Flight? {
             try context.fetch(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == ident })).first
         }
@@ -65,7 +73,8 @@ import Testing
 
     /// One random step: a change of a flight (made in `session` and in `pending`), or a save, a
     /// rollback or maintenance for the caller to do.
-    static func step(_ session: Session, _ pending: inout [String: Expected], _ nextIdent: inout Int, _ rng: inout SplitMix64) throws -> Step {
+    static func step(_ session: Session, _ pending: inout [String: Expected], _ nextIdent: inout Int, _ rng: inout SplitMix64,
+                     prefix: String = "F") throws -> Step {
         func pick(_ values: [String]) -> String { values[Int(rng.next() % UInt64(values.count))] }
         func maybe(_ values: [String]) -> String? { rng.next() % 5 == 0 ? nil : pick(values) }
         let idents = pending.keys.sorted()
@@ -74,7 +83,7 @@ import Testing
         case (0...2, _), (_, nil):
             // Zero-padded, so that the idents' order is the same to Swift and to
             // SortDescriptor's localized standard comparison.
-            let flight = Flight(ident: String(format: "F%06d", nextIdent))
+            let flight = Flight(ident: prefix + String(format: "%06d", nextIdent))
             nextIdent += 1
             session.context.insert(flight)
             var expected = Expected(routeDistance: Int(rng.next() % 40) * 100)
@@ -244,6 +253,42 @@ import Testing
         // Each kind of fault met, and failed saves both lost and landed.
         #expect(Set(kinds.keys) == ["write", "sync", "preallocation", "crash"] && landed > 0 && landed < faults,
                 "seed \(seed): \(faults) faults, \(landed) landed, by kind \(kinds)")
+    }
+
+    /// Two contexts of one container, each changing flights of its own and saving now and
+    /// then: each must read its own unsaved changes and the other's saves (merged into the
+    /// objects it holds, its airports' and airlines' lists included), and after each rollback
+    /// the other's saves still.
+    @Test(arguments: [UInt64(21), 22])
+    func twoContextsReadEachOthersSaves(seed: UInt64) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("two-contexts-\(seed)-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var rng = SplitMix64(seed: seed)
+        let first = try Session(url: directory.appendingPathComponent("store"), creating: true)
+        defer { first.container.close() }
+        let sessions = [first, try Session(sharing: first)], prefixes = ["A", "B"]
+        var saved: [[String: Expected]] = [[:], [:]], pending: [[String: Expected]] = [[:], [:]]
+        var nextIdent = 0, saves = [0, 0]
+        for step in 0..<Self.steps / 2 {
+            let i = Int(rng.next() % 2)
+            switch try Self.step(sessions[i], &pending[i], &nextIdent, &rng, prefix: prefixes[i]) {
+            case .changed: break
+            case .save, .maintenance:
+                try sessions[i].context.save()
+                saved[i] = pending[i]
+                saves[i] += 1
+            case .rollback:
+                sessions[i].context.rollback()
+                pending[i] = saved[i]
+            }
+            if step % 5 == 0 {
+                for j in 0..<2 {
+                    let expected = pending[j].merging(saved[1 - j]) { mine, _ in mine }
+                    try check(sessions[j], against: expected, &rng, "seed \(seed), step \(step), context \(prefixes[j])")
+                }
+            }
+        }
+        #expect(saves.allSatisfy { $0 > Self.steps / 50 }, "seed \(seed): saves \(saves)")
     }
 
     /// Every flight's values as `context` reads them.

@@ -263,8 +263,8 @@ open class ModelBacking {
         let pending: PendingToMany?
         if !readsCommittedState, case let .toMany(p)? = pendingRelationship(at: index) { pending = p } else { pending = nil }
         var list: [any PersistentModel]
-        if let base = pending?.base {
-            list = base
+        if let pending, pending.base != nil {
+            list = pending.replaced == nil ? pending.base! : (context?.mergedWholeList(pending, of: self, relationship: index) ?? pending.base!)
         } else if let context, row > 0, state != .inserted {
             list = context.committedToMany(of: self, relationship: index)
         } else {
@@ -307,7 +307,10 @@ enum PendingRelationship {
 
 /// Unsaved changes to a to-many relationship: either a whole new list (`base`), or members added
 /// to and removed from the committed list. Kept as a delta so that adding one flight to an
-/// airport with thousands does not load them all.
+/// airport with thousands does not load them all. Either way other contexts' saves to the list
+/// still show, and survive this context's save (to-many relationships always merge): a whole
+/// new list of a saved object remembers the committed members it replaced (`replaced`), so
+/// those added since are kept after it and those taken out since stay out.
 /// A class, so that adding a member changes it in place rather than copying the lists. Only
 /// its context's domain touches it, one access at a time: no access is checked for
 /// exclusivity at run time.
@@ -317,9 +320,33 @@ final class PendingToMany {
     /// Committed members taken out, by row: by row and not by object, because the objects of
     /// committed rows come and go (a freed object's address can be reused by another).
     @exclusivity(unchecked) var removed: Set<UInt64> = []
+    /// With `base`, for an object that has a committed list: the rows that list held when `base`
+    /// was set (nil for an unsaved object, whose list was empty and stays its own).
+    @exclusivity(unchecked) var replaced: Set<UInt64>?
 
-    init(base: [any PersistentModel]? = nil) {
+    init(base: [any PersistentModel]? = nil, replacing replaced: Set<UInt64>? = nil) {
         self.base = base
+        self.replaced = replaced
+    }
+
+    /// `base` with what other contexts saved to the list since it was set: the members of
+    /// `base` but those another save took out, then the committed members (`committed`, rows
+    /// in order) added since, as `object` makes them.
+    func merged(committed: [UInt64], object: (UInt64) -> any PersistentModel) -> [any PersistentModel] {
+        guard let base else { return [] }
+        guard let replaced, committed.count != replaced.count || !committed.allSatisfy(replaced.contains) else { return base }
+        let stillCommitted = Set(committed)
+        var listed = Set<UInt64>()
+        var list: [any PersistentModel] = []
+        list.reserveCapacity(base.count)
+        for member in base {
+            let backing = member.persistentBacking
+            if backing.state == .persistent, replaced.contains(backing.row), !stillCommitted.contains(backing.row) { continue }
+            list.append(member)
+            if backing.row > 0 { listed.insert(backing.row) }
+        }
+        for row in committed where !replaced.contains(row) && !listed.contains(row) { list.append(object(row)) }
+        return list
     }
 
     /// Adds `model`, which the list does not hold. Changes arrive here only as the inverse half

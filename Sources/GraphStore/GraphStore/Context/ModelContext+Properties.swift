@@ -20,13 +20,33 @@ extension ModelContext {
     /// The committed members, in order, those deleted in this context included.
     func committedToMany(of backing: ModelBacking, relationship index: Int) -> [any PersistentModel] {
         guard let entity = backing.entity else { return [] }
-        let relationship = entity.relationships[index]
-        let rows = graph.read { view -> [UInt32] in
-            guard view.isLive(entity: entity.index, row: backing.row) else { return [] }
-            return view.toMany(entity: entity.index, row: backing.row, relationship: index)
+        let target = entity.relationships[index].targetIndex
+        let rows = committedToManyRows(of: backing, relationship: index)
+        if backing.readsCommittedState { return rows.map { committedCopy(entity: target, row: $0) } }
+        return rows.map { object(entity: target, row: $0) }
+    }
+
+    /// `pending`'s whole new list with what other contexts saved to the list since it was set.
+    func mergedWholeList(_ pending: PendingToMany, of backing: ModelBacking, relationship index: Int) -> [any PersistentModel] {
+        guard let entity = backing.entity else { return pending.base ?? [] }
+        let target = entity.relationships[index].targetIndex
+        return pending.merged(committed: committedToManyRows(of: backing, relationship: index)) { object(entity: target, row: $0) }
+    }
+
+    /// The rows of the committed members, in order.
+    func committedToManyRows(of backing: ModelBacking, relationship index: Int) -> [UInt64] {
+        let entity = backing.entityIndex, row = backing.row
+        guard entity >= 0 else { return [] }
+        return graph.read { view in
+            view.isLive(entity: entity, row: row) ? view.toMany(entity: entity, row: row, relationship: index).map(UInt64.init) : []
         }
-        if backing.readsCommittedState { return rows.map { committedCopy(entity: relationship.targetIndex, row: UInt64($0)) } }
-        return rows.map { object(entity: relationship.targetIndex, row: UInt64($0)) }
+    }
+
+    /// `members` as the whole new list of `backing`'s to-many `index`: for a saved object,
+    /// replacing the committed members it has now.
+    func wholeList(_ members: [any PersistentModel], of backing: ModelBacking, relationship index: Int) -> PendingToMany {
+        PendingToMany(base: members, replacing: backing.state == .persistent && backing.row > 0
+                      ? Set(committedToManyRows(of: backing, relationship: index)) : nil)
     }
 
     /// A private, unregistered object that shows only the committed row (and whose relationships
@@ -88,12 +108,50 @@ extension ModelContext {
         let old = backing.state == .inserted && backing.pendingRelationship(at: index) == nil ? [] : backing.toMany(at: index)
         for target in list where target.persistentBacking.context == nil { insertAny(target) }
         registerRelationshipUndo(model, relationship)
-        backing.setPendingRelationship(.toMany(PendingToMany(base: list)), at: index)
+        let oldIDs = Set(old.map(ObjectIdentifier.init))
+        let gone = old.filter { !seen.contains(ObjectIdentifier($0)) }, added = list.filter { !oldIDs.contains(ObjectIdentifier($0)) }
+        let change = memberChange(of: backing, at: index, from: old, to: list, gone: gone, added: added) ?? wholeList(list, of: backing, relationship: index)
+        backing.setPendingRelationship(.toMany(change), at: index)
         markChanged(backing)
         guard let inverse = inverseRelationship(of: relationship) else { return }
-        let oldIDs = Set(old.map(ObjectIdentifier.init))
-        for gone in old where !seen.contains(ObjectIdentifier(gone)) { removeFromSide(gone, inverse, member: model) }
-        for new in list where !oldIDs.contains(ObjectIdentifier(new)) { addToSide(new, inverse, member: model) }
+        for member in gone { removeFromSide(member, inverse, member: model) }
+        for member in added { addToSide(member, inverse, member: model) }
+    }
+
+    /// A new list of a saved object's to-many as members taken out of and added to the committed
+    /// list, when that gives the list in its order: the members kept in their order, the new
+    /// ones after them (`list.append`, `removeAll(where:)`, a filter). Kept that way, the list
+    /// takes in what other contexts save to it meanwhile, and a save writes only this
+    /// context's links and unlinks; a whole new list (`base`) would write over theirs. Nil when
+    /// the list is a new order (or the object has no committed list, or already a whole new one).
+    private func memberChange(of backing: ModelBacking, at index: Int, from old: [any PersistentModel], to list: [any PersistentModel],
+                              gone: [any PersistentModel], added: [any PersistentModel]) -> PendingToMany? {
+        guard backing.state == .persistent, backing.row > 0 else { return nil }
+        let current: PendingToMany?
+        switch backing.pendingRelationship(at: index) {
+        case let .toMany(pending)?: current = pending
+        case .toOne?: return nil
+        case nil: current = nil
+        }
+        if current?.base != nil { return nil }
+        // The kept members in their order, then the new ones in theirs.
+        let goneIDs = Set(gone.map(ObjectIdentifier.init))
+        guard list.count == old.count - gone.count + added.count,
+              list.prefix(list.count - added.count).elementsEqual(old.lazy.filter { !goneIDs.contains(ObjectIdentifier($0)) }, by: ===) else { return nil }
+        let change = PendingToMany()
+        change.added = current?.added ?? []
+        change.removed = current?.removed ?? []
+        for member in gone { change.remove(member) }
+        for member in added {
+            // A committed member taken out earlier and put back at the end: still taken out of
+            // its committed place, and added after the rest (`add` would put it back where it was).
+            if member.persistentBacking.state == .persistent, change.removed.contains(member.persistentBacking.row) {
+                change.added.append(member)
+            } else {
+                change.add(member)
+            }
+        }
+        return change
     }
 
     /// The unsaved changes of a to-many relationship, created empty on first use.

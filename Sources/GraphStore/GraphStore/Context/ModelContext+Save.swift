@@ -277,12 +277,17 @@ extension ModelContext {
                 if let committed { operations.append(.unlink(relationship: number, source: backing.row, target: committed)) }
                 if let newRow { operations.append(.link(relationship: number, source: backing.row, target: newRow)) }
             case let .toMany(pending):
-                if let base = pending.base {
-                    // A whole new list: unlink what was there, link the new list in its order.
-                    for committed in committedToManyRows(backing, relationship) {
+                if pending.base != nil {
+                    // A whole new list: unlink what is there, link the new list in its order, and
+                    // after it what other contexts saved to the list since it was set.
+                    let committedRows = committedToManyRows(of: backing, relationship: relationship.index)
+                    for committed in committedRows {
                         operations.append(.unlink(relationship: number, source: backing.row, target: committed))
                     }
-                    for target in base { if let r = row(target) { operations.append(.link(relationship: number, source: backing.row, target: r)) } }
+                    let target = relationship.targetIndex
+                    for member in pending.merged(committed: committedRows, object: { object(entity: target, row: $0) }) {
+                        if let r = row(member) { operations.append(.link(relationship: number, source: backing.row, target: r)) }
+                    }
                 } else {
                     // A member deleted here is unlinked by its delete.
                     let target = relationship.targetIndex
@@ -307,7 +312,7 @@ extension ModelContext {
         guard !removed.isEmpty else { return [] }
         let rows = removed.sorted()
         guard let inverse = schema.inverse(of: relationship), !inverse.isToMany else {
-            let members = Set(committedToManyRows(backing, relationship))
+            let members = Set(committedToManyRows(of: backing, relationship: relationship.index))
             return rows.filter(members.contains)
         }
         return graph.read { view in
@@ -317,12 +322,6 @@ extension ModelContext {
         }
     }
 
-    private func committedToManyRows(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> [UInt64] {
-        graph.read { view in
-            view.isLive(entity: relationship.entityIndex, row: backing.row)
-                ? view.toMany(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index).map(UInt64.init) : []
-        }
-    }
 }
 
 /// One save's objects, shared by `save()` and the closures it hands the commit. As local

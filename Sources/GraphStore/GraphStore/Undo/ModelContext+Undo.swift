@@ -80,7 +80,7 @@ extension ModelContext {
         let entered = link.enterOrStop("undo")
         defer { link.leave(entered) }
         registerRelationshipUndo(model, relationship)
-        model.persistentBacking.setPendingRelationship(.toMany(PendingToMany(base: members)), at: relationship.index)
+        model.persistentBacking.setPendingRelationship(.toMany(wholeList(members, of: model.persistentBacking, relationship: relationship.index)), at: relationship.index)
         markChanged(model.persistentBacking)
         model.persistentPropertyDidChange(named: relationship.name)
     }
@@ -113,7 +113,7 @@ extension ModelContext {
                 backing.setChangedValue(value, ofAttribute: index)
             }
             for (index, target) in toOne { backing.setPendingRelationship(.toOne(target), at: index) }
-            for (index, members) in toMany { backing.setPendingRelationship(.toMany(PendingToMany(base: members)), at: index) }
+            for (index, members) in toMany { backing.setPendingRelationship(.toMany(wholeList(members, of: backing, relationship: index)), at: index) }
             markChanged(backing)
         } else if backing.state == .inserted {
             inserted.removeAll { $0 === model }
