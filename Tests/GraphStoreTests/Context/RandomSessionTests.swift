@@ -79,7 +79,7 @@ import Testing
         func maybe(_ values: [String]) -> String? { rng.next() % 5 == 0 ? nil : pick(values) }
         let idents = pending.keys.sorted()
         let ident = idents.isEmpty ? nil : idents[Int(rng.next() % UInt64(idents.count))]
-        switch (rng.next() % 10, ident) {
+        switch (rng.next() % 13, ident) {
         case (0...2, _), (_, nil):
             // Zero-padded, so that the idents' order is the same to Swift and to
             // SortDescriptor's localized standard comparison.
@@ -120,6 +120,25 @@ import Testing
             if pending[ident]!.airline != code {
                 session.airlines[code]!.flights.append(flight)
                 pending[ident]!.airline = code
+            }
+        case (10, let ident?):
+            // A new order of the flight's airline's list (membership unchanged).
+            if let code = pending[ident]!.airline {
+                let airline = session.airlines[code]!
+                airline.flights = airline.flights.reversed()
+            }
+        case (11, let ident?):
+            // Taken out through the array.
+            if let code = pending[ident]!.airline {
+                session.airlines[code]!.flights.removeAll { $0.ident == ident }
+                pending[ident]!.airline = nil
+            }
+        case (12, let ident?):
+            // Appended to an airport's arrivals through the array.
+            let icao = pick(icaos)
+            if pending[ident]!.destination != icao {
+                session.airports[icao]!.flightsTo.append(try #require(try session.flight(ident)))
+                pending[ident]!.destination = icao
             }
         case (8, _):
             return rng.next() % 6 == 0 ? .rollback : .save
