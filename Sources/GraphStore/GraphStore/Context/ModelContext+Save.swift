@@ -321,7 +321,6 @@ extension ModelContext {
                 && view.toOne(entity: inverse.entityIndex, row: $0, relationship: inverse.index) == backing.row }
         }
     }
-
 }
 
 /// One save's objects, shared by `save()` and the closures it hands the commit. As local
