@@ -16,7 +16,10 @@ import Testing
 /// `GRAPHSTORE_RANDOM_SESSION_STEPS` runs longer sessions (default 1,500 steps).
 @Suite struct RandomSessionTests {
     static let steps = Int(ProcessInfo.processInfo.environment["GRAPHSTORE_RANDOM_SESSION_STEPS"] ?? "") ?? 1_500
-    static let icaos = (0..<6).map { "K\($0)" }, codes = (0..<3).map { "A\($0)" }
+    // Two declarations: this compiler gives `static let a = f { … }, b = g { … }` the first's
+    // closure for both.
+    static let icaos = (0..<6).map { "K\($0)" }
+    static let codes = (0..<3).map { "A\($0)" }
 
     /// What a flight should hold.
     struct Expected: Equatable {
@@ -49,16 +52,19 @@ import Testing
                 for code in RandomSessionTests.codes { context.insert(Airline(code: code)) }
                 try context.save()
             }
-            airports = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Airport>()).map { ($0.icao, $0) })
-            airlines = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Airline>()).map { ($0.code, $0) })
+            (airports, airlines) = try Self.airportsAndAirlines(in: context)
         }
 
         /// Another context of the same container, with its own objects.
         init(sharing other: Session) throws {
             container = other.container
             context = ModelContext(container)
-            airports = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Airport>()).map { ($0.icao, $0) })
-            airlines = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Airline>()).map { ($0.code, $0) })
+            (airports, airlines) = try Self.airportsAndAirlines(in: context)
+        }
+
+        static func airportsAndAirlines(in context: ModelContext) throws -> ([String: Airport], [String: Airline]) {
+            (Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Airport>()).map { ($0.icao, $0) }),
+             Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Airline>()).map { ($0.code, $0) }))
         }
 
         func flight(_ ident: String) throws -> Flight? {
