@@ -31,6 +31,12 @@ import Testing
         var airline: String?
     }
 
+    /// What `flight` holds, as its context reads it.
+    static func values(of flight: Flight) -> Expected {
+        Expected(routeDistance: flight.routeDistance, status: flight.status, actualOff: flight.actualOff,
+                 origin: flight.origin?.icao, destination: flight.destination?.icao, airline: flight.airline?.code)
+    }
+
     /// The open store: its container, a context, and its airports and airlines by code.
     struct Session {
         let container: ModelContainer
@@ -318,10 +324,7 @@ import Testing
 
     /// Every flight's values as `context` reads them.
     static func state(of context: ModelContext) throws -> [String: Expected] {
-        Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Flight>()).map { flight in
-            (flight.ident, Expected(routeDistance: flight.routeDistance, status: flight.status, actualOff: flight.actualOff,
-                                    origin: flight.origin?.icao, destination: flight.destination?.icao, airline: flight.airline?.code))
-        })
+        Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Flight>()).map { ($0.ident, values(of: $0)) })
     }
 
     /// What differs between two states, briefly.
@@ -336,9 +339,7 @@ import Testing
         let all = try context.fetch(FetchDescriptor<Flight>(sortBy: [SortDescriptor(\.ident)]))
         #expect(all.map(\.ident) == expected.keys.sorted(), "\(label): every flight")
         for flight in all {
-            let values = Expected(routeDistance: flight.routeDistance, status: flight.status, actualOff: flight.actualOff,
-                                  origin: flight.origin?.icao, destination: flight.destination?.icao, airline: flight.airline?.code)
-            #expect(values == expected[flight.ident], "\(label): \(flight.ident)")
+            #expect(Self.values(of: flight) == expected[flight.ident], "\(label): \(flight.ident)")
         }
 
         let distance = Int(rng.next() % 40) * 100

@@ -264,7 +264,7 @@ open class ModelBacking {
         if !readsCommittedState, case let .toMany(p)? = pendingRelationship(at: index) { pending = p } else { pending = nil }
         var list: [any PersistentModel]
         if let pending, pending.base != nil {
-            list = pending.replaced == nil ? pending.base! : (context?.mergedWholeList(pending, of: self, relationship: index) ?? pending.base!)
+            list = context?.mergedWholeList(pending, of: self, relationship: index) ?? pending.base!
         } else if let context, row > 0, state != .inserted {
             list = context.committedToMany(of: self, relationship: index)
         } else {

@@ -26,9 +26,10 @@ extension ModelContext {
         return rows.map { object(entity: target, row: $0) }
     }
 
-    /// `pending`'s whole new list with what other contexts saved to the list since it was set.
+    /// `pending`'s whole new list with what other contexts saved to the list since it was set
+    /// (an unsaved object's list is its own: the graph is not read).
     func mergedWholeList(_ pending: PendingToMany, of backing: ModelBacking, relationship index: Int) -> [any PersistentModel] {
-        guard let entity = backing.entity else { return pending.base ?? [] }
+        guard pending.replaced != nil, let entity = backing.entity else { return pending.base ?? [] }
         let target = entity.relationships[index].targetIndex
         return pending.merged(committed: committedToManyRows(of: backing, relationship: index)) { object(entity: target, row: $0) }
     }
@@ -110,7 +111,8 @@ extension ModelContext {
         registerRelationshipUndo(model, relationship)
         let oldIDs = Set(old.map(ObjectIdentifier.init))
         let gone = old.filter { !seen.contains(ObjectIdentifier($0)) }, added = list.filter { !oldIDs.contains(ObjectIdentifier($0)) }
-        let change = memberChange(of: backing, at: index, from: old, to: list, gone: gone, added: added) ?? wholeList(list, of: backing, relationship: index)
+        let change = memberChange(of: backing, at: index, from: old, to: list, keeping: seen, gone: gone, added: added)
+            ?? wholeList(list, of: backing, relationship: index)
         backing.setPendingRelationship(.toMany(change), at: index)
         markChanged(backing)
         guard let inverse = inverseRelationship(of: relationship) else { return }
@@ -124,20 +126,15 @@ extension ModelContext {
     /// takes in what other contexts save to it meanwhile, and a save writes only this
     /// context's links and unlinks; a whole new list (`base`) would write over theirs. Nil when
     /// the list is a new order (or the object has no committed list, or already a whole new one).
+    /// `listed` holds `list`'s members, `gone` those of `old` it lacks, `added` its members `old` lacks.
     private func memberChange(of backing: ModelBacking, at index: Int, from old: [any PersistentModel], to list: [any PersistentModel],
-                              gone: [any PersistentModel], added: [any PersistentModel]) -> PendingToMany? {
+                              keeping listed: Set<ObjectIdentifier>, gone: [any PersistentModel], added: [any PersistentModel]) -> PendingToMany? {
         guard backing.state == .persistent, backing.row > 0 else { return nil }
-        let current: PendingToMany?
-        switch backing.pendingRelationship(at: index) {
-        case let .toMany(pending)?: current = pending
-        case .toOne?: return nil
-        case nil: current = nil
-        }
+        var current: PendingToMany?
+        if case let .toMany(pending)? = backing.pendingRelationship(at: index) { current = pending }
         if current?.base != nil { return nil }
         // The kept members in their order, then the new ones in theirs.
-        let goneIDs = Set(gone.map(ObjectIdentifier.init))
-        guard list.count == old.count - gone.count + added.count,
-              list.prefix(list.count - added.count).elementsEqual(old.lazy.filter { !goneIDs.contains(ObjectIdentifier($0)) }, by: ===) else { return nil }
+        guard list.prefix(list.count - added.count).elementsEqual(old.lazy.filter { listed.contains(ObjectIdentifier($0)) }, by: ===) else { return nil }
         let change = PendingToMany()
         change.added = current?.added ?? []
         change.removed = current?.removed ?? []
