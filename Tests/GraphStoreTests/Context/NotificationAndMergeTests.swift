@@ -354,4 +354,78 @@ import Testing
         try b.save()
         #expect(try idents(b, mine.persistentModelID) == ["MINE", "KEEP", "THEIRS"])
     }
+
+    /// Three airlines in `a`, and `b` holding them and flight "F" (saved with UAL).
+    func twoAirlinesAndAFlight() throws -> (a: ModelContext, f: Flight, dal: Airline, b: ModelContext, mine: Flight, ual: Airline, dalInB: Airline) {
+        let container = try ModelContainer(for: Flight.self, Airline.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let a = ModelContext(container), b = ModelContext(container)
+        let ual = Airline(code: "UAL"), dal = Airline(code: "DAL"), f = Flight(ident: "F")
+        a.insert(ual)
+        a.insert(dal)
+        a.insert(f)
+        f.airline = ual
+        try a.save()
+        return (a, f, dal, b, try #require(b.model(for: f.persistentModelID) as? Flight),
+                try #require(b.model(for: ual.persistentModelID) as? Airline), try #require(b.model(for: dal.persistentModelID) as? Airline))
+    }
+
+    enum Clearing: String, CaseIterable, CustomTestStringConvertible {
+        case theToOne, throughTheArray, afterSettingAnother
+        var testDescription: String { rawValue }
+    }
+
+    /// `b` takes F off its airline, `a` saves F moved to DAL, `b` saves: F has no airline, as
+    /// `b` read it (its change of F's airline is saved over `a`'s, as for any property).
+    @Test(arguments: Clearing.allCases)
+    func aClearedToOneIsSavedOverAnotherContextsMove(clearing: Clearing) throws {
+        let (a, f, dal, b, mine, ual, dalInB) = try twoAirlinesAndAFlight()
+        switch clearing {
+        case .theToOne: mine.airline = nil
+        case .throughTheArray: ual.flights.removeAll()
+        case .afterSettingAnother: mine.airline = dalInB; mine.airline = nil
+        }
+        f.airline = dal
+        try a.save()
+        #expect(mine.airline == nil)
+        try b.save()
+        #expect(mine.airline == nil && dalInB.flights.isEmpty)
+        let fresh = ModelContext(a.container)
+        #expect(try #require(fresh.model(for: f.persistentModelID) as? Flight).airline == nil)
+        #expect(try #require(fresh.model(for: dal.persistentModelID) as? Airline).flights.isEmpty)
+    }
+
+    /// `b` moves F to DAL, `a` saves the same move: `b` reads F in DAL's list once, and saves it once.
+    @Test func aMoveBothContextsMadeShowsOnce() throws {
+        let (a, f, dal, b, mine, _, dalInB) = try twoAirlinesAndAFlight()
+        mine.airline = dalInB
+        f.airline = dal
+        try a.save()
+        #expect(dalInB.flights.map(\.ident) == ["F"])
+        try b.save()
+        let fresh = ModelContext(a.container)
+        #expect(try #require(fresh.model(for: dal.persistentModelID) as? Airline).flights.map(\.ident) == ["F"])
+    }
+
+    /// `b` takes F off its airline and sets a new order of DAL's list; `a` saves F moved to
+    /// DAL; `b` sets DAL's order again and saves: F is in neither list, as `b` read it (the
+    /// whole list does not take in what `b`'s own to-one of F puts elsewhere).
+    @Test(arguments: [false, true])
+    func aNewOrderLeavesOutAMemberThisContextTookOff(reorderingAgain: Bool) throws {
+        let (a, f, dal, b, mine, ual, dalInB) = try twoAirlinesAndAFlight()
+        let d1 = Flight(ident: "D1"), d2 = Flight(ident: "D2")
+        a.insert(d1)
+        a.insert(d2)
+        dal.flights = [d1, d2]
+        try a.save()
+        ual.flights.removeAll()
+        dalInB.flights = dalInB.flights.reversed()
+        f.airline = dal
+        try a.save()
+        #expect(mine.airline == nil && dalInB.flights.map(\.ident) == ["D2", "D1"])
+        if reorderingAgain { dalInB.flights = dalInB.flights.reversed() }
+        try b.save()
+        let fresh = ModelContext(a.container)
+        #expect(try #require(fresh.model(for: f.persistentModelID) as? Flight).airline == nil)
+        #expect(try #require(fresh.model(for: dal.persistentModelID) as? Airline).flights.map(\.ident) == (reorderingAgain ? ["D1", "D2"] : ["D2", "D1"]))
+    }
 }

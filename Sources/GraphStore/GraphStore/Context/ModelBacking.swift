@@ -259,12 +259,15 @@ open class ModelBacking {
     }
 
     /// The members, in order; objects deleted in the context are left out unless asked for.
-    final func toMany(at index: Int, includingDeleted: Bool) -> [any PersistentModel] {
+    /// `followingToOnes` false: a whole new list's members as it holds them, those whose own
+    /// unsaved to-one names another list included (what undo records and restores, as its
+    /// actions for the two sides run one after the other).
+    final func toMany(at index: Int, includingDeleted: Bool, followingToOnes: Bool = true) -> [any PersistentModel] {
         let pending: PendingToMany?
         if !readsCommittedState, case let .toMany(p)? = pendingRelationship(at: index) { pending = p } else { pending = nil }
         var list: [any PersistentModel]
         if let pending, pending.base != nil {
-            list = context?.mergedWholeList(pending, of: self, relationship: index) ?? pending.base!
+            list = context?.mergedWholeList(pending, of: self, relationship: index, followingToOnes: followingToOnes) ?? pending.base!
         } else if let context, row > 0, state != .inserted {
             list = context.committedToMany(of: self, relationship: index)
         } else {
@@ -272,7 +275,9 @@ open class ModelBacking {
         }
         if let pending {
             if !pending.removed.isEmpty { list.removeAll { pending.removed.contains($0.persistentBacking.row) } }
-            list.append(contentsOf: pending.added)
+            if !pending.added.isEmpty || !pending.putBack.isEmpty {
+                list.append(contentsOf: context?.additions(pending, of: self, relationship: index) ?? pending.added)
+            }
         }
         if !includingDeleted && !readsCommittedState { list.removeAll { $0.persistentBacking.state == .deleted } }
         return list
@@ -323,6 +328,10 @@ final class PendingToMany {
     /// With `base`, for an object that has a committed list: the rows that list held when `base`
     /// was set (nil for an unsaved object, whose list was empty and stays its own).
     @exclusivity(unchecked) var replaced: Set<UInt64>?
+    /// Committed members taken out and then put back in their committed place, by row: while
+    /// they stay committed members nothing needs saving, but if another context's save takes
+    /// one out meanwhile, this context's putting back must still hold (its to-one says so).
+    @exclusivity(unchecked) var putBack: Set<UInt64> = []
 
     init(base: [any PersistentModel]? = nil, replacing replaced: Set<UInt64>? = nil) {
         self.base = base
@@ -331,21 +340,28 @@ final class PendingToMany {
 
     /// `base` with what other contexts saved to the list since it was set: the members of
     /// `base` but those another save took out, then the committed members (`committed`, rows
-    /// in order) added since, as `object` makes them.
-    func merged(committed: [UInt64], object: (UInt64) -> any PersistentModel) -> [any PersistentModel] {
+    /// in order) added since, as `object` makes them (nil: one to leave out). A member whose
+    /// own unsaved to-one in this context says where it belongs (`namesThisList`: true here,
+    /// false elsewhere, nil when it has none) is where that says, whatever others saved.
+    func merged(committed: [UInt64], namesThisList: (any PersistentModel) -> Bool?,
+                object: (UInt64) -> (any PersistentModel)?) -> [any PersistentModel] {
         guard let base else { return [] }
-        guard let replaced, committed.count != replaced.count || !committed.allSatisfy(replaced.contains) else { return base }
-        let stillCommitted = Set(committed)
+        let othersChanged = replaced.map { committed.count != $0.count || !committed.allSatisfy($0.contains) } ?? false
+        let stillCommitted = othersChanged ? Set(committed) : []
         var listed = Set<UInt64>()
         var list: [any PersistentModel] = []
         list.reserveCapacity(base.count)
         for member in base {
-            let backing = member.persistentBacking
-            if backing.state == .persistent, replaced.contains(backing.row), !stillCommitted.contains(backing.row) { continue }
+            let backing = member.persistentBacking, claim = namesThisList(member)
+            if claim == false { continue }
+            if othersChanged, claim == nil, backing.state == .persistent, replaced!.contains(backing.row),
+               !stillCommitted.contains(backing.row) { continue }
             list.append(member)
             if backing.row > 0 { listed.insert(backing.row) }
         }
-        for row in committed where !replaced.contains(row) && !listed.contains(row) { list.append(object(row)) }
+        if othersChanged, let replaced {
+            for row in committed where !replaced.contains(row) && !listed.contains(row) { if let member = object(row) { list.append(member) } }
+        }
         return list
     }
 
@@ -355,6 +371,7 @@ final class PendingToMany {
     /// to its airports this way).
     func add(_ model: any PersistentModel) {
         if base == nil, model.persistentBacking.state == .persistent, removed.remove(model.persistentBacking.row) != nil {
+            putBack.insert(model.persistentBacking.row)
             return  // back to its committed place
         }
         if base != nil { base!.append(model) } else { added.append(model) }
@@ -366,6 +383,7 @@ final class PendingToMany {
         } else if let position = added.firstIndex(where: { $0 === model }) {
             added.remove(at: position)
         } else if model.persistentBacking.row > 0 {
+            putBack.remove(model.persistentBacking.row)
             removed.insert(model.persistentBacking.row)
         }
     }

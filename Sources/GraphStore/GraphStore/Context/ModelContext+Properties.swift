@@ -26,14 +26,6 @@ extension ModelContext {
         return rows.map { object(entity: target, row: $0) }
     }
 
-    /// `pending`'s whole new list with what other contexts saved to the list since it was set
-    /// (an unsaved object's list is its own: the graph is not read).
-    func mergedWholeList(_ pending: PendingToMany, of backing: ModelBacking, relationship index: Int) -> [any PersistentModel] {
-        guard pending.replaced != nil, let entity = backing.entity else { return pending.base ?? [] }
-        let target = entity.relationships[index].targetIndex
-        return pending.merged(committed: committedToManyRows(of: backing, relationship: index)) { object(entity: target, row: $0) }
-    }
-
     /// The rows of the committed members, in order.
     func committedToManyRows(of backing: ModelBacking, relationship index: Int) -> [UInt64] {
         let entity = backing.entityIndex, row = backing.row
@@ -89,12 +81,14 @@ extension ModelContext {
         let old = backing.toOne(at: index)
         if let target, target.persistentBacking.context == nil { insertAny(target) }
         if old === target { return }
-        registerRelationshipUndo(model, relationship)
+        registerToOneUndo(model, relationship)
+        let inverse = inverseRelationship(of: relationship)
+        // The old list first, while the to-one still names it: its undo records the list as it
+        // was, with `model` in its place (a whole new list leaves out members whose to-one names another).
+        if let inverse, let old { removeFromSide(old, inverse, member: model) }
         backing.setPendingRelationship(.toOne(target), at: index)
         markChanged(backing)
-        guard let inverse = inverseRelationship(of: relationship) else { return }
-        if let old { removeFromSide(old, inverse, member: model) }
-        if let target { addToSide(target, inverse, member: model) }
+        if let inverse, let target { addToSide(target, inverse, member: model) }
     }
 
     func setToMany(_ targets: [any PersistentModel], at index: Int, of model: any PersistentModel) {
@@ -108,16 +102,31 @@ extension ModelContext {
         let list = targets.filter { seen.insert(ObjectIdentifier($0)).inserted }
         let old = backing.state == .inserted && backing.pendingRelationship(at: index) == nil ? [] : backing.toMany(at: index)
         for target in list where target.persistentBacking.context == nil { insertAny(target) }
-        registerRelationshipUndo(model, relationship)
-        let oldIDs = Set(old.map(ObjectIdentifier.init))
-        let gone = old.filter { !seen.contains(ObjectIdentifier($0)) }, added = list.filter { !oldIDs.contains(ObjectIdentifier($0)) }
-        let change = memberChange(of: backing, at: index, from: old, to: list, keeping: seen, gone: gone, added: added)
-            ?? wholeList(list, of: backing, relationship: index)
+        let (change, gone, added) = listChange(of: backing, at: index, from: old, to: list, listing: seen)
+        if recordsUndo {
+            // A member whose to-one names another list showed here only because another context
+            // saved it here; its undo must not put it back against the to-one.
+            let inverse = inverseToOne(of: relationship)
+            registerToManyUndo(model, relationship, added: added,
+                               gone: inverse.map { inverse in gone.filter { $0.persistentBacking.toOne(at: inverse) === model } } ?? gone)
+        }
         backing.setPendingRelationship(.toMany(change), at: index)
         markChanged(backing)
         guard let inverse = inverseRelationship(of: relationship) else { return }
         for member in gone { removeFromSide(member, inverse, member: model) }
         for member in added { addToSide(member, inverse, member: model) }
+    }
+
+    /// The unsaved change that makes `list` (unique members; `listed` holds them) the list of
+    /// `backing`'s to-many `index`, whose list is `old` now: members taken out and added where
+    /// that gives the order, else a whole new list. With the members it takes out and adds.
+    func listChange(of backing: ModelBacking, at index: Int, from old: [any PersistentModel], to list: [any PersistentModel],
+                    listing listed: Set<ObjectIdentifier>) -> (change: PendingToMany, gone: [any PersistentModel], added: [any PersistentModel]) {
+        let oldIDs = Set(old.map(ObjectIdentifier.init))
+        let gone = old.filter { !listed.contains(ObjectIdentifier($0)) }, added = list.filter { !oldIDs.contains(ObjectIdentifier($0)) }
+        let change = memberChange(of: backing, at: index, from: old, to: list, keeping: listed, gone: gone, added: added)
+            ?? wholeList(list, of: backing, relationship: index)
+        return (change, gone, added)
     }
 
     /// A new list of a saved object's to-many as members taken out of and added to the committed
@@ -138,6 +147,7 @@ extension ModelContext {
         let change = PendingToMany()
         change.added = current?.added ?? []
         change.removed = current?.removed ?? []
+        change.putBack = current?.putBack ?? []
         for member in gone { change.remove(member) }
         for member in added {
             // A committed member taken out earlier and put back at the end: still taken out of
@@ -164,15 +174,15 @@ extension ModelContext {
     func addToSide(_ owner: any PersistentModel, _ side: Schema.Relationship, member: any PersistentModel) {
         let backing = owner.persistentBacking
         if side.isToMany {
-            registerRelationshipUndo(owner, side)
+            registerToManyUndo(owner, side, added: [member], gone: [])
             pendingToMany(backing, side).add(member)
         } else {
             let previous = backing.toOne(at: side.index)
             if previous === member { return }
-            registerRelationshipUndo(owner, side)
-            backing.setPendingRelationship(.toOne(member), at: side.index)
-            // One-to-one: the member's previous partner loses it.
+            registerToOneUndo(owner, side)
+            // The previous target loses `owner` first, while the to-one still names it (as in `setToOne`).
             if let previous, let back = inverseRelationship(of: side) { removeFromSide(previous, back, member: owner) }
+            backing.setPendingRelationship(.toOne(member), at: side.index)
         }
         markChanged(backing)
         owner.persistentPropertyDidChange(named: side.name)
@@ -182,11 +192,11 @@ extension ModelContext {
     func removeFromSide(_ owner: any PersistentModel, _ side: Schema.Relationship, member: any PersistentModel) {
         let backing = owner.persistentBacking
         if side.isToMany {
-            registerRelationshipUndo(owner, side)
+            registerToManyUndo(owner, side, added: [], gone: [member])
             pendingToMany(backing, side).remove(member)
         } else {
             guard backing.toOne(at: side.index) === member else { return }
-            registerRelationshipUndo(owner, side)
+            registerToOneUndo(owner, side)
             backing.setPendingRelationship(.toOne(nil), at: side.index)
         }
         markChanged(backing)

@@ -153,8 +153,10 @@ extension ModelContext {
         // row they took over.
         let (insertBlocks, links) = insertAndLinkBlocks(of: inserts)
         let blocks = insertBlocks + rowBlocks(.update, of: changes) + upsertBlocks(of: upserted.lazy.map(\.persistentBacking))
-        for backing in changes { encodeLinks(of: backing, into: &operations) }
-        for model in upserted { encodeLinks(of: model.persistentBacking, into: &operations) }
+        var toOnes: [ToOneAsRead] = []
+        for backing in changes { encodeLinks(of: backing, into: &operations, toOnes: &toOnes) }
+        for model in upserted { encodeLinks(of: model.persistentBacking, into: &operations, toOnes: &toOnes) }
+        if !toOnes.isEmpty { encode(toOnes, into: &operations) }
         for model in deletes {
             let backing = model.persistentBacking
             guard let entity = backing.entity else { continue }
@@ -262,11 +264,20 @@ extension ModelContext {
 
     /// A changed or upserted row's relationship changes, as unlinks of what its committed row
     /// had and links of what it has now (a new row's links go in link blocks).
-    private func encodeLinks(of backing: ModelBacking, into operations: inout [LogOperation]) {
+    /// (`toOnes`: the row's unsaved to-ones whose links their inverse lists write, for `encode(_:into:)`.)
+    private func encodeLinks(of backing: ModelBacking, into operations: inout [LogOperation], toOnes: inout [ToOneAsRead]) {
         guard backing.hasPendingRelationships, let entity = backing.entity else { return }
         for (index, change) in backing.pendingRelationships {
             let relationship = entity.relationships[index]
-            guard schema.writesLinks(relationship) else { continue }
+            guard schema.writesLinks(relationship) else {
+                // A new target's list is a link block of its own, which holds the member.
+                if case let .toOne(target) = change, target?.persistentBacking.state != .inserted,
+                   let inverse = inverseRelationship(of: relationship), inverse.isToMany {
+                    toOnes.append(ToOneAsRead(backing: backing, relationship: index, member: LinkedMember(relationship: inverse.number, row: backing.row),
+                                              target: target.flatMap(Self.linkableRow(of:))))
+                }
+                continue
+            }
             let number = relationship.number
             let row = Self.linkableRow(of:)
             switch change {
@@ -284,8 +295,8 @@ extension ModelContext {
                     for committed in committedRows {
                         operations.append(.unlink(relationship: number, source: backing.row, target: committed))
                     }
-                    let target = relationship.targetIndex
-                    for member in pending.merged(committed: committedRows, object: { object(entity: target, row: $0) }) {
+                    for member in pending.merged(committed: committedRows, namesThisList: ownToOneNames(backing, relationship),
+                                                 object: addedByOthers(to: backing, relationship: relationship)) {
                         if let r = row(member) { operations.append(.link(relationship: number, source: backing.row, target: r)) }
                     }
                 } else {
@@ -296,8 +307,56 @@ extension ModelContext {
                         operations.append(.unlink(relationship: number, source: backing.row, target: committed))
                     }
                     for target in pending.added { if let r = row(target) { operations.append(.link(relationship: number, source: backing.row, target: r)) } }
+                    for r in takenAwayPutBacks(pending, of: backing, relationship: relationship) {
+                        operations.append(.link(relationship: number, source: backing.row, target: r))
+                    }
                 }
             }
+        }
+    }
+
+    /// Each unsaved to-one whose links its inverse writes (a flight's airline: the airline's
+    /// list writes them) is saved as this context reads it, whatever the lists' changes say:
+    /// the lists can miss it, or say otherwise, when another context's save moved the member
+    /// meanwhile (a list this context took it out of no longer holds it, one it put it back
+    /// in lost it, one showed it only because the other save put it there) or when an undo or
+    /// redo restored the to-one apart from its lists. So links of the member to any other
+    /// list go, and the member ends linked where the to-one says (or unlinked from where it is).
+    private func encode(_ toOnes: [ToOneAsRead], into operations: inout [LogOperation]) {
+        var decided: [LinkedMember: UInt64?] = [:]
+        // Where each member is linked: committed, then as the lists' operations leave it.
+        var linked: [LinkedMember: UInt64?] = [:]
+        graph.read { view in
+            for toOne in toOnes {
+                let entity = toOne.backing.entityIndex, row = toOne.backing.row
+                decided[toOne.member] = toOne.target
+                linked[toOne.member] = view.isLive(entity: entity, row: row) ? view.toOne(entity: entity, row: row, relationship: toOne.relationship) : nil
+            }
+        }
+        operations.removeAll { operation in
+            switch operation {
+            case let .link(number, source, target):
+                let member = LinkedMember(relationship: number, row: target)
+                guard let decision = decided[member] else { return false }
+                if source != decision { return true }
+                linked[member] = source
+            case let .unlink(number, source, target):
+                let member = LinkedMember(relationship: number, row: target)
+                if decided[member] != nil, linked[member]! == source { linked[member] = .some(nil) }
+            default:
+                break
+            }
+            return false
+        }
+        for toOne in toOnes {
+            let number = toOne.member.relationship, member = toOne.member.row
+            guard let now = linked[toOne.member], now != toOne.target else { continue }
+            if let target = toOne.target {
+                operations.append(.link(relationship: number, source: target, target: member))
+            } else if let now {
+                operations.append(.unlink(relationship: number, source: now, target: member))
+            }
+            linked[toOne.member] = toOne.target
         }
     }
 
@@ -341,4 +400,18 @@ private final class SaveWork {
         self.changes = changes
         self.deletes = deletes
     }
+}
+
+/// A member row of a to-many, as its links name it (the list's relationship and the row).
+private struct LinkedMember: Hashable {
+    let relationship: PropertyNumber
+    let row: UInt64
+}
+
+/// An unsaved to-one whose links its inverse list writes, and the row it names (nil: none).
+private struct ToOneAsRead {
+    let backing: ModelBacking
+    let relationship: Int
+    let member: LinkedMember
+    let target: UInt64?
 }

@@ -22,17 +22,21 @@ extension ModelContext {
         registerUndo { [link] in link.context?.restoreAttribute(model, index, old) }
     }
 
-    func registerRelationshipUndo(_ model: any PersistentModel, _ relationship: Schema.Relationship) {
+    func registerToOneUndo(_ model: any PersistentModel, _ relationship: Schema.Relationship) {
         guard recordsUndo else { return }
-        let backing = model.persistentBacking
-        if relationship.isToMany {
-            // Members being deleted in this same change still count: undo brings them back too.
-            let old = backing.toMany(at: relationship.index, includingDeleted: true)
-            registerUndo { [link] in link.context?.restoreToMany(model, relationship, old) }
-        } else {
-            let old = backing.toOne(at: relationship.index)
-            registerUndo { [link] in link.context?.restoreToOne(model, relationship, old) }
-        }
+        let old = model.persistentBacking.toOne(at: relationship.index)
+        registerUndo { [link] in link.context?.restoreToOne(model, relationship, old) }
+    }
+
+    /// Before a change to a to-many list that adds `added` and takes out `gone`. The undo takes
+    /// back that change and no other: not the whole list as it was, which would also take back
+    /// what other contexts saved to the list before the undo.
+    func registerToManyUndo(_ model: any PersistentModel, _ relationship: Schema.Relationship,
+                            added: [any PersistentModel], gone: [any PersistentModel]) {
+        guard recordsUndo else { return }
+        // Members being deleted in this same change still count: undo brings them back too.
+        let old = model.persistentBacking.toMany(at: relationship.index, includingDeleted: true, followingToOnes: false)
+        registerUndo { [link] in link.context?.restoreToMany(model, relationship, order: old, takingOut: added, puttingBack: gone) }
     }
 
     /// Before an object enters or leaves the context: how to put it back, with every value it
@@ -70,19 +74,44 @@ extension ModelContext {
     private func restoreToOne(_ model: any PersistentModel, _ relationship: Schema.Relationship, _ target: (any PersistentModel)?) {
         let entered = link.enterOrStop("undo")
         defer { link.leave(entered) }
-        registerRelationshipUndo(model, relationship)
+        registerToOneUndo(model, relationship)
         model.persistentBacking.setPendingRelationship(.toOne(target), at: relationship.index)
         markChanged(model.persistentBacking)
         model.persistentPropertyDidChange(named: relationship.name)
     }
 
-    private func restoreToMany(_ model: any PersistentModel, _ relationship: Schema.Relationship, _ members: [any PersistentModel]) {
+    /// The list now, without `added` and with `gone` back, in the order the list had before the
+    /// change (`order`); members other contexts saved to it since come after, and those they
+    /// took out (or deleted) stay out.
+    private func restoreToMany(_ model: any PersistentModel, _ relationship: Schema.Relationship, order old: [any PersistentModel],
+                               takingOut added: [any PersistentModel], puttingBack gone: [any PersistentModel]) {
         let entered = link.enterOrStop("undo")
         defer { link.leave(entered) }
-        registerRelationshipUndo(model, relationship)
-        model.persistentBacking.setPendingRelationship(.toMany(wholeList(members, of: model.persistentBacking, relationship: relationship.index)), at: relationship.index)
-        markChanged(model.persistentBacking)
+        let backing = model.persistentBacking
+        let current = backing.toMany(at: relationship.index, includingDeleted: true, followingToOnes: false)
+        var members = Set(current.map(ObjectIdentifier.init)).subtracting(added.map(ObjectIdentifier.init))
+        for member in gone where isStillThere(member) { members.insert(ObjectIdentifier(member)) }
+        // `old` may lack a member that goes back: the view it was read from already showed the
+        // member's to-one pointing elsewhere. Such a member goes after the rest (a committed one
+        // back to its committed place).
+        var placed = Set(old.map(ObjectIdentifier.init))
+        var list = old.filter { members.contains(ObjectIdentifier($0)) }
+        for member in current + gone where members.contains(ObjectIdentifier(member)) && placed.insert(ObjectIdentifier(member)).inserted {
+            list.append(member)
+        }
+        let (change, takenOut, putBack) = listChange(of: backing, at: relationship.index, from: current, to: list, listing: members)
+        registerToManyUndo(model, relationship, added: putBack, gone: takenOut)
+        backing.setPendingRelationship(.toMany(change), at: relationship.index)
+        markChanged(backing)
         model.persistentPropertyDidChange(named: relationship.name)
+    }
+
+    /// Whether `member` can go back into a list: not a saved object whose row another context
+    /// has deleted since. (One this context deleted comes back with the same undo.)
+    private func isStillThere(_ member: any PersistentModel) -> Bool {
+        let backing = member.persistentBacking
+        guard backing.state == .persistent, backing.row > 0, backing.entityIndex >= 0 else { return true }
+        return graph.read { $0.isLive(entity: backing.entityIndex, row: backing.row) }
     }
 
     private func restoreLifecycle(_ model: any PersistentModel, live: Bool, attributes: [Int: Value],
@@ -113,7 +142,12 @@ extension ModelContext {
                 backing.setChangedValue(value, ofAttribute: index)
             }
             for (index, target) in toOne { backing.setPendingRelationship(.toOne(target), at: index) }
-            for (index, members) in toMany { backing.setPendingRelationship(.toMany(wholeList(members, of: backing, relationship: index)), at: index) }
+            // A row still in the store kept its lists' changes through the delete (a delete
+            // changes the lists of others, each undone by its own action); setting them again
+            // would write over what other contexts saved to them since.
+            if backing.state == .inserted {
+                for (index, members) in toMany { backing.setPendingRelationship(.toMany(wholeList(members, of: backing, relationship: index)), at: index) }
+            }
             markChanged(backing)
         } else if backing.state == .inserted {
             inserted.removeAll { $0 === model }
