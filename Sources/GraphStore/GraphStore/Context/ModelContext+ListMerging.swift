@@ -83,7 +83,6 @@ extension ModelContext {
     /// The position of the to-one that pairs with a to-many (a flight's airline, for an
     /// airline's flights), if it has one.
     func inverseToOne(of relationship: Schema.Relationship) -> Int? {
-        guard let inverse = relationship.inverse, !schema.entities[inverse.entity].relationships[inverse.relationship].isToMany else { return nil }
-        return inverse.relationship
+        inverseRelationship(of: relationship).flatMap { $0.isToMany ? nil : $0.index }
     }
 }
