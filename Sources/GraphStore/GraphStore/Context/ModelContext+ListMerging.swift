@@ -14,7 +14,7 @@ extension ModelContext {
         let relationship = entity.relationships[index], names = ownToOneNames(backing, relationship)
         return pending.merged(committed: committedToManyRows(of: backing, relationship: index),
                               namesThisList: followingToOnes ? names : { names($0) == true ? true : nil },
-                              object: addedByOthers(to: backing, relationship: relationship))
+                              object: addedByOthers(to: backing, relationship: relationship, names: names))
     }
 
     /// Where this context's own unsaved to-one of a member (a flight's airline, for an
@@ -31,10 +31,11 @@ extension ModelContext {
 
     /// The object of a committed member that another context saved to `backing`'s list since
     /// a whole new list was set, nil when this context's own unsaved to-one of the member puts
-    /// it elsewhere: what the list takes in, read or saved. (Saving it would write over that
-    /// to-one, which this context reads.)
-    func addedByOthers(to backing: ModelBacking, relationship: Schema.Relationship) -> (UInt64) -> (any PersistentModel)? {
-        let target = relationship.targetIndex, names = ownToOneNames(backing, relationship)
+    /// it elsewhere (`names`: `ownToOneNames` of the list): what the list takes in, read or
+    /// saved. (Saving it would write over that to-one, which this context reads.)
+    func addedByOthers(to backing: ModelBacking, relationship: Schema.Relationship,
+                       names: @escaping (any PersistentModel) -> Bool?) -> (UInt64) -> (any PersistentModel)? {
+        let target = relationship.targetIndex
         return { [self] row in
             let member = object(entity: target, row: row)
             return names(member) == false ? nil : member
@@ -48,10 +49,9 @@ extension ModelContext {
     /// taken out since (`takenAwayPutBacks`).
     func additions(_ pending: PendingToMany, of backing: ModelBacking, relationship index: Int) -> [any PersistentModel] {
         guard backing.row > 0, backing.state == .persistent, let entity = backing.entity else { return pending.added }
-        let relationship = entity.relationships[index], owner = backing.row
+        let relationship = entity.relationships[index], owner = backing.row, target = relationship.targetIndex
         var added = pending.added
         if let inverse = inverseToOne(of: relationship), added.contains(where: { $0.persistentBacking.state == .persistent }) {
-            let target = relationship.targetIndex
             added = graph.read { view in
                 added.filter { member in
                     let row = member.persistentBacking.row
@@ -60,7 +60,6 @@ extension ModelContext {
                 }
             }
         }
-        let target = relationship.targetIndex
         return added + takenAwayPutBacks(pending, of: backing, relationship: relationship).map { object(entity: target, row: $0) }
     }
 
@@ -68,15 +67,25 @@ extension ModelContext {
     /// `backing`'s list (another context's save took them out), ascending: the list shows
     /// them at its end and the save links them there.
     func takenAwayPutBacks(_ pending: PendingToMany, of backing: ModelBacking, relationship: Schema.Relationship) -> [UInt64] {
-        guard !pending.putBack.isEmpty else { return [] }
-        let owner = backing.row, entity = backing.entityIndex, target = relationship.targetIndex
-        let inverse = inverseToOne(of: relationship)
+        guard !pending.putBack.isEmpty, graph.read({ $0.isLive(entity: backing.entityIndex, row: backing.row) }) else { return [] }
+        let stillMembers = Set(committedMembers(pending.putBack, of: backing, relationship)), target = relationship.targetIndex
+        return graph.read { view in pending.putBack.filter { !stillMembers.contains($0) && view.isLive(entity: target, row: $0) }.sorted() }
+    }
+
+    /// The rows of `candidates` that are committed members of the backing's to-many, ascending:
+    /// each asked of its own to-one when the inverse is one, so that taking one flight out of
+    /// an airport's ten thousand neither reads the list nor makes an object for its members.
+    func committedMembers(_ candidates: Set<UInt64>, of backing: ModelBacking, _ relationship: Schema.Relationship) -> [UInt64] {
+        guard !candidates.isEmpty else { return [] }
+        let rows = candidates.sorted()
+        guard let inverse = schema.inverse(of: relationship), !inverse.isToMany else {
+            let members = Set(committedToManyRows(of: backing, relationship: relationship.index))
+            return rows.filter(members.contains)
+        }
         return graph.read { view in
-            guard view.isLive(entity: entity, row: owner) else { return [] }
-            let live = pending.putBack.filter { view.isLive(entity: target, row: $0) }
-            if let inverse { return live.filter { view.toOne(entity: target, row: $0, relationship: inverse) != owner }.sorted() }
-            let members = Set(view.toMany(entity: entity, row: owner, relationship: relationship.index).map(UInt64.init))
-            return live.filter { !members.contains($0) }.sorted()
+            guard view.isLive(entity: relationship.entityIndex, row: backing.row) else { return [] }
+            return rows.filter { view.isLive(entity: inverse.entityIndex, row: $0)
+                && view.toOne(entity: inverse.entityIndex, row: $0, relationship: inverse.index) == backing.row }
         }
     }
 

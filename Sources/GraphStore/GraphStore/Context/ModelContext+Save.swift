@@ -295,8 +295,9 @@ extension ModelContext {
                     for committed in committedRows {
                         operations.append(.unlink(relationship: number, source: backing.row, target: committed))
                     }
-                    for member in pending.merged(committed: committedRows, namesThisList: ownToOneNames(backing, relationship),
-                                                 object: addedByOthers(to: backing, relationship: relationship)) {
+                    let names = ownToOneNames(backing, relationship)
+                    for member in pending.merged(committed: committedRows, namesThisList: names,
+                                                 object: addedByOthers(to: backing, relationship: relationship, names: names)) {
                         if let r = row(member) { operations.append(.link(relationship: number, source: backing.row, target: r)) }
                     }
                 } else {
@@ -362,23 +363,6 @@ extension ModelContext {
 
     private func committedToOneRow(_ backing: ModelBacking, _ relationship: Schema.Relationship) -> UInt64? {
         committedGraph { $0.liveToOne(entity: relationship.entityIndex, row: backing.row, relationship: relationship.index) }
-    }
-
-    /// The rows of `removed` that are committed members of the backing's to-many, ascending:
-    /// each asked of its own to-one when the inverse is one, so that taking one flight out of
-    /// an airport's ten thousand neither reads the list nor makes an object for its members.
-    private func committedMembers(_ removed: Set<UInt64>, of backing: ModelBacking, _ relationship: Schema.Relationship) -> [UInt64] {
-        guard !removed.isEmpty else { return [] }
-        let rows = removed.sorted()
-        guard let inverse = schema.inverse(of: relationship), !inverse.isToMany else {
-            let members = Set(committedToManyRows(of: backing, relationship: relationship.index))
-            return rows.filter(members.contains)
-        }
-        return graph.read { view in
-            guard view.isLive(entity: relationship.entityIndex, row: backing.row) else { return [] }
-            return rows.filter { view.isLive(entity: inverse.entityIndex, row: $0)
-                && view.toOne(entity: inverse.entityIndex, row: $0, relationship: inverse.index) == backing.row }
-        }
     }
 }
 
