@@ -332,6 +332,48 @@ extension Flight {
         #expect(try context.fetchCount(FetchDescriptor<Flight>(predicate: #Predicate { $0.ident == "G7" })) == 1)
     }
 
+    /// Lookups by an optional String key and an Int key answer what a plain scan answers,
+    /// for present, missing and nil constants; with an unsaved change the changed object answers.
+    @Test func lookupsByOptionalStringAndIntKeysAnswerAsAScanDoes() throws {
+        let container = try ModelContainer(for: Badge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for i in 0..<20 {
+            let badge = Badge()
+            context.insert(badge)
+            badge.number = i
+            badge.code = i % 5 == 0 ? nil : "B\(i)"
+        }
+        try context.save()
+        let scanning = ModelContext(container)
+        scanning.plansQueries = false
+        func numbers(_ descriptor: FetchDescriptor<Badge>, in context: ModelContext) throws -> [Int] {
+            try context.fetch(descriptor).map(\.number).sorted()
+        }
+        func check() throws {
+            for code in ["B3", "B5", "B99", nil] as [String?] {
+                let descriptor = FetchDescriptor<Badge>(predicate: #Predicate { $0.code == code })
+                #expect(try numbers(descriptor, in: context) == numbers(descriptor, in: scanning))
+            }
+            for number in [0, 7, 19, 20] {
+                let descriptor = FetchDescriptor<Badge>(predicate: #Predicate { $0.number == number })
+                #expect(try numbers(descriptor, in: context) == numbers(descriptor, in: scanning))
+            }
+        }
+        try check()
+        #expect(try numbers(FetchDescriptor<Badge>(predicate: #Predicate { $0.code == "B3" }), in: context) == [3])
+        #expect(try numbers(FetchDescriptor<Badge>(predicate: #Predicate { $0.number == 7 }), in: context) == [7])
+        let seven = try #require(try context.fetch(FetchDescriptor<Badge>(predicate: #Predicate { $0.number == 7 })).first)
+        seven.code = "Z7"
+        seven.number = 70
+        #expect(try numbers(FetchDescriptor<Badge>(predicate: #Predicate { $0.code == "Z7" }), in: context) == [70])
+        #expect(try context.fetch(FetchDescriptor<Badge>(predicate: #Predicate { $0.code == "B7" })).isEmpty)
+        #expect(try context.fetch(FetchDescriptor<Badge>(predicate: #Predicate { $0.number == 70 })).first === seven)
+        try context.save()
+        try check()
+        #expect(try numbers(FetchDescriptor<Badge>(predicate: #Predicate { $0.code == "Z7" }), in: context) == [70])
+        #expect(try context.fetch(FetchDescriptor<Badge>(predicate: #Predicate { $0.number == 7 })).isEmpty)
+    }
+
     /// A unique-key lookup's answer is an ordinary array of the model type: it grows, shrinks,
     /// changes in place, converts and casts as any `[Flight]` does (it is made as an array of
     /// objects and handed out as one of flights).

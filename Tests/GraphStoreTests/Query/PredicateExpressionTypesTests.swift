@@ -75,6 +75,45 @@ import Testing
         }
     }
 
+    /// A lookup whose constant is a String, an optional String or an Int is read where the
+    /// expression holds it (`keyLookupLayout`), and gives the key path and stored constant its
+    /// conformance gives; one with a constant of another type (a date) has no layout.
+    @Test func lookupsReadInPlaceGiveWhatTheirConformanceGives() throws {
+        var types = PredicateExpressionTypes()
+        func parts<M: Model>(_ predicate: Predicate<M>) -> (inPlace: Bool, keyPath: AnyKeyPath, value: Value)? {
+            func parts<E: StandardPredicateExpression<Bool>>(_ expression: E) -> (Bool, AnyKeyPath, Value)? {
+                let known = types.of(E.self)
+                guard let storable = known.storableKeyLookup else {
+                    #expect(known.keyLookupLayout == nil)
+                    return nil
+                }
+                let direct = storable.storedParts(of: expression)
+                guard let layout = known.keyLookupLayout else { return (false, direct.keyPath, direct.value) }
+                let inPlace = layout.parts(of: expression)
+                #expect(inPlace.keyPath == direct.keyPath && inPlace.value == direct.value)
+                return (true, inPlace.keyPath, inPlace.value)
+            }
+            return parts(predicate.expression)
+        }
+        for round in 0..<3 {
+            let ident = "F\(round)", distance = round * 10, when: Date? = Date(timeIntervalSince1970: Double(round))
+            let code: String? = "B\(round)", none: String? = nil
+            let cases: [((Bool, AnyKeyPath, Value)?, Bool, AnyKeyPath, Value)] = [
+                (parts(#Predicate<Flight> { $0.ident == ident }), true, \Flight.ident, .string(ident)),
+                (parts(#Predicate<Flight> { $0.routeDistance == distance }), true, \Flight.routeDistance, .int(Int64(distance))),
+                (parts(#Predicate<Badge> { $0.code == code }), true, \Badge.code, .string(code!)),
+                (parts(#Predicate<Badge> { $0.code == none }), true, \Badge.code, .null),
+                (parts(#Predicate<Flight> { $0.actualOff == when }), false, \Flight.actualOff, when!.storedValue),
+            ]
+            for (found, inPlace, keyPath, value) in cases {
+                let found = try #require(found)
+                #expect(found.0 == inPlace && found.1 == keyPath && found.2 == value)
+            }
+            #expect(parts(#Predicate<Flight> { $0.routeDistance > distance }) == nil)
+            #expect(parts(#Predicate<Flight> { $0.ident == ident && $0.routeDistance == distance }) == nil)
+        }
+    }
+
     /// Trees whose every node has a static conversion convert; one with a node converted child by
     /// child (a string function) does not, and is found by shape instead.
     @Test func treesConvertStaticallyOnlyWhenEveryNodeDoes() {
@@ -86,4 +125,10 @@ import Testing
             #expect(!converts(#Predicate<Flight> { $0.ident.starts(with: icao) }, in: &types))
         }
     }
+}
+
+/// A model with an optional unique key, for lookups whose constant is an optional String.
+final class Badge: Model {
+    @Attribute(.unique) var code: String? = nil
+    @Attribute(.unique) var number: Int = 0
 }

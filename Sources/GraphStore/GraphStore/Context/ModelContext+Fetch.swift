@@ -267,6 +267,7 @@ extension ModelContext {
     /// none); nil for any other expression.
     private func keyLookup<E: StandardPredicateExpression<Bool>>(_ expression: E) -> (keyPath: AnyKeyPath, value: Value?)? {
         let known = predicateExpressionTypes.of(E.self)
+        if let layout = known.keyLookupLayout { return layout.parts(of: expression) }
         if let storable = known.storableKeyLookup { return storable.storedParts(of: expression) }
         guard let lookup = known.keyLookup?.parts(of: expression) else { return nil }
         return (lookup.keyPath, QueryPlanner.storedValue(lookup.constant))

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(GraphStoreInternals) import GraphStoreCore
 
 /// Signs every expression of one type where it lies (see `PredicateSignature`): the byte offset
 /// in the value of each key path, comparison operator and constant, in the order a walk of the
@@ -61,6 +62,46 @@ struct PredicateSigner {
             steps.append(.constant(offset: offset) { pointer, signature, constants in
                 signature.append(constant: pointer.assumingMemoryBound(to: T.self).pointee, to: &constants)
             })
+        }
+    }
+
+    /// Where a lookup by key (`$0.key == constant`: signed by its key path, then its constant)
+    /// keeps its two parts, when the constant is a String, an optional one or an Int. Read
+    /// there, a lookup copies nothing of the expression but the two parts: a copy of the whole
+    /// expression through its generic value witnesses cost a lookup more than the rest of
+    /// finding its parts.
+    struct KeyLookupLayout {
+        enum Constant { case string(offset: Int), optionalString(offset: Int), int(offset: Int) }
+        let keyPath: Int
+        let constant: Constant
+
+        /// The key path and the constant's stored form of `expression`, of the type the layout
+        /// was found for.
+        func parts<E>(of expression: borrowing E) -> (keyPath: AnyKeyPath, value: GraphStoreCore.Value) {
+            withUnsafePointer(to: expression) { typed in
+                let base = UnsafeRawPointer(typed)
+                let keyPath = base.load(fromByteOffset: self.keyPath, as: AnyKeyPath.self)
+                switch constant {
+                case let .string(offset):
+                    return (keyPath, .string((base + offset).assumingMemoryBound(to: String.self).pointee))
+                case let .optionalString(offset):
+                    return (keyPath, (base + offset).assumingMemoryBound(to: String?.self).pointee.map { .string($0) } ?? .null)
+                case let .int(offset):
+                    return (keyPath, .int(Int64(base.load(fromByteOffset: offset, as: Int.self))))
+                }
+            }
+        }
+    }
+
+    /// The layout of a lookup by key, for a signer of that shape's type (the caller knows it is
+    /// one); nil when its constant is of another type.
+    var keyLookupLayout: KeyLookupLayout? {
+        guard steps.count == 2, case let .keyPath(keyPath) = steps[0] else { return nil }
+        switch steps[1] {
+        case let .string(offset): return KeyLookupLayout(keyPath: keyPath, constant: .string(offset: offset))
+        case let .optionalString(offset): return KeyLookupLayout(keyPath: keyPath, constant: .optionalString(offset: offset))
+        case let .int(offset): return KeyLookupLayout(keyPath: keyPath, constant: .int(offset: offset))
+        default: return nil
         }
     }
 
